@@ -1,0 +1,26 @@
+# Two entry points: `make run` (set up and serve on https://127.0.0.1:8443) and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test install bench clean
+
+$(BIN)/dra-webhook: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+install: $(BIN)/dra-webhook
+
+run: install
+	$(BIN)/dra-webhook serve --host 127.0.0.1 --port 8443
+
+test: install
+	$(BIN)/python -m pytest -q
+
+bench: install
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

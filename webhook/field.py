@@ -1,0 +1,317 @@
+"""Kubernetes' field package in Python: paths, error types and their rendering.
+
+Mirrors k8s.io/apimachinery/pkg/util/validation/field (v0.36): `Path.String()`,
+`Error.ErrorBody()`, the error constructors and `ErrorList.ToAggregate()`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Iterable
+
+
+class ErrorType(str, Enum):
+    NOT_FOUND = "FieldValueNotFound"
+    REQUIRED = "FieldValueRequired"
+    DUPLICATE = "FieldValueDuplicate"
+    INVALID = "FieldValueInvalid"
+    NOT_SUPPORTED = "FieldValueNotSupported"
+    FORBIDDEN = "FieldValueForbidden"
+    TOO_LONG = "FieldValueTooLong"
+    TOO_MANY = "FieldValueTooMany"
+    TOO_FEW = "FieldValueTooFew"
+    INTERNAL = "InternalError"
+    TYPE_INVALID = "FieldValueTypeInvalid"
+    TOO_SHORT = "FieldValueTooShort"
+
+    def __str__(self) -> str:  # Go's ErrorType.String()
+        return _TYPE_TEXT[self]
+
+
+_TYPE_TEXT = {
+    ErrorType.NOT_FOUND: "Not found",
+    ErrorType.REQUIRED: "Required value",
+    ErrorType.DUPLICATE: "Duplicate value",
+    ErrorType.INVALID: "Invalid value",
+    ErrorType.NOT_SUPPORTED: "Unsupported value",
+    ErrorType.FORBIDDEN: "Forbidden",
+    ErrorType.TOO_LONG: "Too long",
+    ErrorType.TOO_MANY: "Too many",
+    ErrorType.TOO_FEW: "Too few",
+    ErrorType.INTERNAL: "Internal error",
+    ErrorType.TYPE_INVALID: "Invalid value",
+    ErrorType.TOO_SHORT: "Too short",
+}
+
+# Types whose body never shows the bad value.
+_VALUE_HIDDEN = {
+    ErrorType.REQUIRED,
+    ErrorType.FORBIDDEN,
+    ErrorType.TOO_LONG,
+    ErrorType.TOO_SHORT,
+    ErrorType.INTERNAL,
+}
+
+
+class _Omit:
+    """Go's omitValue: the bad value is not shown at all."""
+
+    def __repr__(self) -> str:
+        return "<omit>"
+
+
+OMIT = _Omit()
+
+
+class Path:
+    """A field path; renders exactly like Go's `field.Path.String()`.
+
+    Build paths only with `Path(...)`, `.child()`, `.index()` and `.key()`.
+    """
+
+    __slots__ = ("name", "subscript", "parent", "_text")
+
+    def __init__(self, name: str, *more: str) -> None:
+        self._set(name, "", None)
+        for extra in more:  # NewPath("a", "b") is the path "a.b": re-parent ourselves
+            self._set(extra, "", Path._node(self.name, "", self.parent))
+
+    def _set(self, name: str, subscript: str, parent: Path | None) -> None:
+        self.name, self.subscript, self.parent = name, subscript, parent
+        self._text: str | None = None
+
+    @staticmethod
+    def _node(name: str, subscript: str, parent: Path | None) -> Path:
+        node = Path.__new__(Path)
+        node._set(name, subscript, parent)
+        return node
+
+    def child(self, name: str, *more: str) -> Path:
+        path = Path._node(name, "", self)
+        for extra in more:
+            path = Path._node(extra, "", path)
+        return path
+
+    def index(self, i: int) -> Path:
+        return Path._node("", str(i), self)
+
+    def key(self, k: str) -> Path:
+        return Path._node("", k, self)
+
+    def root(self) -> Path:
+        node = self
+        while node.parent is not None:
+            node = node.parent
+        return node
+
+    def __str__(self) -> str:
+        if self._text is None:
+            prefix = "" if self.parent is None else str(self.parent)
+            if self.name:
+                self._text = f"{prefix}.{self.name}" if self.parent is not None else self.name
+            else:
+                self._text = f"{prefix}[{self.subscript}]"
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"Path({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Path) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
+def new_path(name: str, *more: str) -> Path:
+    return Path(name, *more)
+
+
+_GO_ESCAPES = {'"': '\\"', "\\": "\\\\", "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+
+
+def go_quote(s: str) -> str:
+    """Go's strconv.Quote (the %q verb) for a string."""
+    out = ['"']
+    for ch in s:
+        esc = _GO_ESCAPES.get(ch)
+        if esc is not None:
+            out.append(esc)
+        elif ch == " " or ch.isprintable():
+            out.append(ch)
+        else:
+            code = ord(ch)
+            if code < 0x80:
+                out.append(f"\\x{code:02x}")
+            elif code < 0x10000:
+                out.append(f"\\u{code:04x}")
+            else:
+                out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+def _go_float(value: float) -> str:
+    """Go's %v for float64 ('g' with the shortest representation)."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if value == int(value) and abs(value) < 1e21:
+        return str(int(value))
+    text = repr(value)
+    if "e" in text:
+        mantissa, exp = text.split("e")
+        sign = exp[0] if exp[0] in "+-" else "+"
+        digits = exp.lstrip("+-").rjust(2, "0")
+        text = f"{mantissa}e{sign}{digits}"
+    return text
+
+
+def go_json(value: Any) -> str:
+    """Go's json.Marshal rendering (HTML characters escaped, as Go does)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, default=str)
+    return (
+        text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    )
+
+
+def render_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _go_float(value)
+    if isinstance(value, str):
+        return go_quote(value)
+    if value is None:
+        return "null"
+    return go_json(value)
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    type: ErrorType
+    field: str
+    bad_value: Any = ""
+    detail: str = ""
+
+    def body(self) -> str:
+        """Go's `Error.ErrorBody()`: the cause message."""
+        if self.type in _VALUE_HIDDEN or self.bad_value is OMIT:
+            text = str(self.type)
+        else:
+            text = f"{self.type}: {render_value(self.bad_value)}"
+        if self.detail:
+            text += f": {self.detail}"
+        return text
+
+    def __str__(self) -> str:  # Go's `Error.Error()`
+        return f"{self.field}: {self.body()}"
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """(field, reason): what tests and corpora compare."""
+        return (self.field, self.type.value)
+
+
+ErrorList = list[FieldError]
+
+
+# Constructors, one per Go constructor. `path` may be a Path or an already rendered string.
+
+def invalid(path: Path | str, value: Any, detail: str = "") -> FieldError:
+    return FieldError(ErrorType.INVALID, str(path), value, detail)
+
+
+def type_invalid(path: Path | str, value: Any, detail: str = "") -> FieldError:
+    return FieldError(ErrorType.TYPE_INVALID, str(path), value, detail)
+
+
+def required(path: Path | str, detail: str = "") -> FieldError:
+    return FieldError(ErrorType.REQUIRED, str(path), "", detail)
+
+
+def forbidden(path: Path | str, detail: str = "") -> FieldError:
+    return FieldError(ErrorType.FORBIDDEN, str(path), "", detail)
+
+
+def duplicate(path: Path | str, value: Any) -> FieldError:
+    return FieldError(ErrorType.DUPLICATE, str(path), value, "")
+
+
+def not_found(path: Path | str, value: Any) -> FieldError:
+    return FieldError(ErrorType.NOT_FOUND, str(path), value, "")
+
+
+def not_supported(path: Path | str, value: Any, valid_values: Iterable[str] = ()) -> FieldError:
+    quoted = [go_quote(str(v)) for v in valid_values]
+    detail = "supported values: " + ", ".join(quoted) if quoted else ""
+    return FieldError(ErrorType.NOT_SUPPORTED, str(path), value, detail)
+
+
+def too_long(path: Path | str, value: Any = None, max_length: int = -1) -> FieldError:
+    if max_length >= 0:
+        unit = "byte" if max_length == 1 else "bytes"
+        detail = f"may not be more than {max_length} {unit}"
+    else:
+        detail = "value is too long"
+    return FieldError(ErrorType.TOO_LONG, str(path), "<value omitted>", detail)
+
+
+def too_long_characters(path: Path | str, value: Any = None, max_length: int = -1) -> FieldError:
+    if max_length >= 0:
+        unit = "character" if max_length == 1 else "characters"
+        detail = f"may not be more than {max_length} {unit}"
+    else:
+        detail = "value is too long"
+    return FieldError(ErrorType.TOO_LONG, str(path), "<value omitted>", detail)
+
+
+def too_many(path: Path | str, actual: int, maximum: int) -> FieldError:
+    if maximum >= 0:
+        unit = "item" if maximum == 1 else "items"
+        detail = f"must have at most {maximum} {unit}"
+    else:
+        detail = "has too many items"
+    return FieldError(ErrorType.TOO_MANY, str(path), actual if actual >= 0 else OMIT, detail)
+
+
+def too_few(path: Path | str, actual: int, minimum: int) -> FieldError:
+    if minimum >= 0:
+        unit = "item" if minimum == 1 else "items"
+        detail = f"must have at least {minimum} {unit}"
+    else:
+        detail = "has too few items"
+    return FieldError(ErrorType.TOO_FEW, str(path), actual, detail)
+
+
+def too_short(path: Path | str, value: Any, min_length: int) -> FieldError:
+    if min_length >= 0:
+        unit = "character" if min_length == 1 else "characters"
+        detail = f"must be at least {min_length} {unit}"
+    else:
+        detail = "value is too short"
+    return FieldError(ErrorType.TOO_SHORT, str(path), value, detail)
+
+
+def internal_error(path: Path | str, error: BaseException | str) -> FieldError:
+    return FieldError(ErrorType.INTERNAL, str(path), OMIT, str(error))
+
+
+def aggregate_message(errors: Iterable[FieldError]) -> str:
+    """`ErrorList.ToAggregate().Error()`: de-duplicated, `[a, b]` when more than one."""
+    seen: dict[str, None] = {}
+    for err in errors:
+        seen.setdefault(str(err), None)
+    messages = list(seen)
+    if not messages:
+        return ""
+    if len(messages) == 1:
+        return messages[0]
+    return "[" + ", ".join(messages) + "]"

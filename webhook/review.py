@@ -1,0 +1,175 @@
+"""AdmissionReview wire format in and out (admission.k8s.io/v1 and v1beta1). Knows nothing of DRA."""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from webhook.field import FieldError, aggregate_message
+
+SUPPORTED_VERSIONS = ("admission.k8s.io/v1", "admission.k8s.io/v1beta1")
+
+
+class ReviewError(ValueError):
+    """The body is not a usable AdmissionReview (HTTP 400). The message is one line."""
+
+
+@dataclass(frozen=True)
+class GroupVersionKind:
+    group: str = ""
+    version: str = ""
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class AdmissionRequest:
+    uid: str
+    kind: GroupVersionKind
+    operation: str
+    object: Any = None
+    old_object: Any = None
+    sub_resource: str = ""
+    name: str = ""
+    namespace: str = ""
+    dry_run: bool = False
+    review_api_version: str = "admission.k8s.io/v1"
+    options: Any = None
+
+
+@dataclass
+class AdmissionResponse:
+    uid: str
+    allowed: bool
+    status: dict | None = None
+    warnings: list[str] = field(default_factory=list)
+    patch: list[dict] | None = None
+
+    def to_dict(self) -> dict:
+        out: dict[str, Any] = {"uid": self.uid, "allowed": self.allowed}
+        if self.status is not None:
+            out["status"] = self.status
+        if self.patch:
+            out["patchType"] = "JSONPatch"
+            out["patch"] = base64.b64encode(json.dumps(self.patch, separators=(",", ":")).encode()).decode()
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
+        return out
+
+
+def _str_field(data: dict, key: str, where: str) -> str:
+    value = data.get(key, "")
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ReviewError(f"{where}.{key} must be a string")
+    return value
+
+
+def decode_review(body: Any) -> AdmissionRequest:
+    """Turns a parsed JSON body into an AdmissionRequest, or raises ReviewError."""
+    if not isinstance(body, dict):
+        raise ReviewError("body must be a JSON object (an AdmissionReview)")
+    api_version = body.get("apiVersion")
+    if body.get("kind") not in (None, "AdmissionReview"):
+        raise ReviewError(f"kind must be AdmissionReview, not {body.get('kind')!r}")
+    if api_version is None:
+        api_version = "admission.k8s.io/v1"
+    if api_version not in SUPPORTED_VERSIONS:
+        raise ReviewError(f"unsupported apiVersion {api_version!r}; expected one of {', '.join(SUPPORTED_VERSIONS)}")
+    request = body.get("request")
+    if not isinstance(request, dict):
+        raise ReviewError("AdmissionReview has no request")
+    uid = request.get("uid")
+    if not isinstance(uid, str) or not uid:
+        raise ReviewError("request.uid is missing or empty")
+    kind = request.get("kind")
+    if kind is None:
+        kind = {}
+    if not isinstance(kind, dict):
+        raise ReviewError("request.kind must be an object")
+    gvk = GroupVersionKind(_str_field(kind, "group", "request.kind"), _str_field(kind, "version", "request.kind"),
+                           _str_field(kind, "kind", "request.kind"))
+    operation = _str_field(request, "operation", "request") or "CREATE"
+    dry_run = request.get("dryRun", False)
+    return AdmissionRequest(
+        uid=uid,
+        kind=gvk,
+        operation=operation,
+        object=request.get("object"),
+        old_object=request.get("oldObject"),
+        sub_resource=_str_field(request, "subResource", "request"),
+        name=_str_field(request, "name", "request"),
+        namespace=_str_field(request, "namespace", "request"),
+        dry_run=dry_run is True,
+        review_api_version=api_version,
+        options=request.get("options"),
+    )
+
+
+def encode_review(response: AdmissionResponse, api_version: str = "admission.k8s.io/v1") -> dict:
+    return {"apiVersion": api_version, "kind": "AdmissionReview", "response": response.to_dict()}
+
+
+def allow(uid: str, warnings: list[str] | None = None, patch: list[dict] | None = None) -> AdmissionResponse:
+    return AdmissionResponse(uid=uid, allowed=True, warnings=list(warnings or []), patch=patch)
+
+
+def status_invalid(group: str, kind: str, name: str, errors: list[FieldError]) -> dict:
+    """metav1.Status as apimachinery's NewInvalid builds it."""
+    qualified = f"{kind}.{group}" if group else kind
+    message = f'{qualified} "{name}" is invalid'
+    if errors:
+        message += ": " + aggregate_message(errors)
+    return {
+        "apiVersion": "v1",
+        "kind": "Status",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": "Invalid",
+        "details": {
+            "name": name,
+            "group": group,
+            "kind": kind,
+            "causes": [{"reason": e.type.value, "message": e.body(), "field": e.field} for e in errors],
+        },
+        "code": 422,
+    }
+
+
+def status_bad_request(group: str, kind: str, name: str, message: str, errors: list[FieldError] = ()) -> dict:
+    status: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Status",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": "BadRequest",
+        "code": 400,
+    }
+    if errors:
+        status["details"] = {
+            "name": name,
+            "group": group,
+            "kind": kind,
+            "causes": [{"reason": e.type.value, "message": e.body(), "field": e.field} for e in errors],
+        }
+    return status
+
+
+def status_internal(message: str) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Status",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": "InternalError",
+        "code": 500,
+    }
+
+
+def deny(uid: str, status: dict, warnings: list[str] | None = None) -> AdmissionResponse:
+    return AdmissionResponse(uid=uid, allowed=False, status=status, warnings=list(warnings or []))

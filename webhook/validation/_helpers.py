@@ -1,0 +1,68 @@
+"""List and map helpers with Kubernetes' size short-circuit (catalogue B-15)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable, Iterable
+
+from webhook.field import ErrorList, Path, duplicate, too_many
+
+ItemValidator = Callable[[Any, Path], ErrorList]
+
+
+def validate_slice(items: list | None, max_size: int, validate_item: ItemValidator, path: Path) -> ErrorList:
+    """`len > max` is TooMany at the list and nothing else; otherwise every item is validated."""
+    items = items or []
+    if max_size >= 0 and len(items) > max_size:
+        return [too_many(path, len(items), max_size)]
+    errs: ErrorList = []
+    for i, item in enumerate(items):
+        errs.extend(validate_item(item, path.index(i)))
+    return errs
+
+
+def validate_set(items: list | None, max_size: int, validate_item: ItemValidator,
+                 key: Callable[[Any], Hashable], path: Path) -> ErrorList:
+    """validate_slice, then Duplicate at the later index for each repeated key."""
+    items = items or []
+    errs = validate_slice(items, max_size, validate_item, path)
+    if max_size >= 0 and len(items) > max_size:
+        return errs
+    seen: set = set()
+    for i, item in enumerate(items):
+        k = key(item)
+        if k in seen:
+            errs.append(duplicate(path.index(i), k))
+        else:
+            seen.add(k)
+    return errs
+
+
+def truncate_key(key: str, max_len: int) -> str:
+    """The map-key shortening of validateMap: long keys keep their head and tail around '...'."""
+    max_len = max(max_len, 16)
+    if len(key) <= max_len:
+        return key
+    keep = max_len - 3
+    head = (keep + 1) // 2
+    tail = keep // 2
+    return key[:head] + "..." + key[len(key) - tail:]
+
+
+def validate_map(entries: dict | None, max_size: int, key_trunc: int,
+                 validate_key: ItemValidator, validate_value: ItemValidator, path: Path) -> ErrorList:
+    """Key errors at the map path itself, value errors at `map[<shortened key>]`."""
+    entries = entries or {}
+    if max_size >= 0 and len(entries) > max_size:
+        return [too_many(path, len(entries), max_size)]
+    errs: ErrorList = []
+    for k, v in entries.items():
+        errs.extend(validate_key(k, path))
+        errs.extend(validate_value(v, path.key(truncate_key(k, key_trunc))))
+    return errs
+
+
+def first_index(values: Iterable[Any], target: Any) -> int:
+    for i, value in enumerate(values):
+        if value == target:
+            return i
+    return -1

@@ -1,0 +1,14 @@
+"""ResourceClaimTemplate validation. Foundation scope: metadata only; the full rule set comes with its own issue."""
+
+from __future__ import annotations
+
+from webhook.field import ErrorList
+from webhook.validation.meta import validate_object_meta, validate_object_meta_update
+
+
+def validate_resource_claim_template(obj: dict) -> ErrorList:
+    return validate_object_meta(obj.get("metadata"), namespaced=True)
+
+
+def validate_resource_claim_template_update(new: dict, old: dict) -> ErrorList:
+    return validate_object_meta_update(new.get("metadata"), old.get("metadata"))
