@@ -12,10 +12,19 @@ from __future__ import annotations
 import copy
 from typing import Callable
 
+from webhook.conversion import claims, resourceslice
+
 Converter = Callable[[dict], tuple[dict, list[str]]]
 
 # (kind, version) -> converter. Versions absent here are taken as already v1-shaped.
-CONVERTERS: dict[tuple[str, str], Converter] = {}
+CONVERTERS: dict[tuple[str, str], Converter] = {
+    ("ResourceSlice", "v1beta1"): resourceslice.resource_slice_from_v1beta1,
+    ("ResourceClaim", "v1beta1"): claims.resource_claim_from_v1beta1,
+    ("ResourceClaimTemplate", "v1beta1"): claims.resource_claim_template_from_v1beta1,
+    ("ResourceClaim", "v1alpha3"): claims.resource_claim_from_v1alpha3,
+    ("ResourceClaimTemplate", "v1alpha3"): claims.resource_claim_template_from_v1alpha3,
+    ("DeviceClass", "v1beta1"): claims.device_class_from_v1beta1,
+}
 
 
 def to_v1(kind: str, version: str, obj: dict) -> tuple[dict, list[str]]:
