@@ -1,0 +1,15 @@
+"""Fixtures: one real `dra-webhook serve` process over TLS for the whole session."""
+
+from __future__ import annotations
+
+import pytest
+
+from support import RunningServer, start_server
+
+
+@pytest.fixture(scope="session")
+def webhook_server(tmp_path_factory) -> RunningServer:
+    """The webhook as a subprocess with certs from `dra-webhook certs`; clients verify the generated CA."""
+    server = start_server(tmp_path_factory.mktemp("webhook"))
+    yield server
+    server.stop()

@@ -1,0 +1,169 @@
+"""Helpers shared by the tests: AdmissionReview builders, a real server process, cause comparison."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import os
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+GROUP = "resource.k8s.io"
+
+
+def review_body(obj: dict | None, *, operation: str = "CREATE", old: dict | None = None, sub_resource: str = "",
+                uid: str | None = None, kind: str | None = None, version: str | None = None,
+                review_version: str = "admission.k8s.io/v1", dry_run: bool = False) -> dict:
+    """An AdmissionReview request as the API server sends it."""
+    source = obj if isinstance(obj, dict) else (old or {})
+    api_version = source.get("apiVersion", f"{GROUP}/v1")
+    group, _, ver = api_version.rpartition("/")
+    request = {
+        "uid": uid or str(uuid.uuid4()),
+        "kind": {"group": group, "version": version or ver, "kind": kind or source.get("kind", "")},
+        "resource": {"group": group, "version": version or ver, "resource": (kind or source.get("kind", "")).lower() + "s"},
+        "operation": operation,
+        "userInfo": {"username": "system:admin"},
+        "dryRun": dry_run,
+    }
+    if sub_resource:
+        request["subResource"] = sub_resource
+    meta = source.get("metadata") or {}
+    if isinstance(meta.get("name"), str):
+        request["name"] = meta["name"]
+    if isinstance(meta.get("namespace"), str):
+        request["namespace"] = meta["namespace"]
+    if obj is not None:
+        request["object"] = obj
+    if old is not None:
+        request["oldObject"] = old
+    return {"apiVersion": review_version, "kind": "AdmissionReview", "request": request}
+
+
+def causes(response: dict) -> Counter:
+    """The multiset of (field, reason) of an AdmissionReview response."""
+    details = (response.get("status") or {}).get("details") or {}
+    return Counter((c.get("field", ""), c.get("reason", "")) for c in details.get("causes") or [])
+
+
+def error_keys(errors) -> Counter:
+    return Counter(e.key for e in errors)
+
+
+def decode_patch(response: dict) -> list:
+    if not response.get("patch"):
+        return []
+    return json.loads(base64.b64decode(response["patch"]))
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def cli(*args: str, input: str | None = None, cwd: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Runs `dra-webhook ARGS` as a user would (the installed module, a fresh process)."""
+    return subprocess.run([sys.executable, "-m", "webhook", *args], input=input, capture_output=True, text=True,
+                          cwd=cwd, timeout=timeout, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+@dataclass
+class RunningServer:
+    process: subprocess.Popen
+    url: str
+    ca_file: Path
+    cert_dir: Path
+    log_file: Path
+    client: httpx.Client
+
+    def post(self, path: str, body: dict, **kwargs) -> httpx.Response:
+        return self.client.post(self.url + path, json=body, **kwargs)
+
+    def review(self, path: str, body: dict) -> dict:
+        """POSTs an AdmissionReview and returns its response object, checking the envelope."""
+        reply = self.post(path, body)
+        assert reply.status_code == 200, reply.text
+        payload = reply.json()
+        assert payload["apiVersion"] == body["apiVersion"]
+        assert payload["kind"] == "AdmissionReview"
+        assert payload["response"]["uid"] == body["request"]["uid"]
+        return payload["response"]
+
+    def log_text(self) -> str:
+        return self.log_file.read_text(errors="replace")
+
+    def stop(self) -> None:
+        self.client.close()
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def start_server(workdir: Path, *extra_args: str, cert_dir: Path | None = None, wait: float = 30) -> RunningServer:
+    """Generates certs with `dra-webhook certs`, starts `dra-webhook serve`, waits for /healthz over TLS."""
+    if cert_dir is None:
+        cert_dir = workdir / "certs"
+        result = cli("certs", "--out", str(cert_dir))
+        assert result.returncode == 0, result.stderr
+    port = free_port()
+    log_file = workdir / f"server-{port}.log"
+    log = open(log_file, "w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "webhook", "serve", "--host", "127.0.0.1", "--port", str(port),
+         "--cert-file", str(cert_dir / "tls.crt"), "--key-file", str(cert_dir / "tls.key"), *extra_args],
+        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    log.close()
+    url = f"https://127.0.0.1:{port}"
+    client = httpx.Client(verify=ssl.create_default_context(cafile=str(cert_dir / "ca.crt")), timeout=30)
+    server = RunningServer(process, url, cert_dir / "ca.crt", cert_dir, log_file, client)
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited early:\n{server.log_text()}")
+        try:
+            if client.get(url + "/healthz").status_code == 200:
+                return server
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    server.stop()
+    raise RuntimeError(f"server did not become healthy:\n{server.log_text()}")
+
+
+def deep(obj):
+    return copy.deepcopy(obj)
+
+
+def valid_slice(devices: int = 1, name: str = "node-1-gpu") -> dict:
+    """A ResourceSlice the API server accepts."""
+    return {
+        "apiVersion": f"{GROUP}/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": name},
+        "spec": {
+            "driver": "gpu.example.com",
+            "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
+            "nodeName": "node-1",
+            "devices": [
+                {"name": f"gpu-{i}", "attributes": {"model": {"string": "a100"}, "gpu.example.com/index": {"int": i}},
+                 "capacity": {"memory": {"value": "40Gi"}}}
+                for i in range(devices)
+            ],
+        },
+    }

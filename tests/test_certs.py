@@ -1,0 +1,57 @@
+"""`dra-webhook certs`: files, modes, SANs, key types, validity, chain."""
+
+import ipaddress
+import stat
+from datetime import datetime, timezone
+
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+from support import cli
+from webhook import certs
+
+
+@pytest.mark.parametrize("key_type,key_class", [("ecdsa", ec.EllipticCurvePrivateKey), ("rsa", rsa.RSAPrivateKey)])
+def test_generate_writes_a_verifiable_pair(tmp_path, key_type, key_class):
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    files = certs.generate(tmp_path, service="hook", namespace="ns", hosts=["extra.example.com", "10.0.0.7"],
+                           key_type=key_type)
+    for key in (files.ca_key, files.key):
+        assert stat.S_IMODE(key.stat().st_mode) == 0o600
+        assert isinstance(load_pem_private_key(key.read_bytes(), None), key_class)
+    if key_type == "rsa":
+        assert load_pem_private_key(files.key.read_bytes(), None).key_size == 2048
+    else:
+        assert load_pem_private_key(files.key.read_bytes(), None).curve.name == "secp256r1"
+    ca = x509.load_pem_x509_certificate(files.ca_cert.read_bytes())
+    cert = x509.load_pem_x509_certificate(files.cert.read_bytes())
+    cert.verify_directly_issued_by(ca)
+    san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert set(san.get_values_for_type(x509.DNSName)) == {
+        "hook", "hook.ns", "hook.ns.svc", "hook.ns.svc.cluster.local", "localhost", "extra.example.com"}
+    assert set(san.get_values_for_type(x509.IPAddress)) == {
+        ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("::1"), ipaddress.ip_address("10.0.0.7")}
+    now = datetime.now(timezone.utc)
+    assert cert.not_valid_before_utc < now < cert.not_valid_after_utc
+    assert cert.not_valid_after_utc.tzinfo is not None
+    assert ca.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
+
+
+def test_cli_certs(tmp_path):
+    result = cli("certs", "--out", str(tmp_path / "out"), "--service", "svc", "--namespace", "team",
+                 "--hosts", "a.example.com,b.example.com", "--days", "30")
+    assert result.returncode == 0, result.stderr
+    names = {line.rsplit("/", 1)[-1] for line in result.stdout.split()}
+    assert names == {"ca.crt", "ca.key", "tls.crt", "tls.key"}
+    cert = x509.load_pem_x509_certificate((tmp_path / "out" / "tls.crt").read_bytes())
+    dns = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value.get_values_for_type(x509.DNSName)
+    assert "svc.team.svc" in dns and "b.example.com" in dns
+    assert 29 <= (cert.not_valid_after_utc - cert.not_valid_before_utc).days <= 31
+
+
+def test_cli_certs_rejects_bad_flags(tmp_path):
+    result = cli("certs", "--out", str(tmp_path), "--key-type", "dsa")
+    assert result.returncode == 2
+    assert "invalid choice" in result.stderr

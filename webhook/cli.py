@@ -1,0 +1,174 @@
+"""Command line: `dra-webhook serve | review | certs`. argv -> options -> run() -> exit code."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import tempfile
+from pathlib import Path
+
+from webhook import __version__
+
+log = logging.getLogger("dra-webhook")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be greater than zero")
+    return value
+
+
+def _port(text: str) -> int:
+    value = _positive_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dra-webhook",
+        description="Admission webhook and offline checker for Kubernetes DRA objects (resource.k8s.io).",
+    )
+    parser.add_argument("--version", action="version", version=f"dra-webhook {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = sub.add_parser("serve", help="serve /validate and /mutate over HTTPS",
+                           description="Serve the admission webhook. Without --cert-file/--key-file a fresh CA "
+                                       "and serving certificate are generated into --cert-dir.")
+    serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default: %(default)s)")
+    serve.add_argument("--port", type=_port, default=8443, help="port to listen on (default: %(default)s)")
+    serve.add_argument("--cert-file", help="PEM serving certificate (with --key-file)")
+    serve.add_argument("--key-file", help="PEM private key of the serving certificate")
+    serve.add_argument("--cert-dir", help="where to generate certificates when none are given "
+                                          "(default: a new temporary directory)")
+    serve.add_argument("--insecure-http", action="store_true",
+                       help="serve plain HTTP instead of HTTPS; for local debugging only")
+    serve.add_argument("--max-body-bytes", type=_positive_int, default=8 * 1024 * 1024,
+                       help="largest accepted request body; larger ones get 413 (default: %(default)s)")
+    serve.add_argument("--tls-min-version", choices=("1.2", "1.3"), default="1.2",
+                       help="lowest TLS version accepted (default: %(default)s)")
+    serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
+
+    review = sub.add_parser("review", help="check manifests or AdmissionReview files offline",
+                            description="Run the webhook's checks on files, directories (*.yaml, *.yml, *.json, "
+                                        "recursively) or stdin ('-'). Exit code 0: all allowed; 1: something "
+                                        "denied; 2: usage error or unreadable input.")
+    review.add_argument("paths", nargs="+", metavar="PATH", help="file, directory, or - for stdin")
+    review.add_argument("--output", "-o", choices=("text", "json"), default="text")
+    review.add_argument("--no-defaults", action="store_true",
+                        help="validate objects as written, without applying the API server's defaults first")
+    review.add_argument("--warnings-as-errors", action="store_true", help="exit 1 when any object has warnings")
+
+    certs = sub.add_parser("certs", help="generate a CA and a serving certificate",
+                           description="Write ca.crt, ca.key, tls.crt and tls.key (keys mode 0600).")
+    certs.add_argument("--out", required=True, help="output directory")
+    certs.add_argument("--service", default="dra-webhook", help="Service name (default: %(default)s)")
+    certs.add_argument("--namespace", default="dra-webhook", help="Service namespace (default: %(default)s)")
+    certs.add_argument("--hosts", default="", help="extra comma-separated DNS names or IP addresses")
+    certs.add_argument("--key-type", choices=("ecdsa", "rsa"), default="ecdsa",
+                       help="ECDSA P-256 or RSA-2048 (default: %(default)s)")
+    certs.add_argument("--days", type=_positive_int, default=365, help="serving certificate validity in days")
+    return parser
+
+
+def _setup_logging(level: str) -> None:
+    logging.basicConfig(level=getattr(logging, level.upper()), stream=sys.stderr, format="%(message)s")
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from webhook import certs, server
+
+    _setup_logging(args.log_level)
+    cert_file, key_file = args.cert_file, args.key_file
+    if args.insecure_http:
+        log.warning('{"msg": "serving plain HTTP: for local debugging only"}')
+    elif bool(cert_file) != bool(key_file):
+        print("dra-webhook serve: --cert-file and --key-file go together", file=sys.stderr)
+        return 2
+    elif not cert_file:
+        out = args.cert_dir or tempfile.mkdtemp(prefix="dra-webhook-certs-")
+        files = certs.generate(out, hosts=[args.host] if args.host not in ("0.0.0.0", "::") else [])
+        cert_file, key_file = str(files.cert), str(files.key)
+        log.info('{"msg": "generated certificates", "caFile": "%s"}', files.ca_cert)
+    for path in (cert_file, key_file):
+        if path and not Path(path).is_file():
+            print(f"dra-webhook serve: {path}: no such file", file=sys.stderr)
+            return 2
+    settings = server.ServerSettings(host=args.host, port=args.port, cert_file=cert_file, key_file=key_file,
+                                     insecure_http=args.insecure_http, max_body_bytes=args.max_body_bytes,
+                                     tls_min_version=args.tls_min_version)
+    try:
+        server.run(settings)
+    except OSError as exc:
+        print(f"dra-webhook serve: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def run_review(args: argparse.Namespace) -> int:
+    from webhook import admit, loader, report
+    from webhook.review import ReviewError, decode_review
+
+    try:
+        documents = list(loader.load(args.paths))
+    except loader.InputError as exc:
+        print(f"dra-webhook review: {exc}", file=sys.stderr)
+        return report.EXIT_INPUT
+    results: list[report.Result] = []
+    for doc in documents:
+        if doc.error is not None:
+            results.append(report.Result(doc.source, error=doc.error))
+            continue
+        try:
+            request = decode_review(doc.review)
+        except ReviewError as exc:
+            results.append(report.Result(doc.source, error=f"invalid AdmissionReview: {exc}"))
+            continue
+        response = admit.review(request, apply_defaults=not args.no_defaults)
+        results.append(report.Result(doc.source, response.to_dict(), label=_label(request)))
+    report.WRITERS[args.output](results, sys.stdout)
+    if not results:
+        print("dra-webhook review: no documents found", file=sys.stderr)
+        return report.EXIT_INPUT
+    return report.exit_code(results, args.warnings_as_errors)
+
+
+def _label(request) -> str:
+    obj = request.object if isinstance(request.object, dict) else {}
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    kind = request.kind.kind or obj.get("kind") or "object"
+    name = meta.get("name") or meta.get("generateName") or request.name or "<unnamed>"
+    operation = request.operation + (f" {request.sub_resource}" if request.sub_resource else "")
+    return f"{kind}/{name} ({operation})"
+
+
+def run_certs(args: argparse.Namespace) -> int:
+    from webhook import certs
+
+    hosts = [h for h in args.hosts.split(",") if h.strip()]
+    try:
+        files = certs.generate(args.out, service=args.service, namespace=args.namespace, hosts=hosts,
+                               key_type=args.key_type, days=args.days)
+    except OSError as exc:
+        print(f"dra-webhook certs: {exc}", file=sys.stderr)
+        return 2
+    for path in (files.ca_cert, files.ca_key, files.cert, files.key):
+        print(path)
+    return 0
+
+
+COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        return 130

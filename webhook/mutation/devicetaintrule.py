@@ -1,0 +1,31 @@
+"""DeviceTaintRule: `spec.taint.timeAdded` defaults to now, and moves to now when the effect changes.
+
+The second rule is the registry's update strategy: TimeAdded tracks when the *effect* was added,
+which is what toleration durations count from, unless the client changed the time itself.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from webhook.mutation._walk import child
+from webhook.mutation.taints import default_time_added, same_time, timestamp
+
+
+def default_device_taint_rule(obj: dict, old: dict | None, operation: str, now: datetime) -> None:
+    taint = child(obj, "spec", "taint")
+    if taint is None:
+        return
+    # Compared before defaulting so that "both absent" counts as unchanged.
+    incoming_time = taint.get("timeAdded")
+    default_time_added(taint, now)
+    old_taint = child(old, "spec", "taint") if operation == "UPDATE" else None
+    if old_taint is None:
+        return
+    if _effect(taint) != _effect(old_taint) and same_time(incoming_time, old_taint.get("timeAdded")):
+        taint["timeAdded"] = timestamp(now)
+
+
+def _effect(taint: dict) -> object:
+    effect = taint.get("effect")
+    return "" if effect is None else effect

@@ -1,0 +1,65 @@
+"""Binding conditions of a device or an allocation result (catalogue B-19)."""
+
+from __future__ import annotations
+
+from webhook.field import ErrorList, Path, duplicate, invalid, too_many
+from webhook.validation.names import is_qualified_name
+
+BINDING_CONDITIONS_MAX_SIZE = 4
+BINDING_FAILURE_CONDITIONS_MAX_SIZE = 4
+
+
+def _str_list(value: object) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _validate_condition_list(items: list, max_size: int, path: Path) -> ErrorList:
+    errs: ErrorList = []
+    if len(items) > max_size:
+        errs.append(too_many(path, len(items), max_size))
+    else:
+        for i, item in enumerate(items):
+            item = item if isinstance(item, str) else ""
+            errs.extend(invalid(path.index(i), item, m) for m in is_qualified_name(item))
+    return errs
+
+
+def validate_binding_conditions(obj: dict, path: Path) -> ErrorList:
+    obj = obj if isinstance(obj, dict) else {}
+    conditions = _str_list(obj.get("bindingConditions"))
+    failures = _str_list(obj.get("bindingFailureConditions"))
+    cond_path = path.child("bindingConditions")
+    fail_path = path.child("bindingFailureConditions")
+    errs = _validate_condition_list(conditions, BINDING_CONDITIONS_MAX_SIZE, cond_path)
+    errs.extend(_validate_condition_list(failures, BINDING_FAILURE_CONDITIONS_MAX_SIZE, fail_path))
+    errs.extend(_duplicates(conditions, cond_path))
+    condition_set = {c for c in conditions if isinstance(c, str)}
+    seen: set = set()
+    for i, failure in enumerate(failures):
+        if not isinstance(failure, str):
+            continue
+        if failure in seen:
+            errs.append(duplicate(fail_path.index(i), failure))
+        else:
+            seen.add(failure)
+        if failure in condition_set:
+            errs.append(invalid(fail_path.index(i), failure,
+                                "bindingFailureConditions must not overlap with bindingConditions"))
+    if not conditions and failures:
+        errs.append(invalid(cond_path, conditions, "bindingConditions are required to use bindingFailureConditions"))
+    if not failures and conditions:
+        errs.append(invalid(fail_path, failures, "bindingFailureConditions are required to use bindingConditions"))
+    return errs
+
+
+def _duplicates(items: list, path: Path) -> ErrorList:
+    errs: ErrorList = []
+    seen: set = set()
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            continue
+        if item in seen:
+            errs.append(duplicate(path.index(i), item))
+        else:
+            seen.add(item)
+    return errs

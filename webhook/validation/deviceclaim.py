@@ -1,0 +1,154 @@
+"""DeviceClaim rules shared by ResourceClaim and ResourceClaimTemplate (catalogue §3.1, RC-01..RC-30).
+
+Ported from upstream's validateDeviceClaim and the functions it calls, in the same order, so the
+error list comes out in the API server's order. `stored` selects the CEL environment and skips the
+size limit of opaque parameters; claims and templates are always validated with stored=False.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webhook.field import ErrorList, Path, invalid, not_supported, required
+from webhook.validation._helpers import validate_set, validate_slice
+from webhook.validation.deviceconfig import validate_device_configuration
+from webhook.validation.names import validate_dns_label, validate_dns_subdomain
+from webhook.validation.qualifiedname import validate_fully_qualified_name
+from webhook.validation.requestref import RequestNames, gather_request_names, validate_request_name_ref
+from webhook.validation.selectors import validate_selector_slice
+from webhook.validation.tolerations import validate_device_tolerations
+
+DEVICE_REQUESTS_MAX_SIZE = 32
+DEVICE_CONSTRAINTS_MAX_SIZE = 32
+DEVICE_CONFIG_MAX_SIZE = 32
+FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE = 8
+ALLOCATION_MODES = ("All", "ExactCount")
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list | None:
+    return value if isinstance(value, list) else None
+
+
+def _name_key(item: Any) -> str:
+    return _str(item.get("name")) if isinstance(item, dict) else ""
+
+
+def _string_key(item: Any) -> str:
+    return _str(item)
+
+
+def validate_device_claim(device_claim: Any, path: Path, stored: bool) -> ErrorList:
+    device_claim = _dict(device_claim)
+    names = gather_request_names(device_claim)
+    errs = validate_set(_list(device_claim.get("requests")), DEVICE_REQUESTS_MAX_SIZE,
+                        lambda request, p: validate_device_request(request, p, stored), _name_key,
+                        path.child("requests"))
+    errs.extend(validate_slice(_list(device_claim.get("constraints")), DEVICE_CONSTRAINTS_MAX_SIZE,
+                               lambda constraint, p: validate_device_constraint(constraint, p, names),
+                               path.child("constraints")))
+    errs.extend(validate_slice(_list(device_claim.get("config")), DEVICE_CONFIG_MAX_SIZE,
+                               lambda config, p: validate_device_claim_configuration(config, p, names, stored),
+                               path.child("config")))
+    return errs
+
+
+def validate_device_request(request: Any, path: Path, stored: bool) -> ErrorList:
+    request = _dict(request)
+    errs = validate_dns_label(_str(request.get("name")), path.child("name"))
+    first_available = _list(request.get("firstAvailable")) or []
+    exactly = request.get("exactly")
+    has_first_available = len(first_available) > 0
+    has_exactly = isinstance(exactly, dict)
+    if not has_first_available and not has_exactly:
+        errs.append(required(path, "exactly one of `exactly` or `firstAvailable` is required"))
+    elif has_first_available and has_exactly:
+        errs.append(invalid(path, None, "exactly one of `exactly` or `firstAvailable` is required, "
+                                        "but multiple fields are set"))
+    elif has_first_available:
+        errs.extend(validate_set(first_available, FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE,
+                                 lambda sub, p: validate_device_sub_request(sub, p, stored), _name_key,
+                                 path.child("firstAvailable")))
+    else:
+        errs.extend(validate_exact_device_request(exactly, path.child("exactly"), stored))
+    return errs
+
+
+def _validate_request_body(request: dict, path: Path, stored: bool) -> ErrorList:
+    """The part common to `exactly` and a `firstAvailable` entry (class, selectors, mode, tolerations)."""
+    errs = validate_device_class_ref(_str(request.get("deviceClassName")), path.child("deviceClassName"))
+    errs.extend(validate_selector_slice(request.get("selectors"), path.child("selectors"), stored))
+    errs.extend(validate_device_allocation_mode(_str(request.get("allocationMode")), request.get("count"),
+                                                path.child("allocationMode"), path.child("count")))
+    errs.extend(validate_device_tolerations(request.get("tolerations"), path.child("tolerations")))
+    return errs
+
+
+def validate_device_sub_request(sub_request: Any, path: Path, stored: bool) -> ErrorList:
+    sub_request = _dict(sub_request)
+    errs = validate_dns_label(_str(sub_request.get("name")), path.child("name"))
+    errs.extend(_validate_request_body(sub_request, path, stored))
+    return errs
+
+
+def validate_exact_device_request(request: Any, path: Path, stored: bool) -> ErrorList:
+    return _validate_request_body(_dict(request), path, stored)
+
+
+def validate_device_allocation_mode(mode: str, count: Any, mode_path: Path, count_path: Path) -> ErrorList:
+    count = count if isinstance(count, int) and not isinstance(count, bool) else 0
+    if mode == "All":
+        if count != 0:
+            return [invalid(count_path, count, f"must not be specified when allocationMode is '{mode}'")]
+    elif mode == "ExactCount":
+        if count <= 0:
+            return [invalid(count_path, count, "must be greater than zero")]
+    else:
+        return [not_supported(mode_path, mode, ALLOCATION_MODES)]
+    return []
+
+
+def validate_device_class_ref(device_class: str, path: Path) -> ErrorList:
+    """validateDeviceClass: a request's deviceClassName is required and a DNS subdomain."""
+    if not device_class:
+        return [required(path, "")]
+    return validate_dns_subdomain(device_class, path)
+
+
+def _validate_request_refs(refs: Any, path: Path, names: RequestNames) -> ErrorList:
+    return validate_set(_list(refs), DEVICE_REQUESTS_MAX_SIZE,
+                        lambda ref, p: validate_request_name_ref(ref, p, names), _string_key, path)
+
+
+def validate_device_constraint(constraint: Any, path: Path, names: RequestNames) -> ErrorList:
+    constraint = _dict(constraint)
+    errs = _validate_request_refs(constraint.get("requests"), path.child("requests"), names)
+    match_attribute, distinct_attribute = constraint.get("matchAttribute"), constraint.get("distinctAttribute")
+    if isinstance(match_attribute, str):
+        errs.extend(validate_fully_qualified_name(match_attribute, path.child("matchAttribute")))
+    elif isinstance(distinct_attribute, str):
+        errs.extend(validate_fully_qualified_name(distinct_attribute, path.child("distinctAttribute")))
+    else:
+        # DRAConsumableCapacity is on in 1.36; the wording is upstream's.
+        errs.append(required(path, 'exactly one of "matchAttribute" or "distinctAttribute" is required, '
+                                   "but multiple fields are set"))
+    return errs
+
+
+def validate_device_claim_configuration(config: Any, path: Path, names: RequestNames, stored: bool) -> ErrorList:
+    config = _dict(config)
+    errs = _validate_request_refs(config.get("requests"), path.child("requests"), names)
+    errs.extend(validate_device_configuration(config, path, stored))
+    return errs
+
+
+def validate_allocation_request_refs(refs: Any, path: Path, names: RequestNames) -> ErrorList:
+    """Request references of an allocation's config entry (same rules as a claim's config)."""
+    return _validate_request_refs(refs, path, names)

@@ -1,0 +1,19 @@
+"""validatePoolName (catalogue B-04): Required when empty, TooLong over 253, each '/' segment a DNS subdomain."""
+
+from __future__ import annotations
+
+from webhook.field import ErrorList, Path, required, too_long
+from webhook.validation.names import byte_len, validate_dns_subdomain
+
+POOL_NAME_MAX_LENGTH = 253
+
+
+def validate_pool_name(name: str, path: Path) -> ErrorList:
+    if not name:
+        return [required(path, "")]
+    errs: ErrorList = []
+    if byte_len(name) > POOL_NAME_MAX_LENGTH:
+        errs.append(too_long(path, "", POOL_NAME_MAX_LENGTH))
+    for part in name.split("/"):
+        errs.extend(validate_dns_subdomain(part, path))
+    return errs

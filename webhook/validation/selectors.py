@@ -1,0 +1,29 @@
+"""Device selectors (validateSelectorSlice / validateSelector): claims, templates, DeviceClass.
+
+The CEL expression itself is checked only through `webhook.cel.validate_selector`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webhook import cel
+from webhook.field import ErrorList, Path, required
+from webhook.validation._helpers import validate_slice
+
+DEVICE_SELECTORS_MAX_SIZE = 32
+
+
+def validate_selector(selector: Any, path: Path, stored: bool) -> ErrorList:
+    selector = selector if isinstance(selector, dict) else {}
+    cel_selector = selector.get("cel")
+    if not isinstance(cel_selector, dict):
+        return [required(path.child("cel"), "")]
+    expression = cel_selector.get("expression")
+    expression = expression if isinstance(expression, str) else ""
+    return list(cel.validate_selector(expression, path.child("cel", "expression"), stored=stored))
+
+
+def validate_selector_slice(selectors: Any, path: Path, stored: bool) -> ErrorList:
+    return validate_slice(selectors if isinstance(selectors, list) else None, DEVICE_SELECTORS_MAX_SIZE,
+                          lambda selector, p: validate_selector(selector, p, stored), path)

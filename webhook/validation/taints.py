@@ -1,0 +1,34 @@
+"""validateDeviceTaint (catalogue B-18), shared by ResourceSlice devices and DeviceTaintRule."""
+
+from __future__ import annotations
+
+from webhook.field import ErrorList, Path, invalid, not_supported, required
+from webhook.validation.names import is_label_value, is_qualified_name
+
+DEVICE_TAINT_EFFECT_NO_SCHEDULE = "NoSchedule"
+DEVICE_TAINT_EFFECT_NO_EXECUTE = "NoExecute"
+DEVICE_TAINT_EFFECT_NONE = "None"
+# Go's sets.List order (sorted), as NotSupported prints it.
+VALID_DEVICE_TAINT_EFFECTS = (DEVICE_TAINT_EFFECT_NO_EXECUTE, DEVICE_TAINT_EFFECT_NO_SCHEDULE, DEVICE_TAINT_EFFECT_NONE)
+
+
+def _as_str(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def validate_device_taint(taint: dict, old_taint: dict | None, path: Path) -> ErrorList:
+    """Key is a label key (empty gives two Invalid), value a label value; effect only when new or changed."""
+    taint = taint if isinstance(taint, dict) else {}
+    errs: ErrorList = []
+    key = _as_str(taint.get("key"))
+    errs.extend(invalid(path.child("key"), key, m) for m in is_qualified_name(key))
+    value = _as_str(taint.get("value"))
+    if value:
+        errs.extend(invalid(path.child("value"), value, m) for m in is_label_value(value))
+    effect = _as_str(taint.get("effect"))
+    if old_taint is None or _as_str(old_taint.get("effect") if isinstance(old_taint, dict) else None) != effect:
+        if effect == "":
+            errs.append(required(path.child("effect"), ""))
+        elif effect not in VALID_DEVICE_TAINT_EFFECTS:
+            errs.append(not_supported(path.child("effect"), effect, VALID_DEVICE_TAINT_EFFECTS))
+    return errs
