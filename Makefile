@@ -14,13 +14,13 @@ $(BIN)/dra-webhook: pyproject.toml
 install: $(BIN)/dra-webhook
 
 run: install
-	$(BIN)/dra-webhook serve --host 127.0.0.1 --port 8443
+	$(BIN)/dra-webhook serve --host 127.0.0.1 --port 8443 --cert-dir certs
 
 test: install
 	$(BIN)/python -m pytest -q
 
 bench: install
-	$(BIN)/python benchmarks/run.py
+	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) build *.egg-info

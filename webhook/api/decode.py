@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import types
 import typing
+from functools import lru_cache
 from typing import Any, Union
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, with_config
+from typing_extensions import NotRequired, TypedDict
 
 from webhook.api.deviceclass import DeviceClass
 from webhook.api.devicetaintrule import DeviceTaintRule
@@ -34,10 +36,48 @@ def check_types(kind: str, obj: dict) -> tuple[ErrorList, list[str]]:
     if model is None:
         return [], []
     try:
-        model.model_validate(obj)
+        _adapter(model).validate_python(obj)
     except ValidationError as exc:
         return _convert(model, obj, exc)
     return [], []
+
+
+# The models are written as pydantic BaseModels (readable, with aliases); checking is done through
+# TypedDict mirrors of them, which pydantic validates about three times faster (no model instances).
+_STRICT = ConfigDict(extra="forbid", strict=True)
+
+
+@lru_cache(maxsize=None)
+def _adapter(model: type[BaseModel]) -> TypeAdapter:
+    return TypeAdapter(_mirror(model))
+
+
+@lru_cache(maxsize=None)
+def _mirror(model: type[BaseModel]) -> Any:
+    fields = {(info.alias or name): NotRequired[_mirror_type(info.annotation, info.metadata)]
+              for name, info in model.model_fields.items()}
+    mirrored = TypedDict(f"{model.__name__}Wire", fields)  # type: ignore[operator]
+    return with_config(_STRICT)(mirrored)
+
+
+def _mirror_type(annotation: Any, metadata: list | tuple = ()) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        result: Any = _mirror(annotation)
+    else:
+        origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+        if origin is typing.Annotated:
+            result = typing.Annotated[(_mirror_type(args[0]), *args[1:])]
+        elif origin in (Union, types.UnionType):
+            result = Union[tuple(_mirror_type(a) for a in args)]
+        elif origin is list:
+            result = list[_mirror_type(args[0])] if args else list
+        elif origin is dict:
+            result = dict[_mirror_type(args[0]), _mirror_type(args[1])] if args else dict
+        else:
+            result = annotation
+    if metadata:
+        result = typing.Annotated[(result, *metadata)]
+    return result
 
 
 def _convert(model: type[BaseModel], obj: dict, exc: ValidationError) -> tuple[ErrorList, list[str]]:

@@ -17,7 +17,7 @@ from webhook.mutation.patch import make_patch
 __all__ = ["DEFAULTERS", "apply_defaults", "make_patch"]
 
 # Defaults one copied object in place: (obj, old or None, operation, now).
-Defaulter = Callable[[dict, "dict | None", str, datetime], None]
+Defaulter = Callable[[dict, dict | None, str, datetime], None]
 
 # (kind, version) -> defaulter. DeviceClass has no defaults; kinds and versions absent here are
 # returned unchanged. v1alpha3 claims are the retired flat shape, defaulted like v1beta1.

@@ -1,14 +1,81 @@
-"""DeviceClass validation. Foundation scope: metadata only; the full rule set comes with its own issue."""
+"""DeviceClass validation (catalogue §5).
+
+Update follows the registry strategy: ValidateDeviceClass(new) and then ValidateDeviceClassUpdate
+(new, old), which itself re-validates the metadata and the spec, the latter with "stored"
+semantics for a selectors or config list that is unchanged. Errors can therefore appear twice on
+update, exactly as the API server reports them.
+"""
 
 from __future__ import annotations
 
-from webhook.field import ErrorList
-from webhook.validation.meta import validate_object_meta, validate_object_meta_with_opts, validate_object_meta_update
+from typing import Any
+
+from webhook.field import ErrorList, Path, invalid
+from webhook.validation._helpers import validate_slice
+from webhook.validation.deviceclaim import DEVICE_CONFIG_MAX_SIZE
+from webhook.validation.deviceconfig import validate_device_configuration
+from webhook.validation.equality import semantic_equal
+from webhook.validation.meta import validate_object_meta_update, validate_object_meta_with_opts
+from webhook.validation.names import is_qualified_name
+from webhook.validation.selectors import DEVICE_SELECTORS_MAX_SIZE, validate_selector
+
+DEFAULT_RESOURCE_REQUESTS_PREFIX = "requests."
+RESOURCE_DEFAULT_NAMESPACE_PREFIX = "kubernetes.io/"
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list | None:
+    return value if isinstance(value, list) else None
+
+
+def is_native_resource(name: str) -> bool:
+    return "/" not in name or RESOURCE_DEFAULT_NAMESPACE_PREFIX in name
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """core/v1 helper IsExtendedResourceName."""
+    if is_native_resource(name) or name.startswith(DEFAULT_RESOURCE_REQUESTS_PREFIX):
+        return False
+    return not is_qualified_name(DEFAULT_RESOURCE_REQUESTS_PREFIX + name)
+
+
+def validate_device_class_spec(spec: Any, old_spec: Any, path: Path) -> ErrorList:
+    spec = _dict(spec)
+    selectors = _list(spec.get("selectors"))
+    stored = old_spec is not None and semantic_equal(selectors or [], _list(_dict(old_spec).get("selectors")) or [])
+    errs = validate_slice(selectors, DEVICE_SELECTORS_MAX_SIZE,
+                          lambda selector, p: validate_selector(selector, p, stored), path.child("selectors"))
+    config = _list(spec.get("config"))
+    stored = old_spec is not None and semantic_equal(config or [], _list(_dict(old_spec).get("config")) or [])
+    errs.extend(validate_slice(config, DEVICE_CONFIG_MAX_SIZE,
+                               lambda entry, p: validate_device_configuration(entry, p, stored), path.child("config")))
+    name = spec.get("extendedResourceName")
+    if isinstance(name, str) and not is_extended_resource_name(name):
+        errs.append(invalid(path.child("extendedResourceName"), name, "must be a valid extended resource name"))
+    return errs
+
+
+def validate_device_class_only(obj: dict) -> ErrorList:
+    """Upstream's ValidateDeviceClass."""
+    errs = validate_object_meta_with_opts(obj.get("metadata"), namespaced=False)
+    errs.extend(validate_device_class_spec(obj.get("spec"), None, Path("spec")))
+    return errs
+
+
+def validate_device_class_update_only(new: dict, old: dict) -> ErrorList:
+    """Upstream's ValidateDeviceClassUpdate."""
+    errs = validate_object_meta_with_opts(new.get("metadata"), namespaced=False)
+    errs.extend(validate_object_meta_update(new.get("metadata"), old.get("metadata")))
+    errs.extend(validate_device_class_spec(new.get("spec"), _dict(old.get("spec")), Path("spec")))
+    return errs
 
 
 def validate_device_class(obj: dict) -> ErrorList:
-    return validate_object_meta_with_opts(obj.get("metadata"), namespaced=False)
+    return validate_device_class_only(obj)
 
 
 def validate_device_class_update(new: dict, old: dict) -> ErrorList:
-    return validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+    return validate_device_class_only(new) + validate_device_class_update_only(new, old)

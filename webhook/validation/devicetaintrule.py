@@ -1,18 +1,66 @@
-"""DeviceTaintRule validation. Foundation scope: metadata only; the full rule set comes with its own issue."""
+"""DeviceTaintRule validation (catalogue §6), served as v1beta2 and v1alpha3.
+
+The taint itself goes through the shared validate_device_taint (also used for ResourceSlice
+devices); its effect is only checked when new or changed.
+"""
 
 from __future__ import annotations
 
-from webhook.field import ErrorList
+from typing import Any
+
+from webhook.field import ErrorList, Path, too_many
+from webhook.validation.conditions import validate_conditions
 from webhook.validation.meta import validate_object_meta, validate_object_meta_update
+from webhook.validation.names import validate_dns_label, validate_driver_name
+from webhook.validation.poolname import validate_pool_name
+from webhook.validation.taints import validate_device_taint
+
+DEVICE_TAINT_RULE_STATUS_MAX_CONDITIONS = 8
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def validate_device_taint_selector(selector: Any, path: Path) -> ErrorList:
+    if not isinstance(selector, dict):
+        return []
+    errs: ErrorList = []
+    driver, pool, device = selector.get("driver"), selector.get("pool"), selector.get("device")
+    if isinstance(driver, str):
+        errs.extend(validate_driver_name(driver, path.child("driver")))
+    if isinstance(pool, str):
+        errs.extend(validate_pool_name(pool, path.child("pool")))
+    if isinstance(device, str):
+        errs.extend(validate_dns_label(device, path.child("device")))
+    return errs
+
+
+def validate_device_taint_rule_spec(spec: Any, old_spec: Any, path: Path) -> ErrorList:
+    spec = _dict(spec)
+    errs = validate_device_taint_selector(spec.get("deviceSelector"), path.child("deviceSelector"))
+    old_taint = _dict(_dict(old_spec).get("taint")) if old_spec is not None else None
+    errs.extend(validate_device_taint(_dict(spec.get("taint")), old_taint, path.child("taint")))
+    return errs
 
 
 def validate_device_taint_rule(obj: dict) -> ErrorList:
-    return validate_object_meta(obj.get("metadata"), namespaced=False)
+    errs = validate_object_meta(obj.get("metadata"), namespaced=False)
+    errs.extend(validate_device_taint_rule_spec(obj.get("spec"), None, Path("spec")))
+    return errs
 
 
 def validate_device_taint_rule_update(new: dict, old: dict) -> ErrorList:
-    return validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+    errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+    errs.extend(validate_device_taint_rule_spec(new.get("spec"), _dict(old.get("spec")), Path("spec")))
+    return errs
 
 
 def validate_device_taint_rule_status_update(new: dict, old: dict) -> ErrorList:
-    return validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+    errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+    conditions = _dict(new.get("status")).get("conditions")
+    path = Path("status", "conditions")
+    errs.extend(validate_conditions(conditions, path))
+    if isinstance(conditions, list) and len(conditions) > DEVICE_TAINT_RULE_STATUS_MAX_CONDITIONS:
+        errs.append(too_many(path, len(conditions), DEVICE_TAINT_RULE_STATUS_MAX_CONDITIONS))
+    return errs

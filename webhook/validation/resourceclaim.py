@@ -1,18 +1,56 @@
-"""ResourceClaim validation. Foundation scope: metadata only; the full rule set comes with its own issue."""
+"""ResourceClaim validation (catalogue §3): create, update of the main resource, status update.
+
+Composition follows the registry strategy: create is ValidateResourceClaim, update is
+ValidateResourceClaimUpdate (the spec is immutable and not re-validated), status is
+ValidateResourceClaimStatusUpdate. The admin-access namespace check of the strategy needs the
+namespace object and is reported as a warning by `resource_claim_warnings`.
+"""
 
 from __future__ import annotations
 
-from webhook.field import ErrorList
-from webhook.validation.meta import validate_object_meta, validate_object_meta_update
+from typing import Any
+
+from webhook.field import ErrorList, Path, invalid
+from webhook.validation.adminaccess import spec_admin_access_warnings, status_admin_access_warnings
+from webhook.validation.claimstatus import validate_resource_claim_status_update as _validate_status
+from webhook.validation.deviceclaim import validate_device_claim
+from webhook.validation.equality import semantic_equal
+from webhook.validation.meta import FIELD_IMMUTABLE, validate_object_meta, validate_object_meta_update
+from webhook.validation.requestref import gather_request_names
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def validate_resource_claim_spec(spec: Any, path: Path, stored: bool) -> ErrorList:
+    return validate_device_claim(_dict(spec).get("devices"), path.child("devices"), stored)
 
 
 def validate_resource_claim(obj: dict) -> ErrorList:
-    return validate_object_meta(obj.get("metadata"), namespaced=True)
+    errs = validate_object_meta(obj.get("metadata"), namespaced=True)
+    errs.extend(validate_resource_claim_spec(obj.get("spec"), Path("spec"), False))
+    return errs
 
 
 def validate_resource_claim_update(new: dict, old: dict) -> ErrorList:
-    return validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+    errs = validate_object_meta(new.get("metadata"), namespaced=True)
+    errs.extend(validate_object_meta_update(new.get("metadata"), old.get("metadata")))
+    if not semantic_equal(_dict(new.get("spec")), _dict(old.get("spec"))):
+        errs.append(invalid(Path("spec"), new.get("spec"), FIELD_IMMUTABLE))
+    return errs
 
 
 def validate_resource_claim_status_update(new: dict, old: dict) -> ErrorList:
-    return validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+    errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+    names = gather_request_names(_dict(_dict(new.get("spec")).get("devices")))
+    deleted = _dict(new.get("metadata")).get("deletionTimestamp") is not None
+    errs.extend(_validate_status(new.get("status"), old.get("status"), deleted, names, Path("status")))
+    return errs
+
+
+def resource_claim_warnings(obj: dict, old: dict | None) -> list[str]:
+    """Admin-access warnings: on create for the spec, on update for a newly set allocation."""
+    if old is None:
+        return spec_admin_access_warnings(obj.get("spec"))
+    return status_admin_access_warnings(obj.get("status"), old.get("status"))

@@ -1,14 +1,62 @@
-"""ResourceClaimTemplate validation. Foundation scope: metadata only; the full rule set comes with its own issue."""
+"""ResourceClaimTemplate validation (catalogue §4).
+
+Update follows the registry strategy: the full create validation of the new object, then
+ValidateResourceClaimTemplateUpdate (metadata update rules and an immutable spec).
+"""
 
 from __future__ import annotations
 
-from webhook.field import ErrorList
-from webhook.validation.meta import validate_object_meta, validate_object_meta_update
+from typing import Any
+
+from webhook.field import ErrorList, Path, invalid
+from webhook.validation.adminaccess import spec_admin_access_warnings
+from webhook.validation.equality import semantic_equal
+from webhook.validation.meta import (
+    FIELD_IMMUTABLE,
+    validate_object_meta,
+    validate_object_meta_update,
+    validate_template_object_meta,
+)
+from webhook.validation.resourceclaim import validate_resource_claim_spec
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def validate_resource_claim_template_spec(spec: Any, path: Path, stored: bool) -> ErrorList:
+    spec = _dict(spec)
+    errs = validate_template_object_meta(_dict(spec.get("metadata")), path.child("metadata"))
+    errs.extend(validate_resource_claim_spec(spec.get("spec"), path.child("spec"), stored))
+    return errs
+
+
+def validate_resource_claim_template_only(obj: dict) -> ErrorList:
+    """Upstream's ValidateResourceClaimTemplate."""
+    errs = validate_object_meta(obj.get("metadata"), namespaced=True)
+    errs.extend(validate_resource_claim_template_spec(obj.get("spec"), Path("spec"), False))
+    return errs
+
+
+def validate_resource_claim_template_update_only(new: dict, old: dict) -> ErrorList:
+    """Upstream's ValidateResourceClaimTemplateUpdate."""
+    errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+    if not semantic_equal(_dict(new.get("spec")), _dict(old.get("spec"))):
+        errs.append(invalid(Path("spec"), new.get("spec"), FIELD_IMMUTABLE))
+    return errs
 
 
 def validate_resource_claim_template(obj: dict) -> ErrorList:
-    return validate_object_meta(obj.get("metadata"), namespaced=True)
+    return validate_resource_claim_template_only(obj)
 
 
 def validate_resource_claim_template_update(new: dict, old: dict) -> ErrorList:
-    return validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+    """As the registry strategy composes it: create validation of `new`, then the update rules."""
+    return validate_resource_claim_template_only(new) + validate_resource_claim_template_update_only(new, old)
+
+
+def resource_claim_template_warnings(obj: dict, old: dict | None) -> list[str]:
+    """Admin-access warning on create; the path is upstream's (`spec.devices…`, not `spec.spec.devices…`)."""
+    if old is not None:
+        return []
+    return spec_admin_access_warnings(_dict(obj.get("spec")).get("spec"))

@@ -1,0 +1,77 @@
+"""Worst-case sizes of what `device` exposes: the DRA size estimator (dynamic-resource-allocation cel/compile.go).
+
+The cost estimator asks for the size of a node by its field path (`device`, field names, `@keys`,
+`@values`, `@items`). The bounds come from the ResourceSlice limits in resource/v1 types.go.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from webhook.cel.estimates import Estimate
+
+DRIVER_NAME_MAX_LENGTH = 63
+DEVICE_MAX_DOMAIN_LENGTH = 63
+DEVICE_MAX_ID_LENGTH = 32
+DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH = 64
+RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE = 32
+RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE = 48
+
+QUANTITY = ("abstract", "kubernetes.Quantity")
+
+
+@dataclass(eq=False)
+class DeclNode:
+    """The part of apiserver's DeclType the estimator reads."""
+
+    max_elements: int
+    fields: dict[str, DeclNode] = field(default_factory=dict)
+    key: DeclNode | None = None
+    elem: DeclNode | None = None
+    cel_type: tuple | None = None  # set where the CEL type is narrower than what the compiler reports
+
+
+def _map(key: DeclNode, elem: DeclNode) -> DeclNode:
+    return DeclNode(RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE, key=key, elem=elem)
+
+
+class DeviceSizes:
+    """Size estimates below `device`; one instance per compiler feature set."""
+
+    def __init__(self, list_type_attributes: bool) -> None:
+        domain = DeclNode(DEVICE_MAX_DOMAIN_LENGTH)
+        ident = DeclNode(DEVICE_MAX_ID_LENGTH)
+        value_size = DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH
+        if list_type_attributes:  # a value may be a list of up to 48 items, or a scalar
+            value_size = max(value_size, RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE)
+        self.attribute = DeclNode(value_size)
+        self.quantity = DeclNode(0, cel_type=QUANTITY)
+        self.device = DeclNode(0, fields={
+            "driver": DeclNode(DRIVER_NAME_MAX_LENGTH),
+            "allowMultipleAllocations": DeclNode(1),
+            "attributes": _map(domain, _map(ident, self.attribute)),
+            "capacity": _map(domain, _map(ident, self.quantity)),
+        })
+
+    def resolve(self, path: list[str] | None) -> DeclNode | None:
+        if not path or path[0] != "device":
+            return None
+        node = self.device
+        for name in path[1:]:
+            if name in ("@items", "@values"):
+                nxt = node.elem
+            elif name == "@keys":
+                nxt = node.key
+            else:
+                nxt = node.fields.get(name)
+                # Any name under an attribute map has the attribute's bound, whatever the name.
+                if nxt is None and node.elem is self.attribute:
+                    nxt = self.attribute
+            if nxt is None:
+                return None
+            node = nxt
+        return node
+
+    def estimate(self, path: list[str] | None) -> Estimate | None:
+        node = self.resolve(path)
+        return None if node is None else (0, node.max_elements)
