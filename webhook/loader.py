@@ -41,7 +41,11 @@ class InputError(Exception):
 
 
 def expand_paths(paths: list[str]) -> list[str]:
-    """Files as given; directories recursively, sorted, keeping *.yaml, *.yml and *.json."""
+    """Files as given; directories recursively, sorted, keeping *.yaml, *.yml and *.json.
+
+    Inside a directory, hidden files and directories (a name starting with '.', such as a virtualenv
+    or version-control metadata) are skipped; a hidden path named explicitly is used.
+    """
     out: list[str] = []
     for raw in paths:
         if raw == "-":
@@ -49,7 +53,8 @@ def expand_paths(paths: list[str]) -> list[str]:
             continue
         path = Path(raw)
         if path.is_dir():
-            out.extend(str(p) for p in sorted(path.rglob("*")) if p.is_file() and p.suffix.lower() in SUFFIXES)
+            out.extend(str(p) for p in sorted(path.rglob("*"))
+                       if p.is_file() and p.suffix.lower() in SUFFIXES and not _hidden(p.relative_to(path)))
         elif path.exists():
             out.append(raw)
         else:
@@ -57,13 +62,44 @@ def expand_paths(paths: list[str]) -> list[str]:
     return out
 
 
-def _parse(text: str, json_first: bool) -> list[Any]:
+def _hidden(relative: Path) -> bool:
+    return any(part.startswith(".") for part in relative.parts)
+
+
+def _parse(text: str, json_first: bool) -> Iterator[Any]:
+    """The documents of one file, lazily: those before a YAML syntax error are still yielded."""
     if json_first:
         try:
-            return [json.loads(text)]
+            yield json.loads(text)
+            return
         except ValueError:
             pass  # not JSON after all: YAML is a superset, let its parser explain the problem
-    return list(yaml.load_all(text, Loader=_Loader))
+    yield from yaml.load_all(text, Loader=_Loader)
+
+
+def _problem(exc: BaseException) -> str:
+    """One line describing why a file could not be read or parsed."""
+    if isinstance(exc, yaml.YAMLError):
+        return "cannot parse: " + " ".join(str(exc).split())
+    if isinstance(exc, RecursionError):
+        return "cannot parse: nested too deeply"
+    return f"cannot read: {exc}"
+
+
+READ_ERRORS = (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError)
+
+
+def read_documents(path: str) -> list[Any]:
+    """Every document of one file (empty YAML documents dropped); InputError if it cannot be read or parsed."""
+    try:
+        return [doc for doc in _parse(_read(path), json_first=path.lower().endswith(".json")) if doc is not None]
+    except READ_ERRORS as exc:
+        raise InputError(f"{path}: {_problem(exc)}") from None
+
+
+def parse_text(text: str, json_first: bool = False) -> list[Any]:
+    """Every document of a text; raises yaml.YAMLError, ValueError or RecursionError."""
+    return [doc for doc in _parse(text, json_first) if doc is not None]
 
 
 def _is_list(doc: Any) -> bool:
@@ -71,22 +107,31 @@ def _is_list(doc: Any) -> bool:
         and isinstance(doc.get("items"), list)
 
 
-def as_review(doc: Any) -> dict:
-    """An AdmissionReview as is; anything else wrapped as a CREATE of that object."""
+def as_review(doc: Any, *, operation: str = "CREATE", old: Any = None, sub_resource: str = "") -> dict:
+    """An AdmissionReview as is; anything else wrapped as a request about that object (CREATE by default).
+
+    `old` becomes request.oldObject. With `doc` None (a DELETE), kind and name come from `old`.
+    """
     if isinstance(doc, dict) and doc.get("kind") == "AdmissionReview":
         return doc
+    source = doc if doc is not None else old
     group = version = kind = ""
-    if isinstance(doc, dict):
-        api_version = doc.get("apiVersion") if isinstance(doc.get("apiVersion"), str) else ""
+    if isinstance(source, dict):
+        api_version = source.get("apiVersion") if isinstance(source.get("apiVersion"), str) else ""
         group, _, version = api_version.rpartition("/")
-        kind = doc.get("kind") if isinstance(doc.get("kind"), str) else ""
-    meta = doc.get("metadata") if isinstance(doc, dict) and isinstance(doc.get("metadata"), dict) else {}
+        kind = source.get("kind") if isinstance(source.get("kind"), str) else ""
+    meta = source.get("metadata") if isinstance(source, dict) and isinstance(source.get("metadata"), dict) else {}
     request: dict[str, Any] = {
         "uid": str(uuid.uuid4()),
         "kind": {"group": group, "version": version, "kind": kind},
-        "operation": "CREATE",
-        "object": doc,
+        "operation": operation,
     }
+    if doc is not None:
+        request["object"] = doc
+    if old is not None:
+        request["oldObject"] = old
+    if sub_resource:
+        request["subResource"] = sub_resource
     if isinstance(meta.get("name"), str):
         request["name"] = meta["name"]
     if isinstance(meta.get("namespace"), str):
@@ -102,19 +147,15 @@ def _read(path: str) -> str:
 
 def load(paths: list[str]) -> Iterator[Document]:
     for path in expand_paths(paths):
-        label = "<stdin>" if path == "-" else path
-        try:
-            docs = _parse(_read(path), json_first=path.lower().endswith(".json"))
-        except (OSError, UnicodeDecodeError) as exc:
-            yield Document(f"{label}#0", error=f"cannot read: {exc}")
-            continue
-        except yaml.YAMLError as exc:
-            yield Document(f"{label}#0", error="cannot parse: " + " ".join(str(exc).split()))
-            continue
-        except RecursionError:
-            yield Document(f"{label}#0", error="cannot parse: nested too deeply")
-            continue
-        for index, doc in enumerate(docs):
+        yield from _load_file(path)
+
+
+def _load_file(path: str) -> Iterator[Document]:
+    label = "<stdin>" if path == "-" else path
+    next_index = 0  # the index of the document being parsed: the one an error is reported for
+    try:
+        for index, doc in enumerate(_parse(_read(path), json_first=path.lower().endswith(".json"))):
+            next_index = index + 1
             if doc is None:
                 continue  # an empty YAML document, e.g. after a trailing '---'
             if _is_list(doc):
@@ -122,6 +163,9 @@ def load(paths: list[str]) -> Iterator[Document]:
                     yield _document(f"{label}#{index}.items[{item_index}]", item)
             else:
                 yield _document(f"{label}#{index}", doc)
+    except READ_ERRORS as exc:
+        # The documents before a syntax error are still reported.
+        yield Document(f"{label}#{next_index}", error=_problem(exc))
 
 
 def _document(source: str, doc: Any) -> Document:

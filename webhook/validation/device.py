@@ -1,0 +1,481 @@
+"""One device of a ResourceSlice (catalogue RD-01..RD-33, upstream validateDevice).
+
+Written for speed on the common, valid case: name checks are cached, and paths are only built
+when there is an error to report.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from webhook.field import (
+    ErrorList,
+    FieldError,
+    Path,
+    duplicate,
+    forbidden,
+    invalid,
+    not_found,
+    required,
+    too_long,
+    too_many,
+)
+from webhook.quantity import parse_json_quantity
+from webhook.validation._helpers import truncate_key
+from webhook.validation.bindingconditions import validate_binding_conditions
+from webhook.validation.names import (
+    DNS1123_LABEL_MAX_LENGTH,
+    byte_len,
+    is_c_identifier,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+)
+from webhook.validation.nodeselector import validate_node_selector
+from webhook.validation.requestpolicy import validate_request_policy
+from webhook.validation.taints import validate_device_taint
+
+RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE = 32
+RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE = 48
+RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE = 2
+RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION = 32
+RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET = 32
+DEVICE_TAINTS_MAX_LENGTH = 16
+DEVICE_MAX_DOMAIN_LENGTH = 63
+DEVICE_MAX_ID_LENGTH = 32
+DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH = 64
+ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH = DEVICE_MAX_DOMAIN_LENGTH + 1 + DEVICE_MAX_ID_LENGTH
+
+_SCALAR_FIELDS = ("bool", "int", "string", "version")
+_LIST_FIELDS = ("bools", "ints", "strings", "versions")
+_ATTRIBUTE_FIELDS = frozenset(_SCALAR_FIELDS + _LIST_FIELDS)
+
+_NUMERIC_IDENTIFIER = r"(0|[1-9]\d*)"
+_PRE_RELEASE_IDENTIFIER = r"(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)"
+_BUILD_IDENTIFIER = r"[0-9a-zA-Z-]+"
+_SEMVER = re.compile(
+    _NUMERIC_IDENTIFIER + r"\." + _NUMERIC_IDENTIFIER + r"\." + _NUMERIC_IDENTIFIER
+    + r"(-" + _PRE_RELEASE_IDENTIFIER + r"(\." + _PRE_RELEASE_IDENTIFIER + r")*)?"
+    + r"(\+" + _BUILD_IDENTIFIER + r"(\." + _BUILD_IDENTIFIER + r")*)?",
+    re.ASCII,
+)
+_SEMVER_MSG = "must be a string compatible with semver.org spec 2.0.0"
+_PER_DEVICE_MSG = ("exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when "
+                   "`perDeviceNodeSelection` is set to true in the ResourceSlice spec")
+
+# (type, value, detail) triples of a name check, materialised at a path only on error.
+Problem = tuple[str, Any, str]
+
+
+def _materialise(problems: tuple[Problem, ...], path: Path) -> ErrorList:
+    errs: ErrorList = []
+    text = str(path)
+    for kind, value, detail in problems:
+        if kind == "TooLong":
+            errs.append(too_long(text, value, int(detail)))
+        else:
+            errs.append(invalid(text, value, detail))
+    return errs
+
+
+def _as_dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _as_list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _as_str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+# Name checks -----------------------------------------------------------------------------------
+
+@lru_cache(maxsize=8192)
+def _c_identifier_problems(value: str) -> tuple[Problem, ...]:
+    problems: list[Problem] = []
+    if byte_len(value) > DEVICE_MAX_ID_LENGTH:
+        problems.append(("TooLong", "", str(DEVICE_MAX_ID_LENGTH)))
+    problems.extend(("Invalid", value, m) for m in is_c_identifier(value))
+    return tuple(problems)
+
+
+@lru_cache(maxsize=8192)
+def _driver_name_problems(value: str) -> tuple[Problem, ...]:
+    # ValidateCSIDriverName for a non-empty value.
+    problems: list[Problem] = []
+    if byte_len(value) > DEVICE_MAX_DOMAIN_LENGTH:
+        problems.append(("TooLong", value, str(DEVICE_MAX_DOMAIN_LENGTH)))
+    problems.extend(("Invalid", value, m) for m in is_dns1123_subdomain(value.lower()))
+    return tuple(problems)
+
+
+@lru_cache(maxsize=16384)
+def qualified_name_problems(name: str) -> tuple[Problem, ...]:
+    """validateQualifiedName: C identifier, or domain/identifier; three or more parts pass (upstream gap)."""
+    parts = name.split("/")
+    if len(parts) == 1:
+        return _c_identifier_problems(parts[0])
+    if len(parts) != 2:
+        return ()
+    problems: list[Problem] = []
+    if not parts[0]:
+        problems.append(("Invalid", "", "the domain must not be empty"))
+    else:
+        problems.extend(_driver_name_problems(parts[0]))
+    if not parts[1]:
+        problems.append(("Invalid", "", "the name must not be empty"))
+    else:
+        problems.extend(_c_identifier_problems(parts[1]))
+    return tuple(problems)
+
+
+def validate_qualified_name(name: str, path: Path) -> ErrorList:
+    return _materialise(qualified_name_problems(name), path)
+
+
+@lru_cache(maxsize=8192)
+def _dns_label_problems(value: str) -> tuple[Problem, ...]:
+    return tuple(("Invalid", value, m) for m in is_dns1123_label(value))
+
+
+def validate_dns_label(value: str, path: Path) -> ErrorList:
+    problems = _dns_label_problems(value)
+    return _materialise(problems, path) if problems else []
+
+
+# Attributes ------------------------------------------------------------------------------------
+
+def num_entries_device_attribute(attributes: dict) -> int:
+    total = 0
+    for attribute in attributes.values():
+        if not isinstance(attribute, dict):
+            total += 1
+            continue
+        count = sum(len(v) for f in _LIST_FIELDS if isinstance(v := attribute.get(f), list))
+        total += count if count else 1
+    return total
+
+
+def _validate_string_value(value: Any, path_fn) -> ErrorList:
+    if isinstance(value, str) and byte_len(value) > DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH:
+        return [too_long(path_fn(), "", DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH)]
+    return []
+
+
+def _validate_version_value(value: Any, path_fn) -> ErrorList:
+    value = _as_str(value)
+    errs: ErrorList = []
+    if not _SEMVER.fullmatch(value):
+        errs.append(invalid(path_fn(), value, _SEMVER_MSG))
+    if byte_len(value) > DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH:
+        errs.append(too_long(path_fn(), "", DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH))
+    return errs
+
+
+def validate_device_attribute(attribute: Any, path: Path) -> ErrorList:
+    attribute = _as_dict(attribute)
+    errs: ErrorList = []
+    num_fields = 0
+    if attribute.get("bool") is not None:
+        num_fields += 1
+    if attribute.get("int") is not None:
+        num_fields += 1
+    if (value := attribute.get("string")) is not None:
+        num_fields += 1
+        errs.extend(_validate_string_value(value, lambda: path.child("string")))
+    if (value := attribute.get("version")) is not None:
+        num_fields += 1
+        errs.extend(_validate_version_value(value, lambda: path.child("version")))
+    for name in _LIST_FIELDS:
+        items = attribute.get(name)
+        if items is None:
+            continue
+        num_fields += 1
+        items = _as_list(items)
+        if not items:
+            errs.append(invalid(path.child(name), [], "must not be empty if specified"))
+        if name == "strings":
+            for i, item in enumerate(items):
+                errs.extend(_validate_string_value(item, lambda i=i: path.child("strings").index(i)))
+        elif name == "versions":
+            for i, item in enumerate(items):
+                errs.extend(_validate_version_value(item, lambda i=i: path.child("versions").index(i)))
+    if num_fields == 0:
+        errs.append(invalid(path, "", "exactly one value must be specified"))
+    elif num_fields > 1:
+        errs.append(invalid(path, attribute, "exactly one value must be specified"))
+    return errs
+
+
+def _attribute_is_simple(attribute: Any) -> bool:
+    """The common valid case: exactly one scalar field that needs no further check."""
+    if not isinstance(attribute, dict) or len(attribute) != 1:
+        return False
+    for name, value in attribute.items():
+        if value is None:
+            return False
+        if name == "int" or name == "bool":
+            return True
+        if name == "string":
+            return isinstance(value, str) and len(value) <= DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH // 4
+    return False
+
+
+def _validate_attributes(attributes: dict, path: Path) -> ErrorList:
+    errs: ErrorList = []
+    map_path: Path | None = None
+    for key, attribute in attributes.items():
+        problems = qualified_name_problems(key)
+        if problems:
+            map_path = map_path or path.child("attributes")
+            errs.extend(_materialise(problems, map_path))
+        if _attribute_is_simple(attribute):
+            continue
+        map_path = map_path or path.child("attributes")
+        errs.extend(validate_device_attribute(attribute, map_path.key(truncate_key(key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH))))
+    return errs
+
+
+# Capacity --------------------------------------------------------------------------------------
+
+def _validate_capacity(capacity: dict, allow_multiple_allocations: bool, path: Path) -> ErrorList:
+    errs: ErrorList = []
+    map_path: Path | None = None
+    for key, entry in capacity.items():
+        problems = qualified_name_problems(key)
+        if problems:
+            map_path = map_path or path.child("capacity")
+            errs.extend(_materialise(problems, map_path))
+        entry = _as_dict(entry)
+        policy = entry.get("requestPolicy")
+        if policy is None:
+            continue
+        map_path = map_path or path.child("capacity")
+        policy_path = map_path.key(truncate_key(key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH)).child("requestPolicy")
+        if allow_multiple_allocations:
+            errs.extend(validate_request_policy(parse_json_quantity(entry.get("value")), _as_dict(policy), policy_path))
+        else:
+            errs.append(forbidden(policy_path, "allowMultipleAllocations must be true"))
+    return errs
+
+
+# Counters --------------------------------------------------------------------------------------
+
+def validate_counter_map(counters: dict, max_size: int, path: Path) -> ErrorList:
+    """validateMap(counters, max, 63, validateCounterName, <any quantity is valid>)."""
+    if len(counters) > max_size:
+        return [too_many(path, len(counters), max_size)]
+    errs: ErrorList = []
+    for key in counters:
+        if not isinstance(key, str):
+            continue
+        errs.extend(validate_dns_label(key, path))
+    return errs
+
+
+def validate_device_counter_consumption(consumption: Any, path: Path) -> ErrorList:
+    consumption = _as_dict(consumption)
+    errs: ErrorList = []
+    counter_set = _as_str(consumption.get("counterSet"))
+    if not counter_set:
+        errs.append(required(path.child("counterSet"), ""))
+    else:
+        errs.extend(validate_dns_label(counter_set, path.child("counterSet")))
+    counters = _as_dict(consumption.get("counters"))
+    if not counters:
+        errs.append(required(path.child("counters"), ""))
+    else:
+        errs.extend(validate_counter_map(counters, RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION,
+                                         path.child("counters")))
+    return errs
+
+
+def validate_counter_set(counter_set: Any, path: Path) -> ErrorList:
+    counter_set = _as_dict(counter_set)
+    errs: ErrorList = []
+    name = _as_str(counter_set.get("name"))
+    if not name:
+        errs.append(required(path.child("name"), ""))
+    else:
+        errs.extend(validate_dns_label(name, path.child("name")))
+    counters = _as_dict(counter_set.get("counters"))
+    if not counters:
+        errs.append(required(path.child("counters"), ""))
+    else:
+        errs.extend(validate_counter_map(counters, RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET, path.child("counters")))
+    return errs
+
+
+def validate_set(items: list, max_size: int, validate_item, key_of, path: Path) -> ErrorList:
+    """validateSet: TooMany short-circuit, item checks, then Duplicate at the later index."""
+    if len(items) > max_size:
+        return [too_many(path, len(items), max_size)]
+    errs: ErrorList = []
+    for i, item in enumerate(items):
+        errs.extend(validate_item(item, path.index(i)))
+    seen: set = set()
+    for i, item in enumerate(items):
+        key = key_of(item)
+        if key in seen:
+            errs.append(duplicate(path.index(i), key))
+        else:
+            seen.add(key)
+    return errs
+
+
+def _counter_set_name(item: Any) -> str:
+    return _as_str(_as_dict(item).get("counterSet"))
+
+
+# Taints ----------------------------------------------------------------------------------------
+
+def _taint_key(taint: Any) -> tuple:
+    taint = _as_dict(taint)
+    return (_as_str(taint.get("key")), _as_str(taint.get("value")), _as_str(taint.get("effect")),
+            taint.get("timeAdded"))
+
+
+def taints_equal(a: Any, b: Any) -> bool:
+    """Semantic deep-equal of two taint lists (nil and empty are equal)."""
+    a, b = _as_list(a), _as_list(b)
+    return len(a) == len(b) and all(_taint_key(x) == _taint_key(y) for x, y in zip(a, b))
+
+
+def _validate_taints(taints: list, path: Path) -> ErrorList:
+    if len(taints) > DEVICE_TAINTS_MAX_LENGTH:
+        return [too_many(path, len(taints), DEVICE_TAINTS_MAX_LENGTH)]
+    errs: ErrorList = []
+    for k, taint in enumerate(taints):
+        errs.extend(validate_device_taint(_as_dict(taint), None, path.index(k)))
+    return errs
+
+
+# Node selection --------------------------------------------------------------------------------
+
+def _validate_node_selection(device: dict, per_device_node_selection: Any, path: Path) -> ErrorList:
+    errs: ErrorList = []
+    node_name = device.get("nodeName")
+    node_selector = device.get("nodeSelector")
+    all_nodes = device.get("allNodes")
+    if per_device_node_selection is True:
+        set_fields: list[str] = []
+        if node_name is not None:
+            node_name = _as_str(node_name)
+            if node_name:
+                set_fields.append("`nodeName`")
+                errs.extend(invalid(path.child("nodeName"), node_name, m) for m in is_dns1123_subdomain(node_name))
+            else:
+                errs.append(invalid(path.child("nodeName"), node_name, "must not be empty"))
+        if node_selector is not None:
+            set_fields.append("`nodeSelector`")
+            errs.extend(validate_node_selector(_as_dict(node_selector), path.child("nodeSelector")))
+        if all_nodes is not None:
+            if all_nodes is True:
+                set_fields.append("`allNodes`")
+            else:
+                errs.append(invalid(path.child("allNodes"), all_nodes, "must be either unset or set to true"))
+        if not set_fields:
+            errs.append(required(path, _PER_DEVICE_MSG))
+        elif len(set_fields) > 1:
+            errs.append(invalid(path, "{" + ", ".join(set_fields) + "}", _PER_DEVICE_MSG))
+    elif node_name is not None or node_selector is not None or all_nodes is not None:
+        errs.append(invalid(path, None, "`nodeName`, `nodeSelector` and `allNodes` can only be set if "
+                                        "`perDeviceNodeSelection` is set to true in the ResourceSlice spec"))
+    return errs
+
+
+# Node allocatable resources --------------------------------------------------------------------
+
+def is_native_resource(name: str) -> bool:
+    """v1helper.IsNativeResource: no domain, or a kubernetes.io/ domain."""
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def validate_node_allocatable_resource_mappings(mappings: dict, capacities: Any, path: Path) -> ErrorList:
+    errs: ErrorList = []
+    capacities = capacities if isinstance(capacities, dict) else None
+    for resource_name, mapping in mappings.items():
+        key_path = path.key(resource_name)
+        if not is_native_resource(resource_name):
+            errs.append(invalid(key_path, resource_name, "must be a node allocatable resource name"))
+        mapping = _as_dict(mapping)
+        multiplier_raw = mapping.get("allocationMultiplier")
+        capacity_key = mapping.get("capacityKey")
+        if multiplier_raw is None and capacity_key is None:
+            errs.append(invalid(key_path, "", "at least one of allocationMultiplier or capacityKey must be set"))
+            continue
+        if multiplier_raw is not None:
+            multiplier = parse_json_quantity(multiplier_raw)
+            if multiplier is not None and multiplier.sign() <= 0:
+                errs.append(invalid(key_path.child("allocationMultiplier"), str(multiplier), "must be positive"))
+        if capacity_key is not None:
+            capacity_key = _as_str(capacity_key)
+            if capacity_key == "":
+                errs.append(invalid(key_path.child("capacityKey"), "", "capacityKey must not be an empty string"))
+            elif capacities is None or capacity_key not in capacities:
+                errs.append(not_found(key_path.child("capacityKey"), capacity_key))
+    return errs
+
+
+# The device ------------------------------------------------------------------------------------
+
+def validate_device(device: Any, old_device: dict | None, path: Path, per_device_node_selection: Any) -> ErrorList:
+    device = _as_dict(device)
+    errs: ErrorList = []
+    allow_multiple_allocations = device.get("allowMultipleAllocations") is True
+    name = _as_str(device.get("name"))
+    problems = _dns_label_problems(name)
+    if problems:
+        errs.extend(_materialise(problems, path.child("name")))
+
+    attributes = _as_dict(device.get("attributes"))
+    capacity = _as_dict(device.get("capacity"))
+    total = len(attributes) + len(capacity)
+    if total > RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE:
+        errs.append(invalid(path, total, "the total number of attributes and capacities must not exceed "
+                                         f"{RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE}"))
+    num_values = num_entries_device_attribute(attributes)
+    if num_values > RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE:
+        errs.append(invalid(path, num_values, "the total number of attribute values must not exceed "
+                                              f"{RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE}"))
+
+    if attributes:
+        errs.extend(_validate_attributes(attributes, path))
+    if capacity:
+        errs.extend(_validate_capacity(capacity, allow_multiple_allocations, path))
+
+    taints = _as_list(device.get("taints"))
+    if old_device is None or not taints_equal(old_device.get("taints"), taints):
+        if taints:
+            errs.extend(_validate_taints(taints, path.child("taints")))
+
+    consumes = _as_list(device.get("consumesCounters"))
+    if consumes:
+        errs.extend(validate_set(consumes, RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
+                                 validate_device_counter_consumption, _counter_set_name,
+                                 path.child("consumesCounters")))
+
+    errs.extend(_validate_node_selection(device, per_device_node_selection, path))
+
+    if device.get("bindingConditions") or device.get("bindingFailureConditions"):
+        errs.extend(validate_binding_conditions(device, path))
+    mappings = device.get("nodeAllocatableResourceMappings")
+    if isinstance(mappings, dict) and mappings:
+        errs.extend(validate_node_allocatable_resource_mappings(mappings, device.get("capacity"),
+                                                                path.child("nodeAllocatableResourceMappings")))
+    return errs
+
+
+__all__ = [
+    "FieldError",
+    "validate_device",
+    "validate_counter_set",
+    "validate_set",
+    "validate_qualified_name",
+    "qualified_name_problems",
+    "taints_equal",
+    "DNS1123_LABEL_MAX_LENGTH",
+]
