@@ -59,12 +59,14 @@ RULES: dict[str, KindRules] = {
         create=resourceclaim.validate_resource_claim,
         update=resourceclaim.validate_resource_claim_update,
         status_update=resourceclaim.validate_resource_claim_status_update,
+        warnings=resourceclaim.resource_claim_warnings,
     ),
     "ResourceClaimTemplate": KindRules(
         namespaced=True,
         versions=("v1", "v1beta2", "v1beta1", "v1alpha3"),
         create=resourceclaimtemplate.validate_resource_claim_template,
         update=resourceclaimtemplate.validate_resource_claim_template_update,
+        warnings=resourceclaimtemplate.resource_claim_template_warnings,
     ),
     "DeviceClass": KindRules(
         namespaced=False,

@@ -1,4 +1,4 @@
-"""Command line: `dra-webhook serve | review | certs`. argv -> options -> run() -> exit code."""
+"""Command line: `dra-webhook serve | review | certs | test`. argv -> options -> run() -> exit code."""
 
 from __future__ import annotations
 
@@ -74,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     certs.add_argument("--key-type", choices=("ecdsa", "rsa"), default="ecdsa",
                        help="ECDSA P-256 or RSA-2048 (default: %(default)s)")
     certs.add_argument("--days", type=_positive_int, default=365, help="serving certificate validity in days")
+    _add_test_command(sub)
     return parser
 
 
@@ -148,6 +149,34 @@ def _label(request) -> str:
     return f"{kind}/{name} ({operation})"
 
 
+def _add_test_command(sub) -> None:
+    test = sub.add_parser("test", help="run test suites: manifests with expected verdicts",
+                          description="Run TestSuite files (or the suites found in directories) and compare each "
+                                      "verdict with its expectation. Exit code 0: all tests passed; 1: a test "
+                                      "failed; 2: usage error, unreadable or invalid suite, or no test found.")
+    test.add_argument("paths", nargs="+", metavar="SUITE", help="suite file, or directory searched for suite files")
+    test.add_argument("--output", "-o", choices=("text", "json", "junit", "github"), default="text",
+                      help="text, json, junit (JUnit XML) or github (workflow-command annotations)")
+    test.add_argument("--warnings-as-errors", action="store_true",
+                      help="fail a test whose response has warnings unless it expects them exactly")
+    test.add_argument("--allow-empty", action="store_true", help="exit 0 rather than 2 when no test is found")
+
+
+def run_test(args: argparse.Namespace) -> int:
+    from webhook import suite, suite_report
+
+    try:
+        result = suite.run(args.paths, warnings_as_errors=args.warnings_as_errors)
+    except suite.SuiteInputError as exc:
+        print(f"dra-webhook test: {exc}", file=sys.stderr)
+        return suite.EXIT_INPUT
+    suite_report.WRITERS[args.output](result, sys.stdout)
+    if not result.tests and not result.suite_errors:
+        print("dra-webhook test: no test found" + ("" if args.allow_empty else " (use --allow-empty to accept)"),
+              file=sys.stderr)
+    return suite.exit_code(result, allow_empty=args.allow_empty)
+
+
 def run_certs(args: argparse.Namespace) -> int:
     from webhook import certs
 
@@ -163,7 +192,7 @@ def run_certs(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs}
+COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test": run_test}
 
 
 def main(argv: list[str] | None = None) -> int:

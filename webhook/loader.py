@@ -28,6 +28,8 @@ _Loader.yaml_implicit_resolvers = {
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 
+YamlLoader = _Loader  # for callers that compose documents themselves (to know line numbers)
+
 
 @dataclass(frozen=True)
 class Document:
@@ -83,6 +85,8 @@ def _problem(exc: BaseException) -> str:
         return "cannot parse: " + " ".join(str(exc).split())
     if isinstance(exc, RecursionError):
         return "cannot parse: nested too deeply"
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"cannot read: {exc.strerror}"
     return f"cannot read: {exc}"
 
 
@@ -90,16 +94,12 @@ READ_ERRORS = (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError)
 
 
 def read_documents(path: str) -> list[Any]:
-    """Every document of one file (empty YAML documents dropped); InputError if it cannot be read or parsed."""
+    """Every document of one file, numbered as in `load` (an empty YAML document is None);
+    InputError if the file cannot be read or parsed."""
     try:
-        return [doc for doc in _parse(_read(path), json_first=path.lower().endswith(".json")) if doc is not None]
+        return list(_parse(_read(path), json_first=path.lower().endswith(".json")))
     except READ_ERRORS as exc:
         raise InputError(f"{path}: {_problem(exc)}") from None
-
-
-def parse_text(text: str, json_first: bool = False) -> list[Any]:
-    """Every document of a text; raises yaml.YAMLError, ValueError or RecursionError."""
-    return [doc for doc in _parse(text, json_first) if doc is not None]
 
 
 def _is_list(doc: Any) -> bool:

@@ -1,8 +1,11 @@
 """The HTTPS admission server: Starlette routes over uvicorn.
 
-Routes: POST /validate, POST /mutate (AdmissionReview in, AdmissionReview out), GET /healthz,
-GET /readyz. Malformed requests get a 4xx with a one-line reason; nothing a client sends yields a
-500 or a traceback. Request bodies are never logged.
+Routes: POST /validate, POST /mutate (AdmissionReview in, AdmissionReview out), GET /healthz
+(the process answers), GET /readyz (the certificate being served is loaded and within its validity
+period: a check of the loaded certificate, not a TLS call to our own port), GET /metrics
+(Prometheus). Malformed requests get a 4xx with a one-line reason; nothing a client sends yields a
+500 or a traceback. Request bodies are never logged. The serving certificate is reloaded from its
+files without a restart (tlsreload), and SIGTERM lets requests in flight finish.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from webhook import admit
+from webhook import admit, logs, tlsreload
+from webhook.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from webhook.metrics import Metrics
 from webhook.review import AdmissionRequest, AdmissionResponse, ReviewError, decode_review, encode_review
 
 log = logging.getLogger("dra-webhook")
@@ -39,7 +44,13 @@ class ServerSettings:
     insecure_http: bool = False
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     tls_min_version: str = "1.2"
+    client_ca_file: str | None = None
+    reload_interval_seconds: float = tlsreload.DEFAULT_INTERVAL_SECONDS
     graceful_shutdown_seconds: float = 10.0
+
+    def tls_options(self) -> tlsreload.TLSOptions:
+        return tlsreload.TLSOptions(self.cert_file or "", self.key_file or "", TLS_VERSIONS[self.tls_min_version],
+                                    self.client_ca_file)
 
 
 class BodyTooLarge(Exception):
@@ -60,57 +71,64 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+def _reject_constant(name: str) -> None:
+    # Go's encoding/json knows no NaN or Infinity; neither does the API server.
+    raise ValueError(f"{name} is not valid JSON")
+
+
 def _is_json(content_type: str) -> bool:
     media = content_type.split(";", 1)[0].strip().lower()
     return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
 
 
-def _log_request(path: str, req: AdmissionRequest, resp: AdmissionResponse, started: float) -> None:
-    obj = req.object if isinstance(req.object, dict) else {}
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    log.info(json.dumps({
-        "msg": "admission review",
-        "path": path,
-        "uid": req.uid,
-        "kind": req.kind.kind or obj.get("kind"),
-        "name": meta.get("name") or req.name,
-        "namespace": req.namespace or meta.get("namespace") or "",
-        "operation": req.operation,
-        "subResource": req.sub_resource,
-        "dryRun": req.dry_run,
-        "allowed": resp.allowed,
-        "code": (resp.status or {}).get("code", 200),
-        "durationMs": round((time.perf_counter() - started) * 1000, 3),
-    }, default=str))
-
-
 Handler = Callable[[AdmissionRequest], AdmissionResponse]
 
 
-def _review_endpoint(handler: Handler, settings: ServerSettings) -> Callable[[Request], Awaitable[Response]]:
+async def _answer(request: Request, handler: Handler,
+                  settings: ServerSettings) -> Response | tuple[AdmissionRequest, AdmissionResponse]:
+    """The review's request and response, or the 4xx response refusing a malformed request."""
+    if not _is_json(request.headers.get("content-type", "")):
+        return PlainTextResponse("content type must be application/json\n", status_code=415)
+    try:
+        body = await _read_body(request, settings.max_body_bytes)
+    except BodyTooLarge:
+        return PlainTextResponse(f"request body exceeds {settings.max_body_bytes} bytes\n", status_code=413)
+    except ClientDisconnect:
+        return PlainTextResponse("client disconnected\n", status_code=400)
+    try:
+        parsed = json.loads(body, parse_constant=_reject_constant)
+    except RecursionError:
+        return PlainTextResponse("invalid AdmissionReview: JSON nested too deeply\n", status_code=400)
+    except (ValueError, UnicodeDecodeError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else "not JSON"
+        return PlainTextResponse(f"invalid AdmissionReview: body is not valid JSON: {reason}\n", status_code=400)
+    try:
+        review_request = decode_review(parsed)
+    except ReviewError as exc:
+        return PlainTextResponse(f"invalid AdmissionReview: {exc}\n", status_code=400)
+    response = await run_in_threadpool(handler, review_request)
+    return review_request, response
+
+
+def _review_endpoint(handler: Handler, settings: ServerSettings,
+                     metrics: Metrics) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
+        path = request.url.path
         started = time.perf_counter()
-        if not _is_json(request.headers.get("content-type", "")):
-            return PlainTextResponse("content type must be application/json\n", status_code=415)
+        metrics.in_flight.labels(path).inc()
         try:
-            body = await _read_body(request, settings.max_body_bytes)
-        except BodyTooLarge:
-            return PlainTextResponse(f"request body exceeds {settings.max_body_bytes} bytes\n", status_code=413)
-        except ClientDisconnect:
-            return PlainTextResponse("client disconnected\n", status_code=400)
-        try:
-            parsed = json.loads(body)
-        except RecursionError:
-            return PlainTextResponse("invalid AdmissionReview: JSON nested too deeply\n", status_code=400)
-        except (ValueError, UnicodeDecodeError) as exc:
-            reason = str(exc).splitlines()[0] if str(exc) else "not JSON"
-            return PlainTextResponse(f"invalid AdmissionReview: body is not valid JSON: {reason}\n", status_code=400)
-        try:
-            review_request = decode_review(parsed)
-        except ReviewError as exc:
-            return PlainTextResponse(f"invalid AdmissionReview: {exc}\n", status_code=400)
-        response = await run_in_threadpool(handler, review_request)
-        _log_request(request.url.path, review_request, response, started)
+            outcome = await _answer(request, handler, settings)
+        finally:
+            metrics.in_flight.labels(path).dec()
+        seconds = time.perf_counter() - started
+        if isinstance(outcome, Response):
+            metrics.observe_rejected(path, outcome.status_code)
+            log.info("request refused", extra=logs.fields(path=path, code=outcome.status_code,
+                                                          durationMs=round(seconds * 1000, 3)))
+            return outcome
+        review_request, response = outcome
+        metrics.observe_review(path, review_request, response, seconds)
+        log.info("admission review", extra={"fields": logs.request_fields(path, review_request, response, seconds)})
         return JSONResponse(encode_review(response, review_request.review_api_version))
 
     return endpoint
@@ -126,28 +144,32 @@ async def healthz(_: Request) -> Response:
     return PlainTextResponse("ok\n")
 
 
-def create_app(settings: ServerSettings) -> Starlette:
+def create_app(settings: ServerSettings, metrics: Metrics | None = None,
+               reloader: tlsreload.CertificateReloader | None = None) -> Starlette:
+    metrics = metrics or Metrics()
+
     async def readyz(_: Request) -> Response:
+        # Without TLS (local debugging) there is no certificate to be ready with.
+        problem = reloader and tlsreload.certificate_problem(reloader.current.certificate)
+        if problem:
+            return PlainTextResponse(f"not ready: {problem}\n", status_code=503)
         return PlainTextResponse("ok\n")
 
+    async def metrics_endpoint(_: Request) -> Response:
+        return Response(metrics.render(), media_type=METRICS_CONTENT_TYPE)
+
     routes = [
-        Route("/validate", _review_endpoint(admit.validate, settings), methods=["POST"]),
-        Route("/mutate", _review_endpoint(admit.mutate, settings), methods=["POST"]),
+        Route("/validate", _review_endpoint(admit.validate, settings, metrics), methods=["POST"]),
+        Route("/mutate", _review_endpoint(admit.mutate, settings, metrics), methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
+        Route("/metrics", metrics_endpoint, methods=["GET"]),
     ]
     return Starlette(routes=routes, exception_handlers={Exception: _unexpected})
 
 
-def ssl_context(settings: ServerSettings) -> ssl.SSLContext:
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.minimum_version = TLS_VERSIONS[settings.tls_min_version]
-    context.load_cert_chain(settings.cert_file, settings.key_file)
-    return context
-
-
 class _TLSConfig(uvicorn.Config):
-    """uvicorn's Config with our own SSLContext (minimum TLS version, later hot reload)."""
+    """uvicorn's Config with our own SSLContext (minimum TLS version, client CA, hot reload)."""
 
     def __init__(self, *args, tls_context: ssl.SSLContext | None = None, **kwargs):
         self._tls_context = tls_context
@@ -160,20 +182,34 @@ class _TLSConfig(uvicorn.Config):
 
 
 def run(settings: ServerSettings) -> None:
-    app = create_app(settings)
-    tls = None if settings.insecure_http else ssl_context(settings)
+    metrics = Metrics()
+    reloader = None
+    if not settings.insecure_http:
+        reloader = tlsreload.CertificateReloader(
+            settings.tls_options(), on_load=lambda pair: metrics.certificate_loaded(pair.not_after),
+            on_attempt=metrics.reload_attempted)
+    app = create_app(settings, metrics, reloader)
     config = _TLSConfig(
         app,
         host=settings.host,
         port=settings.port,
         ssl_certfile=None if settings.insecure_http else settings.cert_file,
         ssl_keyfile=None if settings.insecure_http else settings.key_file,
-        tls_context=tls,
+        tls_context=reloader and reloader.listener_context(),
         log_config=None,
         access_log=False,
         server_header=False,
         timeout_graceful_shutdown=settings.graceful_shutdown_seconds,
     )
     scheme = "http" if settings.insecure_http else "https"
-    log.info(json.dumps({"msg": "serving", "url": f"{scheme}://{settings.host}:{settings.port}"}))
-    uvicorn.Server(config).run()
+    log.info("serving", extra=logs.fields(url=f"{scheme}://{settings.host}:{settings.port}",
+                                          clientCertificates="required" if settings.client_ca_file else "not asked",
+                                          reloadIntervalSeconds=settings.reload_interval_seconds))
+    if reloader:
+        reloader.start(settings.reload_interval_seconds)
+    try:
+        uvicorn.Server(config).run()
+    finally:
+        if reloader:
+            reloader.stop()
+    log.info("stopped")

@@ -52,6 +52,7 @@ class CheckedAst:
     root: Expr
     types: dict[int, tuple]
     overloads: dict[int, list[str]]
+    positions: dict[int, int] = field(default_factory=dict)  # node id -> code point offset
 
     def type_of(self, e: Expr) -> tuple:
         return self.types.get(e.id, DYN)
@@ -273,6 +274,7 @@ def decode(serialized: bytes) -> CheckedAst:
     root: Expr | None = None
     types: dict[int, tuple] = {}
     overloads: dict[int, list[str]] = {}
+    positions: dict[int, int] = {}
     for number, v in _Reader(payload):
         if number == 2:
             key, ref = _map_entry(v)
@@ -284,9 +286,25 @@ def decode(serialized: bytes) -> CheckedAst:
             types[key] = _type(t)
         elif number == 4:
             root = _expr(v)
+        elif number == 5:
+            positions = _positions(v)
     if root is None:
         raise ValueError("checked expression without an expression tree")
-    return CheckedAst(root, types, overloads)
+    return CheckedAst(root, types, overloads, positions)
+
+
+def _positions(source_info) -> dict[int, int]:
+    positions: dict[int, int] = {}
+    for n, w in _Reader(source_info):
+        if n == 4:
+            key, offset = 0, 0
+            for m, x in _Reader(w):
+                if m == 1:
+                    key = _signed(x)
+                elif m == 2:
+                    offset = x
+            positions[key] = offset
+    return positions
 
 
 def type_name(t: tuple) -> str:

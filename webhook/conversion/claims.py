@@ -38,6 +38,8 @@ def _convert_request(request: Any, *, alpha: bool) -> Any:
             del request[f]
         return request
     exactly = {f: request.pop(f) for f in present}
+    if alpha and exactly.get("adminAccess") is False:
+        del exactly["adminAccess"]
     out: dict = {}
     for key, value in request.items():
         out[key] = value

@@ -12,7 +12,6 @@ from typing import Any
 
 from webhook.field import (
     ErrorList,
-    FieldError,
     Path,
     duplicate,
     forbidden,
@@ -26,7 +25,6 @@ from webhook.quantity import parse_json_quantity
 from webhook.validation._helpers import truncate_key
 from webhook.validation.bindingconditions import validate_binding_conditions
 from webhook.validation.names import (
-    DNS1123_LABEL_MAX_LENGTH,
     byte_len,
     is_c_identifier,
     is_dns1123_label,
@@ -468,14 +466,3 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
                                                                 path.child("nodeAllocatableResourceMappings")))
     return errs
 
-
-__all__ = [
-    "FieldError",
-    "validate_device",
-    "validate_counter_set",
-    "validate_set",
-    "validate_qualified_name",
-    "qualified_name_problems",
-    "taints_equal",
-    "DNS1123_LABEL_MAX_LENGTH",
-]

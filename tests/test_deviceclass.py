@@ -1,0 +1,105 @@
+"""DeviceClass, ported from upstream's TestValidateClass / TestValidateClassUpdate."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+
+import pytest
+
+from webhook import cel
+from webhook.validation.deviceclass import validate_device_class, validate_device_class_update
+
+GOOD, BAD = "foo", "!@#$%^"
+INV, REQ, FORB, MANY, LONG = ("FieldValueInvalid", "FieldValueRequired", "FieldValueForbidden", "FieldValueTooMany",
+                              "FieldValueTooLong")
+SEL = {"cel": {"expression": 'device.driver == "dra.example.com"'}}
+CFG = {"opaque": {"driver": "dra.example.com", "parameters": {"kind": "foo"}}}
+
+
+def klass(name=GOOD, **spec):
+    return {"metadata": {"name": name}, "spec": spec}
+
+
+def k(path, reason, n=1):
+    return [(path, reason)] * n
+
+
+CREATE = {
+    "good-class": (klass(selectors=[SEL], config=[CFG]), []),
+    "missing-name": (klass(name=""), k("metadata.name", REQ)),
+    "bad-name": (klass(name=BAD), k("metadata.name", INV)),
+    "generate-name-not-checked": ({"metadata": {"name": GOOD, "generateName": BAD}, "spec": {}}, []),
+    "namespace-forbidden": ({"metadata": {"name": GOOD, "namespace": "ns"}, "spec": {}}, k("metadata.namespace", FORB)),
+    "bad-labels": ({"metadata": {"name": GOOD, "labels": {"a": "spaces not allowed"}}}, k("metadata.labels", INV)),
+    "too-many-selectors": (klass(selectors=[SEL] * 33), k("spec.selectors", MANY)),
+    "missing-cel": (klass(selectors=[{}]), k("spec.selectors[0].cel", REQ)),
+    "CEL-length": (klass(selectors=[{"cel": {"expression": "x" * 10241}}]), k("spec.selectors[0].cel.expression", LONG)),
+    "too-many-configs": (klass(config=[CFG] * 33), k("spec.config", MANY)),
+    "invalid-config": (klass(config=[{}, {"opaque": {"driver": "", "parameters": None}},
+                                     {"opaque": {"driver": "d", "parameters": "x"}}]),
+                       k("spec.config[0].opaque", REQ) + k("spec.config[1].opaque.driver", REQ)
+                       + k("spec.config[1].opaque.parameters", REQ) + k("spec.config[2].opaque.parameters", INV)),
+    "config-too-large": (klass(config=[{"opaque": {"driver": "d", "parameters": {"x": "y" * 10240}}}]),
+                         k("spec.config[0].opaque.parameters", LONG)),
+    "valid-extended-resource-name": (klass(extendedResourceName="example.com/gpu"), []),
+    "extended-resource-name-native": (klass(extendedResourceName="gpu"), k("spec.extendedResourceName", INV)),
+    "extended-resource-name-kubernetes-io": (klass(extendedResourceName="kubernetes.io/gpu"),
+                                             k("spec.extendedResourceName", INV)),
+    "extended-resource-name-requests-prefix": (klass(extendedResourceName="requests.example.com/gpu"),
+                                               k("spec.extendedResourceName", INV)),
+    "extended-resource-name-bad-chars": (klass(extendedResourceName="example.com/g pu"),
+                                         k("spec.extendedResourceName", INV)),
+    "extended-resource-name-too-long": (klass(extendedResourceName="example.com/" + "a" * 64),
+                                        k("spec.extendedResourceName", INV)),
+}
+
+
+@pytest.mark.parametrize("obj,want", list(CREATE.values()), ids=list(CREATE))
+def test_validate_class(obj, want):
+    assert Counter(e.key for e in validate_device_class(obj)) == Counter(want)
+
+
+def updated(change, old=None):
+    old = old or klass(selectors=[SEL], config=[CFG])
+    old["metadata"]["resourceVersion"] = "1"
+    new = copy.deepcopy(old)
+    change(new)
+    return new, old
+
+
+UPDATE = {
+    "valid-no-op-update": (updated(lambda c: None), []),
+    "update-spec": (updated(lambda c: c["spec"].update(selectors=[SEL, SEL])), []),
+    # The strategy runs ValidateDeviceClass and ValidateDeviceClassUpdate: errors appear twice.
+    "invalid-update-reported-twice": (updated(lambda c: c["spec"].update(selectors=[{}])),
+                                      k("spec.selectors[0].cel", REQ, 2)),
+    "bad-labels-reported-twice": (updated(lambda c: c["metadata"].update(labels={"a": BAD})),
+                                  k("metadata.labels", INV, 3)),  # create, update-with-opts, meta update
+    "name-change": (updated(lambda c: c["metadata"].update(name="bar")), k("metadata.name", INV)),
+    "missing-resource-version": (updated(lambda c: c["metadata"].pop("resourceVersion")),
+                                 k("metadata.resourceVersion", INV)),
+}
+
+
+@pytest.mark.parametrize("pair,want", list(UPDATE.values()), ids=list(UPDATE))
+def test_validate_class_update(pair, want):
+    new, old = pair
+    assert Counter(e.key for e in validate_device_class_update(new, old)) == Counter(want)
+
+
+def test_unchanged_selectors_are_stored(monkeypatch):
+    seen = []
+
+    def fake(expression, path, *, stored=False):
+        seen.append(stored)
+        return []
+
+    monkeypatch.setattr(cel, "validate_selector", fake)
+    new, old = updated(lambda c: None)
+    validate_device_class_update(new, old)
+    assert seen == [False, True]  # create validation (new) then update validation (stored)
+    seen.clear()
+    new, old = updated(lambda c: c["spec"]["selectors"].append(SEL))
+    validate_device_class_update(new, old)
+    assert seen == [False, False, False, False]

@@ -1,0 +1,82 @@
+"""The faithful engine: compile, type-check, validate and cost one selector, as Kubernetes 1.36 does.
+
+`check()` returns a `Verdict` (plain data, cached per expression and environment). Mapping a
+verdict to field errors is the caller's job, so the cache never holds paths.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from webhook.cel import depth
+from webhook.cel.checked import CheckedAst, decode, type_name
+from webhook.cel.cost import Coster
+from webhook.cel.environment import Environment, Features, get_environment
+from webhook.cel.validators import find_issues, format_issues
+
+SELECTOR_EXPRESSION_MAX_COST = 1_000_000  # resource/v1 CELSelectorExpressionMaxCost
+CACHE_SIZE = 4096
+
+OK, INVALID, FORBIDDEN, INTERNAL = "ok", "invalid", "forbidden", "internal"
+
+_STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
+_STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    outcome: str  # OK, INVALID, FORBIDDEN or INTERNAL
+    detail: str = ""
+    cost: int | None = None  # estimated worst-case cost when the expression compiled
+    warning: str = ""  # set when a check could not be done the way Kubernetes does it
+
+
+def _compiler_message(error: Exception) -> str:
+    """The compiler's issue text without its status code decoration."""
+    text = str(error)
+    text = _STATUS_PREFIX.sub("", text, count=1)
+    return _STATUS_SUFFIX.sub("", text.rstrip())
+
+
+def _accepts_result(root_type: tuple, env: Environment) -> bool:
+    # Kubernetes accepts bool and the unknown type. Attribute values are `any` there but `dyn` here,
+    # so dyn must pass; only with list-type attributes does Kubernetes itself accept dyn.
+    return root_type[0] in ("bool", "any", "dyn")
+
+
+def _verdict(expression: str, env: Environment) -> Verdict:
+    try:
+        compiled = env.env.compile(expression)
+    except RuntimeError as error:
+        message = _compiler_message(error)
+        if depth.is_nesting_error(message):
+            return depth.check_deep_expression(expression)
+        return Verdict(INVALID, "compilation failed: " + message)
+    try:
+        ast: CheckedAst = decode(compiled.serialize())
+        coster = Coster(ast, env.sizes)
+        cost = coster.cost(ast.root)
+    except RecursionError:  # the compiler caps nesting at 32, so this needs a very wide tree
+        return Verdict(INTERNAL, "cost estimation failed: expression too deeply nested")
+    issues = find_issues(ast, env.sizes, not env.features.list_type_attributes, coster.paths)
+    if issues:
+        return Verdict(INVALID, "compilation failed: " + format_issues(expression, ast, issues))
+    root_type = ast.type_of(ast.root)
+    if not _accepts_result(root_type, env):
+        return Verdict(INVALID, f"must evaluate to bool or the unknown type, not {type_name(root_type)}")
+    if cost[1] > SELECTOR_EXPRESSION_MAX_COST:
+        return Verdict(FORBIDDEN, "too complex, exceeds cost limit", cost[1])
+    return Verdict(OK, cost=cost[1])
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def check(expression: str, stored: bool = False, features: Features = Features()) -> Verdict:
+    """The verdict for one (already length-checked) expression; failures are cached as well."""
+    return _verdict(expression, get_environment(stored, features))
+
+
+def compile_expression(expression: str, stored: bool = False, features: Features = Features()):
+    """The compiled program, for evaluation."""
+    return get_environment(stored, features).env.compile(expression)

@@ -1,0 +1,34 @@
+"""Expressions nested deeper than the faithful engine's parser limit (32) but maybe within cel-go's (250).
+
+Kubernetes accepts such expressions, so rejecting them would be wrong. They get cel-go's lexical
+depth check and a syntax check; type and cost checks are skipped and the verdict says so.
+"""
+
+from __future__ import annotations
+
+from webhook.cel import syntax
+
+_NESTING_ERRORS = ("recursion limit exceeded", "max recursion depth exceeded")
+
+
+def is_nesting_error(message: str) -> bool:
+    lowered = message.lower()
+    return any(text in lowered for text in _NESTING_ERRORS)
+
+
+def check_deep_expression(expression: str):
+    from webhook.cel.compiler import INVALID, OK, Verdict
+
+    deepest, at = syntax.nesting(expression)
+    if deepest >= syntax.CEL_GO_MAX_RECURSION_DEPTH:
+        line = expression.count("\n", 0, at) + 1
+        column = at - (expression.rfind("\n", 0, at) + 1) + 1
+        return Verdict(INVALID, f"compilation failed: ERROR: <input>:{line}:{column}: expression recursion "
+                                f"limit exceeded: {syntax.CEL_GO_MAX_RECURSION_DEPTH}")
+    if not syntax.available():
+        return Verdict(OK, warning="CEL selector nests deeper than 32 levels: syntax, type and cost checks "
+                                   "were skipped")
+    error = syntax.syntax_error(expression)
+    if error is not None:
+        return Verdict(INVALID, "compilation failed: " + error)
+    return Verdict(OK, warning="CEL selector nests deeper than 32 levels: type and cost checks were skipped")

@@ -1,0 +1,150 @@
+"""Compile-time checks cel-go runs that the faithful engine's compiler does not.
+
+Kubernetes' base environment adds cel-go AST validators (duration, timestamp and regex literals,
+homogeneous aggregate literals). With list-type attributes off, attribute values are `any`, which
+cel-go refuses as a comprehension range. Each issue is rendered like a cel-go issue.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from webhook.cel.checked import CALL, COMPREHENSION, LIST, LITERAL, MAP, CheckedAst, Expr, type_name
+from webhook.cel.sizes import DeviceSizes
+
+_EXEMPT_FROM_HOMOGENEITY = ("format",)  # cel-go exempts string.format() arguments
+_DURATION = re.compile(r"[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+|[-+]?0")
+_MAX_DURATION_SECONDS = 315576000000  # CEL's +/- 10000 years
+
+
+def _children(e: Expr):
+    if e.operand is not None:
+        yield e.operand
+    yield from e.args
+    for key, value in e.entries:
+        if isinstance(key, Expr):
+            yield key
+        yield value
+    for c in (e.iter_range, e.accu_init, e.loop_condition, e.loop_step, e.result):
+        if c is not None:
+            yield c
+
+
+def _walk(e: Expr, exempt: bool = False):
+    """Pre-order walk yielding (node, inside an exempt call); iterative so deep trees cannot recurse."""
+    stack = [(e, exempt)]
+    while stack:
+        node, inside = stack.pop()
+        yield node, inside
+        inside = inside or (node.kind == CALL and node.value in _EXEMPT_FROM_HOMOGENEITY)
+        stack.extend((c, inside) for c in reversed(list(_children(node))))
+
+
+def _regex_ok(pattern: str) -> bool:
+    try:
+        import re2  # the RE2 dialect Go's regexp implements
+    except ImportError:  # pragma: no cover - re2 ships with the fallback engine's dependencies
+        try:
+            re.compile(pattern)
+        except re.error:
+            return False
+        return True
+    try:
+        re2.compile(pattern)
+    except Exception:
+        return False
+    return True
+
+
+def _duration_ok(value: object) -> bool:
+    if not isinstance(value, str):
+        return True
+    if not _DURATION.fullmatch(value):
+        return False
+    units = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+    seconds = sum(float(n) * units[u] for n, _, _, u in re.findall(r"((\d+(\.\d*)?|\.\d+))(ns|us|µs|μs|ms|s|m|h)", value))
+    return seconds <= _MAX_DURATION_SECONDS
+
+
+def _timestamp_ok(value: object) -> bool:
+    if not isinstance(value, str):
+        return True
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})", value):
+        return False
+    try:
+        datetime.fromisoformat(re.sub(r"\.\d+", "", value).replace("z", "Z").replace("t", "T").replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+def _equivalent(a: tuple, b: tuple) -> bool:
+    return a == b
+
+
+def find_issues(ast: CheckedAst, sizes: DeviceSizes, attribute_values_are_any: bool,
+                attribute_paths: dict[int, list[str]]) -> list[tuple[int, str]]:
+    """Returns (node id, message) for each cel-go issue, in cel-go's order of validators."""
+    issues: list[tuple[int, str]] = []
+    calls = [n for n, _ in _walk(ast.root) if n.kind == CALL]
+    for name, check in (("duration", _duration_ok), ("timestamp", _timestamp_ok)):
+        for call in calls:
+            if call.value == name and call.args and call.args[0].kind == LITERAL and not check(call.args[0].value):
+                issues.append((call.args[0].id, f"invalid {name} argument"))
+    for call in calls:
+        if call.value == "matches" and call.args and call.args[0].kind == LITERAL \
+                and isinstance(call.args[0].value, str) and not _regex_ok(call.args[0].value):
+            issues.append((call.args[0].id, "invalid matches argument"))
+    nodes = list(_walk(ast.root))
+    for node, exempt in nodes:
+        if exempt or node.kind != LIST:
+            continue
+        first = None
+        for elem in node.args:
+            t = ast.type_of(elem)
+            if first is None:
+                first = t
+            elif not _equivalent(first, t):
+                issues.append((elem.id, f"expected type '{_render(first)}' but found '{_render(t)}'"))
+                break
+    for node, exempt in nodes:
+        if exempt or node.kind != MAP:
+            continue
+        key_type = val_type = None
+        for key, value in node.entries:
+            kt, vt = ast.type_of(key), ast.type_of(value)
+            if key_type is None:
+                key_type, val_type = kt, vt
+                continue
+            if not _equivalent(key_type, kt):
+                issues.append((key.id, f"expected type '{_render(key_type)}' but found '{_render(kt)}'"))
+            if not _equivalent(val_type, vt):
+                issues.append((value.id, f"expected type '{_render(val_type)}' but found '{_render(vt)}'"))
+    if attribute_values_are_any:
+        for node, _ in nodes:
+            if node.kind == COMPREHENSION and node.iter_range is not None \
+                    and sizes.resolve(attribute_paths.get(node.iter_range.id)) is sizes.attribute:
+                issues.append((node.iter_range.id, "expression of type 'any' cannot be the range of a "
+                               "comprehension (must be list, map, or dynamic)"))
+    return issues
+
+
+def _render(t: tuple) -> str:
+    return type_name(t)
+
+
+def format_issues(expression: str, ast: CheckedAst, issues: list[tuple[int, str]]) -> str:
+    """cel-go's Issues.String(): `ERROR: <input>:line:col: message` plus the source snippet."""
+    lines = expression.split("\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    rendered = []
+    for node_id, message in issues:
+        offset = ast.positions.get(node_id, 0)
+        line_no = max(i for i, s in enumerate(starts) if s <= offset) if starts else 0
+        column = offset - starts[line_no]
+        rendered.append(f"ERROR: <input>:{line_no + 1}:{column + 1}: {message}\n | {lines[line_no]}\n | "
+                        f"{'.' * column}^")
+    return "\n".join(rendered)
