@@ -123,7 +123,7 @@ CAPACITY_CASES = [
     ("duplicate-by-rounded-value", "10", policy("1", ["0.5", "1"]), [(VV + "[1]", DUP)]),
     ("too-many-options-default-never-found", "100", policy("1", [str(i) for i in range(1, 12)]),
      [(VV, "FieldValueTooMany"), (VV, INV)]),
-    ("step-zero-after-rounding", "10", policy("1", min="1", step="0"), [(VR + ".step", "InternalError")] * 2),
+    ("step-zero-after-rounding", "10", policy("1", min="1", step="0"), [(VR + ".step", "InternalError")]),
 ]
 
 

@@ -23,6 +23,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be greater than zero")
+    return value
+
+
 def _port(text: str) -> int:
     value = _positive_int(text)
     if value > 65535:
@@ -43,8 +53,15 @@ def build_parser() -> argparse.ArgumentParser:
                                        "and serving certificate are generated into --cert-dir.")
     serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default: %(default)s)")
     serve.add_argument("--port", type=_port, default=8443, help="port to listen on (default: %(default)s)")
-    serve.add_argument("--cert-file", help="PEM serving certificate (with --key-file)")
+    serve.add_argument("--cert-file", help="PEM serving certificate (with --key-file); re-read when it changes, "
+                                           "so a renewed certificate is used without a restart")
     serve.add_argument("--key-file", help="PEM private key of the serving certificate")
+    serve.add_argument("--cert-reload-interval", type=_positive_seconds, default=10.0, metavar="SECONDS",
+                       help="how often to check the certificate files for a new pair; a half-written or "
+                            "mismatched pair is ignored and the last good one kept (default: %(default)s)")
+    serve.add_argument("--client-ca-file", metavar="FILE",
+                       help="require every client to present a certificate signed by a CA in this PEM file "
+                            "(for API servers configured to authenticate to webhooks); also reloaded on change")
     serve.add_argument("--cert-dir", help="where to generate certificates when none are given "
                                           "(default: a new temporary directory)")
     serve.add_argument("--insecure-http", action="store_true",
@@ -53,7 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="largest accepted request body; larger ones get 413 (default: %(default)s)")
     serve.add_argument("--tls-min-version", choices=("1.2", "1.3"), default="1.2",
                        help="lowest TLS version accepted (default: %(default)s)")
-    serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
+    serve.add_argument("--shutdown-grace-seconds", type=_positive_seconds, default=10.0, metavar="SECONDS",
+                       help="on SIGTERM, stop accepting connections and give requests in flight this long to "
+                            "finish (default: %(default)s)")
+    serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info",
+                       help="JSON log lines on stderr at this level and above (default: %(default)s)")
 
     review = sub.add_parser("review", help="check manifests or AdmissionReview files offline",
                             description="Run the webhook's checks on files, directories (*.yaml, *.yml, *.json, "
@@ -67,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     certs = sub.add_parser("certs", help="generate a CA and a serving certificate",
                            description="Write ca.crt, ca.key, tls.crt and tls.key (keys mode 0600).")
+    certs.add_argument("--kustomize", metavar="DIR",
+                       help="also write the TLS Secret and the caBundle patches of the webhook configurations "
+                            "into DIR (for deploy/overlays/self-signed; the Secret holds the key, mode 0600)")
     certs.add_argument("--out", required=True, help="output directory")
     certs.add_argument("--service", default="dra-webhook", help="Service name (default: %(default)s)")
     certs.add_argument("--namespace", default="dra-webhook", help="Service namespace (default: %(default)s)")
@@ -78,17 +102,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _setup_logging(level: str) -> None:
-    logging.basicConfig(level=getattr(logging, level.upper()), stream=sys.stderr, format="%(message)s")
-
-
 def run_serve(args: argparse.Namespace) -> int:
-    from webhook import certs, server
+    from webhook import certs, logs, server
 
-    _setup_logging(args.log_level)
+    logs.setup(args.log_level)
     cert_file, key_file = args.cert_file, args.key_file
     if args.insecure_http:
-        log.warning('{"msg": "serving plain HTTP: for local debugging only"}')
+        log.warning("serving plain HTTP: for local debugging only")
     elif bool(cert_file) != bool(key_file):
         print("dra-webhook serve: --cert-file and --key-file go together", file=sys.stderr)
         return 2
@@ -96,14 +116,16 @@ def run_serve(args: argparse.Namespace) -> int:
         out = args.cert_dir or tempfile.mkdtemp(prefix="dra-webhook-certs-")
         files = certs.generate(out, hosts=[args.host] if args.host not in ("0.0.0.0", "::") else [])
         cert_file, key_file = str(files.cert), str(files.key)
-        log.info('{"msg": "generated certificates", "caFile": "%s"}', files.ca_cert)
-    for path in (cert_file, key_file):
+        log.info("generated certificates", extra=logs.fields(caFile=str(files.ca_cert)))
+    for path in (cert_file, key_file, args.client_ca_file):
         if path and not Path(path).is_file():
             print(f"dra-webhook serve: {path}: no such file", file=sys.stderr)
             return 2
     settings = server.ServerSettings(host=args.host, port=args.port, cert_file=cert_file, key_file=key_file,
                                      insecure_http=args.insecure_http, max_body_bytes=args.max_body_bytes,
-                                     tls_min_version=args.tls_min_version)
+                                     tls_min_version=args.tls_min_version, client_ca_file=args.client_ca_file,
+                                     reload_interval_seconds=args.cert_reload_interval,
+                                     graceful_shutdown_seconds=args.shutdown_grace_seconds)
     try:
         server.run(settings)
     except OSError as exc:
@@ -178,16 +200,17 @@ def run_test(args: argparse.Namespace) -> int:
 
 
 def run_certs(args: argparse.Namespace) -> int:
-    from webhook import certs
+    from webhook import certs, kustomize
 
     hosts = [h for h in args.hosts.split(",") if h.strip()]
     try:
         files = certs.generate(args.out, service=args.service, namespace=args.namespace, hosts=hosts,
                                key_type=args.key_type, days=args.days)
+        manifests = kustomize.write(args.kustomize, files, args.namespace) if args.kustomize else []
     except OSError as exc:
         print(f"dra-webhook certs: {exc}", file=sys.stderr)
         return 2
-    for path in (files.ca_cert, files.ca_key, files.cert, files.key):
+    for path in (files.ca_cert, files.ca_key, files.cert, files.key, *manifests):
         print(path)
     return 0
 

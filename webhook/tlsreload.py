@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from cryptography import x509
+from cryptography.hazmat.primitives import hashes
 
 from webhook.logs import fields
 
@@ -49,7 +50,7 @@ class LoadedPair:
 
     @property
     def fingerprint(self) -> str:
-        return self.certificate.fingerprint(x509.hashes.SHA256()).hex()
+        return self.certificate.fingerprint(hashes.SHA256()).hex()
 
 
 def build_context(options: TLSOptions) -> ssl.SSLContext:

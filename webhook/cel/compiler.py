@@ -7,7 +7,6 @@ verdict to field errors is the caller's job, so the cache never holds paths.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
 from webhook.cel import depth
@@ -15,22 +14,13 @@ from webhook.cel.checked import CheckedAst, decode, type_name
 from webhook.cel.cost import Coster
 from webhook.cel.environment import Environment, Features, get_environment
 from webhook.cel.validators import find_issues, format_issues
+from webhook.cel.verdict import FORBIDDEN, INTERNAL, INVALID, OK, Verdict
 
 SELECTOR_EXPRESSION_MAX_COST = 1_000_000  # resource/v1 CELSelectorExpressionMaxCost
 CACHE_SIZE = 4096
 
-OK, INVALID, FORBIDDEN, INTERNAL = "ok", "invalid", "forbidden", "internal"
-
 _STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
 _STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    outcome: str  # OK, INVALID, FORBIDDEN or INTERNAL
-    detail: str = ""
-    cost: int | None = None  # estimated worst-case cost when the expression compiled
-    warning: str = ""  # set when a check could not be done the way Kubernetes does it
 
 
 def _compiler_message(error: Exception) -> str:
@@ -49,6 +39,8 @@ def _accepts_result(root_type: tuple, env: Environment) -> bool:
 def _verdict(expression: str, env: Environment) -> Verdict:
     try:
         compiled = env.env.compile(expression)
+    except TypeError as error:  # the caller sanitises strings; anything else the binding rejects
+        return Verdict(INTERNAL, f"unexpected compilation error: {error}")
     except RuntimeError as error:
         message = _compiler_message(error)
         if depth.is_nesting_error(message):
@@ -74,7 +66,11 @@ def _verdict(expression: str, env: Environment) -> Verdict:
 @lru_cache(maxsize=CACHE_SIZE)
 def check(expression: str, stored: bool = False, features: Features = Features()) -> Verdict:
     """The verdict for one (already length-checked) expression; failures are cached as well."""
-    return _verdict(expression, get_environment(stored, features))
+    try:
+        env = get_environment(stored, features)
+    except Exception as error:  # noqa: BLE001 - Kubernetes reports environment problems as internal errors
+        return Verdict(INTERNAL, f"unexpected error loading CEL environment: {error}")
+    return _verdict(expression, env)
 
 
 def compile_expression(expression: str, stored: bool = False, features: Features = Features()):

@@ -17,7 +17,7 @@ def is_nesting_error(message: str) -> bool:
 
 
 def check_deep_expression(expression: str):
-    from webhook.cel.compiler import INVALID, OK, Verdict
+    from webhook.cel.verdict import INVALID, OK, Verdict
 
     deepest, at = syntax.nesting(expression)
     if deepest >= syntax.CEL_GO_MAX_RECURSION_DEPTH:

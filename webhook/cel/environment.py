@@ -110,4 +110,5 @@ def _build(stored: bool, features: Features) -> Environment:
         variables={"device": cel.Type(DEVICE_TYPE)},
         functions=list(kubernetes_functions(with_includes)),
     )
+    env.compile("true")  # declaration conflicts only surface at the first compile: make them surface here
     return Environment(env, DeviceSizes(features.list_type_attributes), features, stored)

@@ -68,7 +68,7 @@ def _lists() -> list[cel.FunctionDecl]:
     decls: dict[str, list[cel.Overload]] = {"isSorted": [], "sum": [], "max": [], "min": []}
     for name, t in _COMPARABLE.items():
         lt = T.List(t)
-        decls["isSorted"].append(_member(f"list_{name}_is_sorted_bool", T.BOOL, [lt], lambda xs: xs == sorted(xs)))
+        decls["isSorted"].append(_member(f"list_{name}_is_sorted_bool", T.BOOL, [lt]))
         decls["max"].append(_member(f"list_{name}_max_{name}", t, [lt]))
         decls["min"].append(_member(f"list_{name}_min_{name}", t, [lt]))
     for name in _SUMMABLE:

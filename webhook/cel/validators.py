@@ -50,8 +50,10 @@ def _regex_ok(pattern: str) -> bool:
         except re.error:
             return False
         return True
+    options = re2.Options()
+    options.log_errors = False  # a bad pattern is the user's error, not a log line
     try:
-        re2.compile(pattern)
+        re2.compile(pattern, options)
     except Exception:
         return False
     return True

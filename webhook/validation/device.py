@@ -208,33 +208,54 @@ def validate_device_attribute(attribute: Any, path: Path) -> ErrorList:
     return errs
 
 
-def _attribute_is_simple(attribute: Any) -> bool:
-    """The common valid case: exactly one scalar field that needs no further check."""
-    if not isinstance(attribute, dict) or len(attribute) != 1:
+_LIST_FIELD_SET = frozenset(_LIST_FIELDS)
+
+
+@lru_cache(maxsize=8192)
+def _version_ok(value: str) -> bool:
+    return byte_len(value) <= DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH and _SEMVER.fullmatch(value) is not None
+
+
+def _simple_attribute(attribute: Any) -> bool:
+    """The common valid case: exactly one scalar field that passes its checks (counts as one value)."""
+    if type(attribute) is not dict or len(attribute) != 1:
         return False
-    for name, value in attribute.items():
-        if value is None:
-            return False
-        if name == "int" or name == "bool":
-            return True
-        if name == "string":
-            return isinstance(value, str) and len(value) <= DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH // 4
+    ((name, value),) = attribute.items()
+    if name == "int" or name == "bool":
+        return value is not None
+    if name == "string":
+        return type(value) is str and len(value) <= DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH // 4
+    if name == "version":
+        return type(value) is str and _version_ok(value)
     return False
 
 
-def _validate_attributes(attributes: dict, path: Path) -> ErrorList:
+def _validate_attributes(attributes: dict, path: Path) -> tuple[ErrorList, int]:
+    """Key and value errors of the attribute map, and numEntriesDeviceAttribute."""
     errs: ErrorList = []
+    num_values = 0
     map_path: Path | None = None
     for key, attribute in attributes.items():
         problems = qualified_name_problems(key)
         if problems:
             map_path = map_path or path.child("attributes")
             errs.extend(_materialise(problems, map_path))
-        if _attribute_is_simple(attribute):
+        if _simple_attribute(attribute):
+            num_values += 1
             continue
+        num_values += num_entries_device_attribute({key: attribute})
         map_path = map_path or path.child("attributes")
-        errs.extend(validate_device_attribute(attribute, map_path.key(truncate_key(key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH))))
-    return errs
+        errs.extend(validate_device_attribute(
+            attribute, map_path.key(truncate_key(key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH))))
+    return errs, num_values
+
+
+def has_list_attribute(attributes: dict) -> bool:
+    for attribute in attributes.values():
+        if type(attribute) is dict and not _LIST_FIELD_SET.isdisjoint(attribute):
+            if any(attribute.get(f) is not None for f in _LIST_FIELDS):
+                return True
+    return False
 
 
 # Capacity --------------------------------------------------------------------------------------
@@ -435,13 +456,11 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
     if total > RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE:
         errs.append(invalid(path, total, "the total number of attributes and capacities must not exceed "
                                          f"{RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE}"))
-    num_values = num_entries_device_attribute(attributes)
+    attribute_errs, num_values = _validate_attributes(attributes, path) if attributes else ([], 0)
     if num_values > RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE:
         errs.append(invalid(path, num_values, "the total number of attribute values must not exceed "
                                               f"{RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE}"))
-
-    if attributes:
-        errs.extend(_validate_attributes(attributes, path))
+    errs.extend(attribute_errs)
     if capacity:
         errs.extend(_validate_capacity(capacity, allow_multiple_allocations, path))
 

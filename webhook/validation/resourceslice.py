@@ -9,6 +9,7 @@ from typing import Any
 
 from webhook.field import ErrorList, Path, invalid, required, too_long, too_many
 from webhook.validation.device import (
+    has_list_attribute,
     validate_counter_set,
     validate_device,
     validate_set,
@@ -23,7 +24,6 @@ RESOURCE_SLICE_MAX_COUNTER_SETS = 8
 POOL_NAME_MAX_LENGTH = 253
 
 _NODE_SELECTION_FIELDS = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
-_LIST_ATTRIBUTE_FIELDS = ("bools", "ints", "strings", "versions")
 
 
 def _as_dict(value: Any) -> dict:
@@ -91,11 +91,7 @@ def _have_advanced_features(devices: list) -> bool:
         device = _as_dict(device)
         if _as_list(device.get("taints")) or _as_list(device.get("consumesCounters")):
             return True
-    for device in devices:
-        for attribute in _as_dict(_as_dict(device).get("attributes")).values():
-            if isinstance(attribute, dict) and any(attribute.get(f) is not None for f in _LIST_ATTRIBUTE_FIELDS):
-                return True
-    return False
+    return any(has_list_attribute(_as_dict(_as_dict(device).get("attributes"))) for device in devices)
 
 
 def _lookup_device(old_spec: dict | None, name: str) -> dict | None:

@@ -1,0 +1,69 @@
+"""Manifests for deploy/overlays/self-signed, written next to freshly generated certificates.
+
+`dra-webhook certs --kustomize DIR` writes the TLS Secret and, for each webhook configuration, a
+patch that sets clientConfig.caBundle to the new CA. The names here must match deploy/base.
+The Secret holds a private key: it is written 0600 and never belongs in version control.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from pathlib import Path
+
+import yaml
+
+from webhook.certs import CertFiles
+
+SECRET_NAME = "dra-webhook-tls"
+CONFIGURATION_NAME = "dra-webhook"
+SECRET_FILE = "secret.yaml"
+# file name -> (kind of the webhook configuration, name of its one webhook)
+CA_BUNDLE_PATCHES = {
+    "cabundle-validating.yaml": ("ValidatingWebhookConfiguration", "validate.dra-webhook.io"),
+    "cabundle-mutating.yaml": ("MutatingWebhookConfiguration", "mutate.dra-webhook.io"),
+}
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def tls_secret(files: CertFiles, namespace: str) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": SECRET_NAME, "namespace": namespace},
+        "type": "kubernetes.io/tls",
+        "data": {"tls.crt": _b64(files.cert.read_bytes()), "tls.key": _b64(files.key.read_bytes())},
+    }
+
+
+def ca_bundle_patch(kind: str, webhook_name: str, ca_pem: bytes) -> dict:
+    # A strategic merge patch: kustomize merges the webhooks list by name.
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": kind,
+        "metadata": {"name": CONFIGURATION_NAME},
+        "webhooks": [{"name": webhook_name, "clientConfig": {"caBundle": _b64(ca_pem)}}],
+    }
+
+
+def _write_yaml(path: Path, doc: dict, private: bool = False) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if private else 0o644)
+    with os.fdopen(fd, "w") as out:
+        yaml.safe_dump(doc, out, sort_keys=False)
+    os.chmod(path, 0o600 if private else 0o644)
+
+
+def write(out_dir: str | os.PathLike, files: CertFiles, namespace: str) -> list[Path]:
+    """Writes the Secret and the caBundle patches into out_dir; returns their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / SECRET_FILE]
+    _write_yaml(written[0], tls_secret(files, namespace), private=True)
+    ca_pem = files.ca_cert.read_bytes()
+    for file_name, (kind, webhook_name) in CA_BUNDLE_PATCHES.items():
+        written.append(out / file_name)
+        _write_yaml(written[-1], ca_bundle_patch(kind, webhook_name, ca_pem))
+    return written
