@@ -167,3 +167,34 @@ def valid_slice(devices: int = 1, name: str = "node-1-gpu") -> dict:
             ],
         },
     }
+
+
+def launch_server(workdir: Path, *extra_args: str, cert_dir: Path, verify: ssl.SSLContext | bool,
+                  cert: tuple[str, str] | None = None, wait: float = 30) -> RunningServer:
+    """Like start_server, for servers a CA-verifying client without a certificate cannot reach:
+    the client (used for the start-up /healthz wait too) gets `verify` and an optional client `cert`."""
+    port = free_port()
+    log_file = workdir / f"server-{port}.log"
+    with open(log_file, "w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "webhook", "serve", "--host", "127.0.0.1", "--port", str(port),
+             "--cert-file", str(cert_dir / "tls.crt"), "--key-file", str(cert_dir / "tls.key"), *extra_args],
+            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+    url = f"https://127.0.0.1:{port}"
+    if isinstance(verify, ssl.SSLContext) and cert:
+        verify.load_cert_chain(*cert)
+    client = httpx.Client(verify=verify, timeout=30)
+    server = RunningServer(process, url, cert_dir / "ca.crt", cert_dir, log_file, client)
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited early:\n{server.log_text()}")
+        try:
+            if client.get(url + "/healthz").status_code == 200:
+                return server
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    server.stop()
+    raise RuntimeError(f"server did not become healthy:\n{server.log_text()}")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from webhook import conversion, mutation
+from webhook import cel, conversion, mutation
 from webhook.api.decode import check_types
 from webhook.field import ErrorList
 from webhook.review import (
@@ -29,6 +29,9 @@ from webhook.validation import deviceclass, devicetaintrule, resourceclaim, reso
 log = logging.getLogger("dra-webhook")
 
 GROUP = "resource.k8s.io"
+# CEL work per request, kept under the 5 s timeoutSeconds of deploy/. Selectors still unchecked
+# when it runs out are denied with InternalError "CEL time budget exhausted", never allowed.
+CEL_BUDGET_SECONDS = 3.0
 
 CreateRule = Callable[[dict], ErrorList]
 UpdateRule = Callable[[dict, dict], ErrorList]
@@ -172,6 +175,17 @@ def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str) -> 
 
 def _validate_objects(request: AdmissionRequest, target: Target, obj: dict, old: dict | None,
                       warnings: list[str]) -> AdmissionResponse:
+    """Runs the kind's rules under one CEL budget and attaches the CEL fallback warnings."""
+    with cel.request_budget(CEL_BUDGET_SECONDS), cel.collect_warnings() as cel_warnings:
+        response = _check_objects(request, target, obj, old, warnings)
+    for warning in cel_warnings:
+        if f"dra-webhook: {warning}" not in response.warnings:
+            response.warnings.append(f"dra-webhook: {warning}")
+    return response
+
+
+def _check_objects(request: AdmissionRequest, target: Target, obj: dict, old: dict | None,
+                   warnings: list[str]) -> AdmissionResponse:
     rules = RULES[target.kind]
     if request.operation == "CREATE":
         errors = rules.create(obj)

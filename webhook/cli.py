@@ -40,6 +40,13 @@ def _port(text: str) -> int:
     return value
 
 
+def _add_cel_engine(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cel-engine", choices=("auto", "cel-expr", "cel-python"), default="auto",
+                        help="CEL engine for selectors: cel-expr type-checks and estimates cost like Kubernetes; "
+                             "cel-python checks syntax only and adds a warning; auto picks cel-expr where it is "
+                             "installed (default: %(default)s)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dra-webhook",
@@ -75,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "finish (default: %(default)s)")
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info",
                        help="JSON log lines on stderr at this level and above (default: %(default)s)")
+    _add_cel_engine(serve)
 
     review = sub.add_parser("review", help="check manifests or AdmissionReview files offline",
                             description="Run the webhook's checks on files, directories (*.yaml, *.yml, *.json, "
@@ -85,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--no-defaults", action="store_true",
                         help="validate objects as written, without applying the API server's defaults first")
     review.add_argument("--warnings-as-errors", action="store_true", help="exit 1 when any object has warnings")
+    _add_cel_engine(review)
 
     certs = sub.add_parser("certs", help="generate a CA and a serving certificate",
                            description="Write ca.crt, ca.key, tls.crt and tls.key (keys mode 0600).")
@@ -182,6 +191,7 @@ def _add_test_command(sub) -> None:
     test.add_argument("--warnings-as-errors", action="store_true",
                       help="fail a test whose response has warnings unless it expects them exactly")
     test.add_argument("--allow-empty", action="store_true", help="exit 0 rather than 2 when no test is found")
+    _add_cel_engine(test)
 
 
 def run_test(args: argparse.Namespace) -> int:
@@ -220,6 +230,14 @@ COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test"
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "cel_engine", None):
+        from webhook import cel
+
+        try:
+            cel.configure(args.cel_engine)
+        except ValueError as error:
+            print(f"dra-webhook: {error}", file=sys.stderr)
+            return 2
     try:
         return COMMANDS[args.command](args)
     except KeyboardInterrupt:

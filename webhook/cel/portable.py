@@ -5,11 +5,14 @@ Its verdicts always carry a warning, because type and cost checks are skipped.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from webhook.cel import syntax
 
 SKIPPED_WARNING = "type and cost checks of CEL selectors were skipped (portable CEL engine)"
 
 
+@lru_cache(maxsize=4096)
 def check(expression: str):
     from webhook.cel.verdict import INVALID, OK, Verdict
 

@@ -1,0 +1,285 @@
+"""CEL selector checks: the public API, length limits, result types, engines, hostile inputs, budget."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from webhook import cel
+from webhook.cel import engines
+from webhook.field import Path
+
+PATH = Path("spec").child("selectors").index(0).child("cel", "expression")
+HAS_CEL_EXPR = engines.cel_expr_available()
+needs_cel_expr = pytest.mark.skipif(not HAS_CEL_EXPR, reason="cel-expr-python (with protobuf) is not installed")
+
+
+def reasons(expression: str, **kwargs) -> list[tuple[str, str]]:
+    return [e.key for e in cel.validate_selector(expression, PATH, **kwargs)]
+
+
+@pytest.fixture
+def engine():
+    """Switches the engine for one test and restores the previous one."""
+    previous = cel.active_engine()
+    yield cel.configure
+    cel.configure(previous)
+
+
+def padded(size: int, filler: str = "a") -> str:
+    """A valid selector of exactly `size` UTF-8 bytes: a string literal comparison."""
+    head = 'device.driver == "'
+    unit = len(filler.encode())
+    body = (size - len(head) - 1) // unit
+    text = head + filler * body + '"'
+    return text + " " * (size - len(text.encode()))
+
+
+def chain(size: int, seed: int = 0) -> str:
+    """A realistic selector of exactly `size` bytes: an && chain of attribute comparisons."""
+    terms, n = [], 0
+    while True:
+        term = f'device.attributes["dra.example.com"].attr{n % 32} == "value-{seed}-{n}"'
+        if len(" && ".join(terms + [term])) > size - 20:
+            break
+        terms.append(term)
+        n += 1
+    text = " && ".join(terms) + ' && "x" != ""'
+    return text + " " * (size - len(text))
+
+
+# --- length (bytes, not characters; compile is skipped)
+
+@pytest.mark.parametrize(("size", "expected"), [(10240, []), (10241, [(str(PATH), "FieldValueTooLong")])])
+def test_length_boundary_in_bytes(size, expected):
+    expression = padded(size)
+    assert len(expression.encode()) == size
+    assert reasons(expression) == expected
+
+
+def test_multi_byte_characters_count_as_bytes():
+    expression = padded(10241, "é")  # about 5,100 characters, 10,241 bytes
+    assert len(expression) < 10240
+    assert reasons(expression) == [(str(PATH), "FieldValueTooLong")]
+
+
+def test_too_long_renders_like_kubernetes():
+    [error] = cel.validate_selector("x" * 10241, PATH)
+    assert str(error) == "spec.selectors[0].cel.expression: Too long: may not be more than 10240 bytes"
+
+
+def test_lone_surrogate_counts_as_replacement_character():
+    assert reasons("'\ud800' == device.driver") == []
+    assert reasons(padded(10238) + "\ud800") == [(str(PATH), "FieldValueTooLong")]  # U+FFFD is 3 bytes
+
+
+def test_one_mebibyte_is_rejected_by_length_before_compiling():
+    start = time.perf_counter()
+    assert reasons("(" * (1 << 20)) == [(str(PATH), "FieldValueTooLong")]
+    assert time.perf_counter() - start < 0.5
+
+
+# --- engines
+
+def test_unknown_engine_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown CEL engine 'cel-go'"):
+        cel.configure("cel-go")
+
+
+def test_auto_prefers_the_faithful_engine(engine):
+    assert engine("auto") == ("cel-expr" if HAS_CEL_EXPR else "cel-python")
+
+
+def test_portable_engine_checks_syntax_and_warns(engine):
+    engine("cel-python")
+    assert cel.active_engine() == "cel-python"
+    with cel.collect_warnings() as warnings:
+        assert reasons("?!") == [(str(PATH), "FieldValueInvalid")]
+        assert reasons("device.driver == 1") == []  # no type check in this engine
+    assert warnings == [f"{PATH}: type and cost checks of CEL selectors were skipped (portable CEL engine)"]
+    assert reasons("x" * 10241) == [(str(PATH), "FieldValueTooLong")]
+    assert reasons("(" * 250 + "true" + ")" * 250) == [(str(PATH), "FieldValueInvalid")]
+
+
+# --- compile verdicts with the faithful engine
+
+@needs_cel_expr
+@pytest.mark.parametrize(("expression", "reason", "detail"), [
+    ("", "FieldValueInvalid", "compilation failed: ERROR: <input>:1:1: Syntax error: mismatched input '<EOF>'"),
+    ("device.driver == 1", "FieldValueInvalid",
+     "compilation failed: ERROR: <input>:1:15: found no matching overload for '_==_' applied to '(string, int)'"),
+    ("foo(1) || true", "FieldValueInvalid", "compilation failed: ERROR: <input>:1:4: undeclared reference to 'foo'"),
+    ("device.foo", "FieldValueInvalid", "compilation failed: ERROR: <input>:1:7: undefined field 'foo'"),
+    ("1", "FieldValueInvalid", "must evaluate to bool or the unknown type, not int"),
+    ('"a"', "FieldValueInvalid", "must evaluate to bool or the unknown type, not string"),
+    ('device.attributes["d"]', "FieldValueInvalid", "must evaluate to bool or the unknown type, not map("),
+    ("[true]", "FieldValueInvalid", "must evaluate to bool or the unknown type, not list(bool)"),
+    ('device.attributes["d"].a', None, ""),  # the unknown type is accepted
+    ('[1, "a"].size() > 0', "FieldValueInvalid", "expected type 'int' but found 'string'"),
+    ('"a".matches("[")', "FieldValueInvalid", "invalid matches argument"),
+    ('duration("1x") > duration("1s")', "FieldValueInvalid", "invalid duration argument"),
+    ('timestamp("yesterday") < timestamp("2020-01-01T00:00:00Z")', "FieldValueInvalid", "invalid timestamp argument"),
+    ('device.attributes["d"].a.exists(x, x > 0)', "FieldValueInvalid", "cannot be the range of a comprehension"),
+    ('"a".reverse() == "a"', "FieldValueInvalid", "found no matching overload for 'reverse'"),  # strings v2 only
+    ('math.greatest(1, 2) == 2', "FieldValueInvalid", "undeclared reference to 'math'"),
+    ('cel.bind(d, device.attributes["dra.example.com"], d.a && d.b)', None, ""),
+    ('device.attributes["d"].all(k, v, k != "")', None, ""),
+    ('device.attributes["d"].?x.orValue(false)', None, ""),
+    ("device.attributes[\"d\"].`my-attr`", None, ""),
+    ('sets.contains(["a"], [device.driver])', None, ""),
+    ('device.capacity["d"].memory.isGreaterThan(quantity("1Gi")) && isSemver("1.0.0")', None, ""),
+    ('device.attributes["d"].v.isGreaterThan(semver("1.0.0")) && device.attributes["d"].v.major() == 1', None, ""),
+    ('ip("10.0.0.1").family() == 4 && cidr("10.0.0.0/8").containsIP("10.0.0.1")', None, ""),
+    ('url("https://a.example").getHost() == "a.example"', None, ""),
+    ('"abc".find("[a-z]+") == "abc" && [1, 2].isSorted() && [1, 2].sum() == 3', None, ""),
+])
+def test_compile_verdicts(expression, reason, detail):
+    errors = cel.validate_selector(expression, PATH)
+    if reason is None:
+        assert errors == []
+        return
+    [error] = errors
+    assert error.key == (str(PATH), reason)
+    assert detail in error.detail
+    assert error.bad_value == expression
+
+
+@needs_cel_expr
+def test_forbidden_renders_like_kubernetes():
+    nested = "int('1'.find('[0-9]*')) < 100"
+    for var in ("z5", "z4", "z3", "z2", "z", "y", "x"):
+        nested = f"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all({var}, {nested})"
+    [error] = cel.validate_selector(nested, PATH)
+    assert str(error) == "spec.selectors[0].cel.expression: Forbidden: too complex, exceeds cost limit"
+
+
+@needs_cel_expr
+@pytest.mark.parametrize(("expression", "cost"), [
+    # hand-derived with cel-go's rules, not run against Go
+    ('device.attributes["d"].all(k, v, k != "")', 132),
+    ('sets.contains(["a","b"], [device.driver])', 25),
+    ('device.attributes["d"].pci.matches("^0000:[0-9a-f]{2}")', 39),
+])
+def test_hand_checked_costs(expression, cost):
+    from webhook.cel.compiler import check
+
+    assert check(expression).cost == cost
+
+
+@needs_cel_expr
+def test_new_and_stored_environments():
+    from webhook.cel.compiler import check
+    from webhook.cel.environment import Features
+
+    includes = 'device.attributes["d"].a.includes("x")'
+    assert reasons(includes) == [(str(PATH), "FieldValueInvalid")]  # gate off for new expressions
+    assert reasons(includes, stored=True) == []  # stored expressions see every function
+    multi = "device.allowMultipleAllocations"
+    assert reasons(multi) == []  # DRAConsumableCapacity is on in 1.36
+    assert check(multi, False, Features(consumable_capacity=False)).outcome == "invalid"
+    assert check(multi, True, Features(consumable_capacity=False)).outcome == "ok"
+
+
+# --- known divergences from cel-go, pinned so a library upgrade shows up here
+
+@needs_cel_expr
+def test_divergence_cross_type_numeric_comparison_rejected():
+    # Kubernetes accepts `1 < 2.0` (CrossTypeNumericComparisons); this engine cannot.
+    assert reasons("1 < 2.0") == [(str(PATH), "FieldValueInvalid")]
+
+
+@needs_cel_expr
+def test_divergence_explicit_dyn_result_accepted():
+    # Kubernetes (list-type attributes off) rejects a dyn result; attribute values are dyn here, so dyn passes.
+    assert reasons("dyn(1)") == []
+
+
+@needs_cel_expr
+def test_divergence_nesting_between_32_and_250_skips_type_and_cost_checks():
+    with cel.collect_warnings() as warnings:
+        assert reasons("(" * 40 + "device.driver == 1" + ")" * 40) == []  # a type error Kubernetes would report
+    assert warnings and "deeper than 32" in warnings[0]
+    assert reasons("(" * 40 + "true" + ")" * 39) == [(str(PATH), "FieldValueInvalid")]  # syntax still checked
+    assert reasons("(" * 249 + "true" + ")" * 249) == []
+    assert reasons("(" * 250 + "true" + ")" * 250) == [(str(PATH), "FieldValueInvalid")]
+
+
+@needs_cel_expr
+def test_divergence_list_index_of_unavailable():
+    # Kubernetes' lists library declares indexOf on lists; here the strings extension owns the name.
+    assert reasons("[1, 2].indexOf(2) == 1") == [(str(PATH), "FieldValueInvalid")]
+
+
+# --- hostile inputs: a clean verdict, quickly, never a crash
+
+@pytest.mark.parametrize("expression", [
+    "(" * 10000,
+    "(" * 5000 + "true" + ")" * 5000,
+    "[" * 5000 + "]" * 5000,
+    "int(" * 2000 + "1" + ")" * 2000,
+    "!" * 10000 + "true",
+    " && ".join(["true"] * 1000),
+    '"' + "a" * 10200 + '" == device.driver',
+    '"' + "é" * 5100 + '" == device.driver',
+    "?!&|" * 2560,
+    "a." * 3000,
+    "device.attributes.all(a, " * 12 + "true" + ")" * 12,
+    "1 + " * 2000 + "1 > 0",
+])
+def test_hostile_inputs_get_a_clean_verdict(expression):
+    start = time.perf_counter()
+    errors = cel.validate_selector(expression, PATH)
+    assert time.perf_counter() - start < 2.0
+    assert all(e.field == str(PATH) for e in errors)
+    assert all(e.type.value in ("FieldValueInvalid", "FieldValueTooLong", "FieldValueForbidden") for e in errors)
+
+
+@needs_cel_expr
+def test_deeply_nested_comprehensions_saturate_and_are_forbidden():
+    expression = "device.attributes.all(a, " * 12 + "true" + ")" * 12
+    assert reasons(expression) == [(str(PATH), "FieldValueForbidden")]
+
+
+# --- the per-request budget
+
+def test_exhausted_budget_fails_closed():
+    with cel.request_budget(0):
+        errors = cel.validate_selector("device.driver == 'budget'", PATH)
+    assert [e.key for e in errors] == [(str(PATH), "InternalError")]
+    assert errors[0].detail == "CEL time budget exhausted"
+    assert reasons("device.driver == 'budget'") == []  # the budget ends with its block
+
+
+def test_budget_bounds_a_claim_of_maximal_selectors():
+    # 1,024 distinct maximum-length selectors: far more work than any budget allows.
+    selectors = [chain(10240, seed=i) for i in range(1024)]
+    assert {len(s.encode()) for s in selectors} == {10240}
+    assert reasons(selectors[-1]) == []
+    start = time.perf_counter()
+    with cel.request_budget(1.0):
+        results = [cel.validate_selector(s, PATH) for s in selectors]
+    assert time.perf_counter() - start < 3.0
+    kinds = {e.type.value for errs in results for e in errs}
+    assert "InternalError" in kinds or not HAS_CEL_EXPR
+    assert kinds <= {"InternalError"}
+
+
+def test_warnings_are_collected_per_block(engine):
+    engine("cel-python")
+    with cel.collect_warnings() as outer:
+        cel.validate_selector("true", PATH)
+    cel.validate_selector("true", PATH)  # outside any block: dropped
+    assert len(outer) == 1
+
+
+# --- offline evaluation
+
+@needs_cel_expr
+def test_evaluate_matches_a_device():
+    device = {"driver": "dra.example.com", "attributes": {"dra.example.com": {"model": "a100", "count": 4}}}
+    assert cel.evaluate('device.driver == "dra.example.com" && device.attributes["dra.example.com"].model == "a100"',
+                        device) is True
+    assert cel.evaluate('device.attributes["dra.example.com"].count > 8', device) is False
+    with pytest.raises(ValueError, match="does not compile"):
+        cel.evaluate("1", device)

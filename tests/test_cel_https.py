@@ -1,0 +1,99 @@
+"""CEL selector verdicts over HTTPS, with both engines, as the API server would ask for them."""
+
+import pytest
+
+from support import causes, review_body, start_server
+
+EXPENSIVE = ("[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(x, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(y, "
+             "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z2, "
+             "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z3, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z4, "
+             "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z5, int('1'.find('[0-9]*')) < 100)))))))")
+PATH = "spec.selectors[0].cel.expression"
+
+
+def device_class(*expressions: str) -> dict:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpus"},
+            "spec": {"selectors": [{"cel": {"expression": e}} for e in expressions]}}
+
+
+def claim(*expressions: str) -> dict:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": "c", "namespace": "default"},
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                "deviceClassName": "gpus", "allocationMode": "ExactCount", "count": 1,
+                "selectors": [{"cel": {"expression": e}} for e in expressions]}}]}}}
+
+
+def cause_messages(response: dict) -> list[str]:
+    return [c["message"] for c in response["status"]["details"]["causes"]]
+
+
+@pytest.mark.parametrize("expression,expected,message", [
+    ('device.driver == "gpu.example.com"', {}, None),
+    ('device.attributes["gpu.example.com"].model == "a100"', {}, None),
+    ("device.drive == 1", {(PATH, "FieldValueInvalid"): 1}, "compilation failed: "),
+    ("", {(PATH, "FieldValueInvalid"): 1}, "compilation failed: "),
+    ('device.driver', {(PATH, "FieldValueInvalid"): 1}, "must evaluate to bool"),
+    (EXPENSIVE, {(PATH, "FieldValueForbidden"): 1}, "too complex, exceeds cost limit"),
+    ("true || " * 1279 + "true ", {}, None),  # 10,240 bytes exactly
+    ("true || " * 1280 + "true", {(PATH, "FieldValueTooLong"): 1}, "may not be more than 10240 bytes"),
+], ids=["valid driver", "valid attribute", "unknown field", "empty", "string result", "too expensive",
+        "exactly 10 Ki", "over 10 Ki"])
+def test_device_class_selectors(webhook_server, expression, expected, message):
+    response = webhook_server.review("/validate", review_body(device_class(expression)))
+    assert causes(response) == expected
+    assert response["allowed"] is (not expected)
+    if message:
+        assert any(message in m for m in cause_messages(response))
+
+
+def test_claim_selector_path(webhook_server):
+    response = webhook_server.review("/validate", review_body(claim("device.nope")))
+    assert causes(response) == {("spec.devices.requests[0].exactly.selectors[0].cel.expression",
+                                 "FieldValueInvalid"): 1}
+
+
+def test_one_mebibyte_expression_is_rejected_by_length(webhook_server):
+    response = webhook_server.review("/validate", review_body(claim("x" * (1 << 20))))
+    assert causes(response) == {("spec.devices.requests[0].exactly.selectors[0].cel.expression",
+                                 "FieldValueTooLong"): 1}
+    assert webhook_server.client.get(webhook_server.url + "/healthz").status_code == 200
+
+
+def test_deep_nesting_gets_a_clean_verdict(webhook_server):
+    expression = "(" * 5000 + "true" + ")" * 5000
+    response = webhook_server.review("/validate", review_body(device_class(expression)))
+    assert response["allowed"] is False
+    assert causes(response) == {(PATH, "FieldValueInvalid"): 1}
+
+
+def test_device_class_update_keeps_unchanged_selectors_stored(webhook_server):
+    old = device_class('device.driver == "a"')
+    old["metadata"]["resourceVersion"] = "1"
+    new = device_class('device.driver == "a"')
+    new["metadata"]["resourceVersion"] = "2"
+    response = webhook_server.review("/validate", review_body(new, operation="UPDATE", old=old))
+    assert response["allowed"] is True, response
+
+
+@pytest.fixture(scope="module")
+def portable_server(tmp_path_factory):
+    server = start_server(tmp_path_factory.mktemp("portable"), "--cel-engine", "cel-python")
+    yield server
+    server.stop()
+
+
+def test_portable_engine_checks_syntax_and_warns(portable_server):
+    ok = portable_server.review("/validate", review_body(device_class('device.driver == "gpu.example.com"')))
+    assert ok["allowed"] is True
+    assert any("cel-python" in w or "skipped" in w for w in ok.get("warnings", [])), ok
+    bad = portable_server.review("/validate", review_body(device_class("device.driver ==")))
+    assert causes(bad) == {(PATH, "FieldValueInvalid"): 1}
+    assert any("compilation failed: " in m for m in cause_messages(bad))
+
+
+def test_unknown_engine_is_a_usage_error(tmp_path):
+    from support import cli
+
+    result = cli("review", "--cel-engine", "nope", str(tmp_path))
+    assert result.returncode == 2
