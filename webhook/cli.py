@@ -242,3 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         return COMMANDS[args.command](args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`... | head`): stop quietly, as command-line tools do.
+        sys.stderr.close()
+        return 1

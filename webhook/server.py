@@ -212,4 +212,3 @@ def run(settings: ServerSettings) -> None:
     finally:
         if reloader:
             reloader.stop()
-    log.info("stopped")

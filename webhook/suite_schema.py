@@ -18,6 +18,10 @@ tests:
       warnings: []                        # exact list
       patched: {...}                      # subset of the object after defaulting
 ```
+
+`patched` matches when every key it names is present with a matching value: mappings may hold more
+keys, lists must have the same length and match item by item, other values must be equal. Every
+model rejects keys it does not define, so a misspelt key is an error instead of a silent no-op.
 """
 
 from __future__ import annotations
