@@ -9,7 +9,6 @@ logged and ignored: the last good pair goes on serving until the files change ag
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import ssl
 import threading

@@ -1,12 +1,52 @@
-"""List and map helpers with Kubernetes' size short-circuit (catalogue B-15)."""
+"""Shared helpers of the validation modules.
+
+- as_dict / as_list / as_str / as_int: read a decoded JSON value as one type, or its zero value.
+- Problem / materialise: cached check results turned into field errors only when there are some.
+- List and map helpers with Kubernetes' size short-circuit (catalogue B-15).
+"""
 
 from __future__ import annotations
 
 from typing import Any, Callable, Hashable, Iterable
 
-from webhook.field import ErrorList, Path, duplicate, too_many
+from webhook.field import ErrorList, Path, duplicate, invalid, too_long, too_many
 
 ItemValidator = Callable[[Any, Path], ErrorList]
+
+# (type, value, detail) triples of a cacheable check, materialised at a path only on error.
+# type is "TooLong" (detail: the maximum length) or "Invalid".
+Problem = tuple[str, Any, str]
+
+
+def as_dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def as_str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def as_int(value: Any) -> int:
+    """An int, but not a bool (JSON true is not a number); anything else is 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def materialise(problems: tuple[Problem, ...], path: Path | str) -> ErrorList:
+    """The field errors of `problems`, all at `path` (rendered once)."""
+    if not problems:
+        return []
+    errs: ErrorList = []
+    text = str(path)
+    for kind, value, detail in problems:
+        if kind == "TooLong":
+            errs.append(too_long(text, value, int(detail)))
+        else:
+            errs.append(invalid(text, value, detail))
+    return errs
 
 
 def validate_slice(items: list | None, max_size: int, validate_item: ItemValidator, path: Path) -> ErrorList:

@@ -13,23 +13,16 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import Path
+from webhook.validation._helpers import as_dict, as_list
 
 DRA_ADMIN_NAMESPACE_LABEL_KEY = "resource.kubernetes.io/admin-access"
 _DETAIL = (f"admin access to devices requires the `{DRA_ADMIN_NAMESPACE_LABEL_KEY}: true` label on the "
            "containing namespace; dra-webhook cannot see namespace labels, so the API server decides")
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
 def _first_admin_request(spec: Any) -> int:
-    for i, request in enumerate(_list(_dict(_dict(spec).get("devices")).get("requests"))):
-        if _dict(_dict(request).get("exactly")).get("adminAccess") is True:
+    for i, request in enumerate(as_list(as_dict(as_dict(spec).get("devices")).get("requests"))):
+        if as_dict(as_dict(request).get("exactly")).get("adminAccess") is True:
             return i
     return -1
 
@@ -43,9 +36,9 @@ def spec_admin_access_warnings(spec: Any) -> list[str]:
 
 
 def _has_admin_result(status: Any) -> int:
-    results = _list(_dict(_dict(_dict(status).get("allocation")).get("devices")).get("results"))
+    results = as_list(as_dict(as_dict(as_dict(status).get("allocation")).get("devices")).get("results"))
     for i, result in enumerate(results):
-        if _dict(result).get("adminAccess") is True:
+        if as_dict(result).get("adminAccess") is True:
             return i
     return -1
 

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from webhook.field import ErrorList, Path, duplicate, invalid, too_many
+from webhook.validation._helpers import as_dict, as_list, as_str
 from webhook.validation.names import is_qualified_name
 
 BINDING_CONDITIONS_MAX_SIZE = 4
 BINDING_FAILURE_CONDITIONS_MAX_SIZE = 4
-
-
-def _str_list(value: object) -> list:
-    return value if isinstance(value, list) else []
 
 
 def _validate_condition_list(items: list, max_size: int, path: Path) -> ErrorList:
@@ -19,15 +16,15 @@ def _validate_condition_list(items: list, max_size: int, path: Path) -> ErrorLis
         errs.append(too_many(path, len(items), max_size))
     else:
         for i, item in enumerate(items):
-            item = item if isinstance(item, str) else ""
+            item = as_str(item)
             errs.extend(invalid(path.index(i), item, m) for m in is_qualified_name(item))
     return errs
 
 
 def validate_binding_conditions(obj: dict, path: Path) -> ErrorList:
-    obj = obj if isinstance(obj, dict) else {}
-    conditions = _str_list(obj.get("bindingConditions"))
-    failures = _str_list(obj.get("bindingFailureConditions"))
+    obj = as_dict(obj)
+    conditions = as_list(obj.get("bindingConditions"))
+    failures = as_list(obj.get("bindingFailureConditions"))
     cond_path = path.child("bindingConditions")
     fail_path = path.child("bindingFailureConditions")
     errs = _validate_condition_list(conditions, BINDING_CONDITIONS_MAX_SIZE, cond_path)

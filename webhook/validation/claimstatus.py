@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, forbidden, invalid, not_supported, required, too_long, too_many
-from webhook.validation._helpers import validate_set, validate_slice
+from webhook.validation._helpers import as_dict, as_list, as_str, validate_set, validate_slice
 from webhook.validation.bindingconditions import validate_binding_conditions
 from webhook.validation.conditions import validate_conditions
 from webhook.validation.deviceclaim import DEVICE_CONFIG_MAX_SIZE, validate_allocation_request_refs
@@ -37,22 +37,10 @@ NETWORK_DEVICE_DATA_HARDWARE_ADDRESS_MAX_LENGTH = 128
 SharedDeviceID = tuple[str, str, str, "str | None"]
 
 
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list | None:
-    return value if isinstance(value, list) else None
-
-
 def shared_device_id(entry: Any) -> SharedDeviceID:
-    entry = _dict(entry)
+    entry = as_dict(entry)
     share_id = entry.get("shareID")
-    return (_str(entry.get("driver")), _str(entry.get("pool")), _str(entry.get("device")),
+    return (as_str(entry.get("driver")), as_str(entry.get("pool")), as_str(entry.get("device")),
             share_id if isinstance(share_id, str) else None)
 
 
@@ -63,31 +51,31 @@ def render_device_id(device_id: SharedDeviceID) -> str:
 
 
 def gather_allocated_devices(allocation: Any) -> set[SharedDeviceID]:
-    results = _list(_dict(_dict(allocation).get("devices")).get("results")) or []
+    results = as_list(as_dict(as_dict(allocation).get("devices")).get("results"))
     return {shared_device_id(result) for result in results}
 
 
 def _consumer_key(ref: Any) -> str:
-    return _str(_dict(ref).get("uid"))
+    return as_str(as_dict(ref).get("uid"))
 
 
 def validate_resource_claim_status_update(status: Any, old_status: Any, claim_deleted: bool,
                                           names: RequestNames, path: Path) -> ErrorList:
-    status, old_status = _dict(status), _dict(old_status)
-    reserved_for = _list(status.get("reservedFor")) or []
+    status, old_status = as_dict(status), as_dict(old_status)
+    reserved_for = as_list(status.get("reservedFor"))
     errs = validate_set(reserved_for, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, validate_resource_claim_user_reference,
                         _consumer_key, path.child("reservedFor"))
     allocation = status.get("allocation")
     allocation = allocation if isinstance(allocation, dict) else None
     allocated = gather_allocated_devices(allocation) if allocation is not None else set()
-    errs.extend(validate_set(_list(status.get("devices")), -1,
+    errs.extend(validate_set(as_list(status.get("devices")), -1,
                              lambda device, p: validate_device_status(device, p, allocated),
                              lambda device: render_device_id(shared_device_id(device)), path.child("devices")))
     if reserved_for:
         if allocation is None:
             errs.append(forbidden(path.child("reservedFor"), "may not be specified when `allocated` is not set"))
         elif claim_deleted:
-            old_refs = [_canonical_ref(r) for r in _list(old_status.get("reservedFor")) or []]
+            old_refs = [_canonical_ref(r) for r in as_list(old_status.get("reservedFor"))]
             if any(_canonical_ref(r) not in old_refs for r in reserved_for):
                 errs.append(forbidden(path.child("reservedFor"), "new entries may not be added while "
                                                                  "`deallocationRequested` or `deletionTimestamp` are set"))
@@ -101,22 +89,22 @@ def validate_resource_claim_status_update(status: Any, old_status: Any, claim_de
 
 
 def _canonical_ref(ref: Any) -> tuple[str, str, str, str]:
-    ref = _dict(ref)
-    return (_str(ref.get("apiGroup")), _str(ref.get("resource")), _str(ref.get("name")), _str(ref.get("uid")))
+    ref = as_dict(ref)
+    return (as_str(ref.get("apiGroup")), as_str(ref.get("resource")), as_str(ref.get("name")), as_str(ref.get("uid")))
 
 
 def validate_resource_claim_user_reference(ref: Any, path: Path) -> ErrorList:
-    ref = _dict(ref)
+    ref = as_dict(ref)
     errs: ErrorList = []
     for key in ("resource", "name", "uid"):
-        if not _str(ref.get(key)):
+        if not as_str(ref.get(key)):
             errs.append(required(path.child(key), ""))
     return errs
 
 
 def validate_allocation_result(allocation: dict, path: Path, names: RequestNames) -> ErrorList:
     """Rules for a newly set allocation (a stored one is only compared, never re-validated)."""
-    errs = validate_device_allocation_result(_dict(allocation.get("devices")), path.child("devices"), names)
+    errs = validate_device_allocation_result(as_dict(allocation.get("devices")), path.child("devices"), names)
     node_selector = allocation.get("nodeSelector")
     if isinstance(node_selector, dict):
         errs.extend(validate_node_selector(node_selector, path.child("nodeSelector")))
@@ -124,21 +112,21 @@ def validate_allocation_result(allocation: dict, path: Path, names: RequestNames
 
 
 def validate_device_allocation_result(devices: dict, path: Path, names: RequestNames) -> ErrorList:
-    errs = validate_slice(_list(devices.get("results")), ALLOCATION_RESULTS_MAX_SIZE,
+    errs = validate_slice(as_list(devices.get("results")), ALLOCATION_RESULTS_MAX_SIZE,
                           lambda result, p: validate_device_request_allocation_result(result, p, names),
                           path.child("results"))
-    errs.extend(validate_slice(_list(devices.get("config")), ALLOCATION_CONFIG_MAX_SIZE,
+    errs.extend(validate_slice(as_list(devices.get("config")), ALLOCATION_CONFIG_MAX_SIZE,
                                lambda config, p: validate_device_allocation_configuration(config, p, names),
                                path.child("config")))
     return errs
 
 
 def validate_device_request_allocation_result(result: Any, path: Path, names: RequestNames) -> ErrorList:
-    result = _dict(result)
-    errs = validate_request_name_ref(_str(result.get("request")), path.child("request"), names)
-    errs.extend(validate_driver_name(_str(result.get("driver")), path.child("driver")))
-    errs.extend(validate_pool_name(_str(result.get("pool")), path.child("pool")))
-    errs.extend(validate_dns_label(_str(result.get("device")), path.child("device")))
+    result = as_dict(result)
+    errs = validate_request_name_ref(as_str(result.get("request")), path.child("request"), names)
+    errs.extend(validate_driver_name(as_str(result.get("driver")), path.child("driver")))
+    errs.extend(validate_pool_name(as_str(result.get("pool")), path.child("pool")))
+    errs.extend(validate_dns_label(as_str(result.get("device")), path.child("device")))
     errs.extend(validate_binding_conditions(result, path))
     share_id = result.get("shareID")
     if isinstance(share_id, str):
@@ -147,8 +135,8 @@ def validate_device_request_allocation_result(result: Any, path: Path, names: Re
 
 
 def validate_device_allocation_configuration(config: Any, path: Path, names: RequestNames) -> ErrorList:
-    config = _dict(config)
-    errs = validate_allocation_config_source(_str(config.get("source")), path.child("source"))
+    config = as_dict(config)
+    errs = validate_allocation_config_source(as_str(config.get("source")), path.child("source"))
     errs.extend(validate_allocation_request_refs(config.get("requests"), path.child("requests"), names))
     errs.extend(validate_device_configuration(config, path, False))
     return errs
@@ -163,17 +151,17 @@ def validate_allocation_config_source(source: str, path: Path) -> ErrorList:
 
 
 def validate_device_status(device: Any, path: Path, allocated: set[SharedDeviceID]) -> ErrorList:
-    device = _dict(device)
-    errs = validate_driver_name(_str(device.get("driver")), path.child("driver"))
-    errs.extend(validate_pool_name(_str(device.get("pool")), path.child("pool")))
-    errs.extend(validate_dns_label(_str(device.get("device")), path.child("device")))
+    device = as_dict(device)
+    errs = validate_driver_name(as_str(device.get("driver")), path.child("driver"))
+    errs.extend(validate_pool_name(as_str(device.get("pool")), path.child("pool")))
+    errs.extend(validate_dns_label(as_str(device.get("device")), path.child("device")))
     share_id = device.get("shareID")
     if isinstance(share_id, str):
         errs.extend(validate_uid(share_id, path.child("shareID")))
     device_id = shared_device_id(device)
     if device_id not in allocated:
         errs.append(invalid(path, render_device_id(device_id), "must be an allocated device in the claim"))
-    conditions = _list(device.get("conditions")) or []
+    conditions = as_list(device.get("conditions"))
     if len(conditions) > ALLOCATED_DEVICE_STATUS_MAX_CONDITIONS:
         errs.append(too_many(path.child("conditions"), len(conditions), ALLOCATED_DEVICE_STATUS_MAX_CONDITIONS))
     errs.extend(validate_conditions(conditions, path.child("conditions")))
@@ -188,10 +176,10 @@ def validate_device_status(device: Any, path: Path, allocated: set[SharedDeviceI
 
 def validate_network_device_data(data: dict, path: Path) -> ErrorList:
     errs: ErrorList = []
-    if byte_len(_str(data.get("interfaceName"))) > NETWORK_DEVICE_DATA_INTERFACE_NAME_MAX_LENGTH:
+    if byte_len(as_str(data.get("interfaceName"))) > NETWORK_DEVICE_DATA_INTERFACE_NAME_MAX_LENGTH:
         errs.append(too_long(path.child("interfaceName"), "", NETWORK_DEVICE_DATA_INTERFACE_NAME_MAX_LENGTH))
-    if byte_len(_str(data.get("hardwareAddress"))) > NETWORK_DEVICE_DATA_HARDWARE_ADDRESS_MAX_LENGTH:
+    if byte_len(as_str(data.get("hardwareAddress"))) > NETWORK_DEVICE_DATA_HARDWARE_ADDRESS_MAX_LENGTH:
         errs.append(too_long(path.child("hardwareAddress"), "", NETWORK_DEVICE_DATA_HARDWARE_ADDRESS_MAX_LENGTH))
-    errs.extend(validate_set(_list(data.get("ips")), NETWORK_DEVICE_DATA_MAX_IPS,
-                             lambda ip, p: validate_interface_address(_str(ip), p), _str, path.child("ips")))
+    errs.extend(validate_set(as_list(data.get("ips")), NETWORK_DEVICE_DATA_MAX_IPS,
+                             lambda ip, p: validate_interface_address(as_str(ip), p), as_str, path.child("ips")))
     return errs

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from webhook.field import ErrorList, Path, duplicate, invalid, not_supported, required, too_long
+from webhook.validation._helpers import as_dict, as_list, as_str
 from webhook.validation.names import byte_len, is_qualified_name, regex_error
 
 CONDITION_STATUSES = ("False", "True", "Unknown")  # sorted, as sets.String.List renders them
@@ -19,20 +20,16 @@ _reason = re.compile(_REASON_FMT)
 _ZERO_TIMES = ("", "0001-01-01T00:00:00Z", "0001-01-01T00:00:00+00:00")
 
 
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def is_zero_time(value: Any) -> bool:
     return value is None or (isinstance(value, str) and value in _ZERO_TIMES)
 
 
 def validate_condition(condition: Any, path: Path) -> ErrorList:
-    condition = condition if isinstance(condition, dict) else {}
+    condition = as_dict(condition)
     errs: ErrorList = []
-    ctype = _str(condition.get("type"))
+    ctype = as_str(condition.get("type"))
     errs.extend(invalid(path.child("type"), ctype, m) for m in is_qualified_name(ctype))
-    status = _str(condition.get("status"))
+    status = as_str(condition.get("status"))
     if status not in CONDITION_STATUSES:
         errs.append(not_supported(path.child("status"), status, CONDITION_STATUSES))
     generation = condition.get("observedGeneration")
@@ -40,7 +37,7 @@ def validate_condition(condition: Any, path: Path) -> ErrorList:
         errs.append(invalid(path.child("observedGeneration"), generation, "must be greater than or equal to zero"))
     if is_zero_time(condition.get("lastTransitionTime")):
         errs.append(required(path.child("lastTransitionTime"), ""))
-    reason = _str(condition.get("reason"))
+    reason = as_str(condition.get("reason"))
     if not reason:
         errs.append(required(path.child("reason"), ""))
     else:
@@ -49,7 +46,7 @@ def validate_condition(condition: Any, path: Path) -> ErrorList:
                 _REASON_MSG, _REASON_FMT, "my_name", "MY_NAME", "MyName", "ReasonA,ReasonB", "ReasonA:ReasonB")))
         if byte_len(reason) > MAX_REASON_LENGTH:
             errs.append(too_long(path.child("reason"), "", MAX_REASON_LENGTH))
-    if byte_len(_str(condition.get("message"))) > MAX_MESSAGE_LENGTH:
+    if byte_len(as_str(condition.get("message"))) > MAX_MESSAGE_LENGTH:
         errs.append(too_long(path.child("message"), "", MAX_MESSAGE_LENGTH))
     return errs
 
@@ -57,8 +54,8 @@ def validate_condition(condition: Any, path: Path) -> ErrorList:
 def validate_conditions(conditions: Any, path: Path) -> ErrorList:
     errs: ErrorList = []
     seen: set[str] = set()
-    for i, condition in enumerate(conditions if isinstance(conditions, list) else []):
-        ctype = _str(condition.get("type")) if isinstance(condition, dict) else ""
+    for i, condition in enumerate(as_list(conditions)):
+        ctype = as_str(condition.get("type")) if isinstance(condition, dict) else ""
         if ctype in seen:
             errs.append(duplicate(path.index(i).child("type"), ctype))
         else:

@@ -1,7 +1,7 @@
 """One device of a ResourceSlice (catalogue RD-01..RD-33, upstream validateDevice).
 
-Written for speed on the common, valid case: name checks are cached, and paths are only built
-when there is an error to report.
+Written for speed on the common, valid case: name checks are cached (qualifiedname.py, names.py),
+and paths are only built when there is an error to report.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from typing import Any
 from webhook.field import (
     ErrorList,
     Path,
-    duplicate,
     forbidden,
     invalid,
     not_found,
@@ -22,15 +21,17 @@ from webhook.field import (
     too_many,
 )
 from webhook.quantity import parse_json_quantity
-from webhook.validation._helpers import truncate_key
+from webhook.validation._helpers import as_dict, as_list, as_str, materialise, truncate_key, validate_set
 from webhook.validation.bindingconditions import validate_binding_conditions
 from webhook.validation.names import (
     byte_len,
-    is_c_identifier,
     is_dns1123_label,
-    is_dns1123_subdomain,
+    is_native_resource,
+    validate_dns_label,
+    validate_node_name,
 )
 from webhook.validation.nodeselector import validate_node_selector
+from webhook.validation.qualifiedname import DEVICE_MAX_ID_LENGTH, qualified_name_problems
 from webhook.validation.requestpolicy import validate_request_policy
 from webhook.validation.taints import validate_device_taint
 
@@ -41,7 +42,6 @@ RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION = 32
 RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET = 32
 DEVICE_TAINTS_MAX_LENGTH = 16
 DEVICE_MAX_DOMAIN_LENGTH = 63
-DEVICE_MAX_ID_LENGTH = 32
 DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH = 64
 ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH = DEVICE_MAX_DOMAIN_LENGTH + 1 + DEVICE_MAX_ID_LENGTH
 
@@ -61,87 +61,6 @@ _SEMVER = re.compile(
 _SEMVER_MSG = "must be a string compatible with semver.org spec 2.0.0"
 _PER_DEVICE_MSG = ("exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when "
                    "`perDeviceNodeSelection` is set to true in the ResourceSlice spec")
-
-# (type, value, detail) triples of a name check, materialised at a path only on error.
-Problem = tuple[str, Any, str]
-
-
-def _materialise(problems: tuple[Problem, ...], path: Path) -> ErrorList:
-    errs: ErrorList = []
-    text = str(path)
-    for kind, value, detail in problems:
-        if kind == "TooLong":
-            errs.append(too_long(text, value, int(detail)))
-        else:
-            errs.append(invalid(text, value, detail))
-    return errs
-
-
-def _as_dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _as_list(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
-def _as_str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-# Name checks -----------------------------------------------------------------------------------
-
-@lru_cache(maxsize=8192)
-def _c_identifier_problems(value: str) -> tuple[Problem, ...]:
-    problems: list[Problem] = []
-    if byte_len(value) > DEVICE_MAX_ID_LENGTH:
-        problems.append(("TooLong", "", str(DEVICE_MAX_ID_LENGTH)))
-    problems.extend(("Invalid", value, m) for m in is_c_identifier(value))
-    return tuple(problems)
-
-
-@lru_cache(maxsize=8192)
-def _driver_name_problems(value: str) -> tuple[Problem, ...]:
-    # ValidateCSIDriverName for a non-empty value.
-    problems: list[Problem] = []
-    if byte_len(value) > DEVICE_MAX_DOMAIN_LENGTH:
-        problems.append(("TooLong", value, str(DEVICE_MAX_DOMAIN_LENGTH)))
-    problems.extend(("Invalid", value, m) for m in is_dns1123_subdomain(value.lower()))
-    return tuple(problems)
-
-
-@lru_cache(maxsize=16384)
-def qualified_name_problems(name: str) -> tuple[Problem, ...]:
-    """validateQualifiedName: C identifier, or domain/identifier; three or more parts pass (upstream gap)."""
-    parts = name.split("/")
-    if len(parts) == 1:
-        return _c_identifier_problems(parts[0])
-    if len(parts) != 2:
-        return ()
-    problems: list[Problem] = []
-    if not parts[0]:
-        problems.append(("Invalid", "", "the domain must not be empty"))
-    else:
-        problems.extend(_driver_name_problems(parts[0]))
-    if not parts[1]:
-        problems.append(("Invalid", "", "the name must not be empty"))
-    else:
-        problems.extend(_c_identifier_problems(parts[1]))
-    return tuple(problems)
-
-
-def validate_qualified_name(name: str, path: Path) -> ErrorList:
-    return _materialise(qualified_name_problems(name), path)
-
-
-@lru_cache(maxsize=8192)
-def _dns_label_problems(value: str) -> tuple[Problem, ...]:
-    return tuple(("Invalid", value, m) for m in is_dns1123_label(value))
-
-
-def validate_dns_label(value: str, path: Path) -> ErrorList:
-    problems = _dns_label_problems(value)
-    return _materialise(problems, path) if problems else []
 
 
 # Attributes ------------------------------------------------------------------------------------
@@ -164,7 +83,7 @@ def _validate_string_value(value: Any, path_fn) -> ErrorList:
 
 
 def _validate_version_value(value: Any, path_fn) -> ErrorList:
-    value = _as_str(value)
+    value = as_str(value)
     errs: ErrorList = []
     if not _SEMVER.fullmatch(value):
         errs.append(invalid(path_fn(), value, _SEMVER_MSG))
@@ -174,7 +93,7 @@ def _validate_version_value(value: Any, path_fn) -> ErrorList:
 
 
 def validate_device_attribute(attribute: Any, path: Path) -> ErrorList:
-    attribute = _as_dict(attribute)
+    attribute = as_dict(attribute)
     errs: ErrorList = []
     num_fields = 0
     if attribute.get("bool") is not None:
@@ -192,7 +111,7 @@ def validate_device_attribute(attribute: Any, path: Path) -> ErrorList:
         if items is None:
             continue
         num_fields += 1
-        items = _as_list(items)
+        items = as_list(items)
         if not items:
             errs.append(invalid(path.child(name), [], "must not be empty if specified"))
         if name == "strings":
@@ -239,7 +158,7 @@ def _validate_attributes(attributes: dict, path: Path) -> tuple[ErrorList, int]:
         problems = qualified_name_problems(key)
         if problems:
             map_path = map_path or path.child("attributes")
-            errs.extend(_materialise(problems, map_path))
+            errs.extend(materialise(problems, map_path))
         if _simple_attribute(attribute):
             num_values += 1
             continue
@@ -267,15 +186,15 @@ def _validate_capacity(capacity: dict, allow_multiple_allocations: bool, path: P
         problems = qualified_name_problems(key)
         if problems:
             map_path = map_path or path.child("capacity")
-            errs.extend(_materialise(problems, map_path))
-        entry = _as_dict(entry)
+            errs.extend(materialise(problems, map_path))
+        entry = as_dict(entry)
         policy = entry.get("requestPolicy")
         if policy is None:
             continue
         map_path = map_path or path.child("capacity")
         policy_path = map_path.key(truncate_key(key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH)).child("requestPolicy")
         if allow_multiple_allocations:
-            errs.extend(validate_request_policy(parse_json_quantity(entry.get("value")), _as_dict(policy), policy_path))
+            errs.extend(validate_request_policy(parse_json_quantity(entry.get("value")), as_dict(policy), policy_path))
         else:
             errs.append(forbidden(policy_path, "allowMultipleAllocations must be true"))
     return errs
@@ -296,14 +215,14 @@ def validate_counter_map(counters: dict, max_size: int, path: Path) -> ErrorList
 
 
 def validate_device_counter_consumption(consumption: Any, path: Path) -> ErrorList:
-    consumption = _as_dict(consumption)
+    consumption = as_dict(consumption)
     errs: ErrorList = []
-    counter_set = _as_str(consumption.get("counterSet"))
+    counter_set = as_str(consumption.get("counterSet"))
     if not counter_set:
         errs.append(required(path.child("counterSet"), ""))
     else:
         errs.extend(validate_dns_label(counter_set, path.child("counterSet")))
-    counters = _as_dict(consumption.get("counters"))
+    counters = as_dict(consumption.get("counters"))
     if not counters:
         errs.append(required(path.child("counters"), ""))
     else:
@@ -313,14 +232,14 @@ def validate_device_counter_consumption(consumption: Any, path: Path) -> ErrorLi
 
 
 def validate_counter_set(counter_set: Any, path: Path) -> ErrorList:
-    counter_set = _as_dict(counter_set)
+    counter_set = as_dict(counter_set)
     errs: ErrorList = []
-    name = _as_str(counter_set.get("name"))
+    name = as_str(counter_set.get("name"))
     if not name:
         errs.append(required(path.child("name"), ""))
     else:
         errs.extend(validate_dns_label(name, path.child("name")))
-    counters = _as_dict(counter_set.get("counters"))
+    counters = as_dict(counter_set.get("counters"))
     if not counters:
         errs.append(required(path.child("counters"), ""))
     else:
@@ -328,38 +247,21 @@ def validate_counter_set(counter_set: Any, path: Path) -> ErrorList:
     return errs
 
 
-def validate_set(items: list, max_size: int, validate_item, key_of, path: Path) -> ErrorList:
-    """validateSet: TooMany short-circuit, item checks, then Duplicate at the later index."""
-    if len(items) > max_size:
-        return [too_many(path, len(items), max_size)]
-    errs: ErrorList = []
-    for i, item in enumerate(items):
-        errs.extend(validate_item(item, path.index(i)))
-    seen: set = set()
-    for i, item in enumerate(items):
-        key = key_of(item)
-        if key in seen:
-            errs.append(duplicate(path.index(i), key))
-        else:
-            seen.add(key)
-    return errs
-
-
 def _counter_set_name(item: Any) -> str:
-    return _as_str(_as_dict(item).get("counterSet"))
+    return as_str(as_dict(item).get("counterSet"))
 
 
 # Taints ----------------------------------------------------------------------------------------
 
 def _taint_key(taint: Any) -> tuple:
-    taint = _as_dict(taint)
-    return (_as_str(taint.get("key")), _as_str(taint.get("value")), _as_str(taint.get("effect")),
+    taint = as_dict(taint)
+    return (as_str(taint.get("key")), as_str(taint.get("value")), as_str(taint.get("effect")),
             taint.get("timeAdded"))
 
 
 def taints_equal(a: Any, b: Any) -> bool:
     """Semantic deep-equal of two taint lists (nil and empty are equal)."""
-    a, b = _as_list(a), _as_list(b)
+    a, b = as_list(a), as_list(b)
     return len(a) == len(b) and all(_taint_key(x) == _taint_key(y) for x, y in zip(a, b))
 
 
@@ -368,7 +270,7 @@ def _validate_taints(taints: list, path: Path) -> ErrorList:
         return [too_many(path, len(taints), DEVICE_TAINTS_MAX_LENGTH)]
     errs: ErrorList = []
     for k, taint in enumerate(taints):
-        errs.extend(validate_device_taint(_as_dict(taint), None, path.index(k)))
+        errs.extend(validate_device_taint(as_dict(taint), None, path.index(k)))
     return errs
 
 
@@ -382,15 +284,15 @@ def _validate_node_selection(device: dict, per_device_node_selection: Any, path:
     if per_device_node_selection is True:
         set_fields: list[str] = []
         if node_name is not None:
-            node_name = _as_str(node_name)
+            node_name = as_str(node_name)
             if node_name:
                 set_fields.append("`nodeName`")
-                errs.extend(invalid(path.child("nodeName"), node_name, m) for m in is_dns1123_subdomain(node_name))
+                errs.extend(validate_node_name(node_name, path.child("nodeName")))
             else:
                 errs.append(invalid(path.child("nodeName"), node_name, "must not be empty"))
         if node_selector is not None:
             set_fields.append("`nodeSelector`")
-            errs.extend(validate_node_selector(_as_dict(node_selector), path.child("nodeSelector")))
+            errs.extend(validate_node_selector(as_dict(node_selector), path.child("nodeSelector")))
         if all_nodes is not None:
             if all_nodes is True:
                 set_fields.append("`allNodes`")
@@ -408,11 +310,6 @@ def _validate_node_selection(device: dict, per_device_node_selection: Any, path:
 
 # Node allocatable resources --------------------------------------------------------------------
 
-def is_native_resource(name: str) -> bool:
-    """v1helper.IsNativeResource: no domain, or a kubernetes.io/ domain."""
-    return "/" not in name or "kubernetes.io/" in name
-
-
 def validate_node_allocatable_resource_mappings(mappings: dict, capacities: Any, path: Path) -> ErrorList:
     errs: ErrorList = []
     capacities = capacities if isinstance(capacities, dict) else None
@@ -420,7 +317,7 @@ def validate_node_allocatable_resource_mappings(mappings: dict, capacities: Any,
         key_path = path.key(resource_name)
         if not is_native_resource(resource_name):
             errs.append(invalid(key_path, resource_name, "must be a node allocatable resource name"))
-        mapping = _as_dict(mapping)
+        mapping = as_dict(mapping)
         multiplier_raw = mapping.get("allocationMultiplier")
         capacity_key = mapping.get("capacityKey")
         if multiplier_raw is None and capacity_key is None:
@@ -431,7 +328,7 @@ def validate_node_allocatable_resource_mappings(mappings: dict, capacities: Any,
             if multiplier is not None and multiplier.sign() <= 0:
                 errs.append(invalid(key_path.child("allocationMultiplier"), str(multiplier), "must be positive"))
         if capacity_key is not None:
-            capacity_key = _as_str(capacity_key)
+            capacity_key = as_str(capacity_key)
             if capacity_key == "":
                 errs.append(invalid(key_path.child("capacityKey"), "", "capacityKey must not be an empty string"))
             elif capacities is None or capacity_key not in capacities:
@@ -442,16 +339,15 @@ def validate_node_allocatable_resource_mappings(mappings: dict, capacities: Any,
 # The device ------------------------------------------------------------------------------------
 
 def validate_device(device: Any, old_device: dict | None, path: Path, per_device_node_selection: Any) -> ErrorList:
-    device = _as_dict(device)
+    device = as_dict(device)
     errs: ErrorList = []
     allow_multiple_allocations = device.get("allowMultipleAllocations") is True
-    name = _as_str(device.get("name"))
-    problems = _dns_label_problems(name)
-    if problems:
-        errs.extend(_materialise(problems, path.child("name")))
+    name = as_str(device.get("name"))
+    if is_dns1123_label(name):
+        errs.extend(validate_dns_label(name, path.child("name")))
 
-    attributes = _as_dict(device.get("attributes"))
-    capacity = _as_dict(device.get("capacity"))
+    attributes = as_dict(device.get("attributes"))
+    capacity = as_dict(device.get("capacity"))
     total = len(attributes) + len(capacity)
     if total > RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE:
         errs.append(invalid(path, total, "the total number of attributes and capacities must not exceed "
@@ -464,12 +360,12 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
     if capacity:
         errs.extend(_validate_capacity(capacity, allow_multiple_allocations, path))
 
-    taints = _as_list(device.get("taints"))
+    taints = as_list(device.get("taints"))
     if old_device is None or not taints_equal(old_device.get("taints"), taints):
         if taints:
             errs.extend(_validate_taints(taints, path.child("taints")))
 
-    consumes = _as_list(device.get("consumesCounters"))
+    consumes = as_list(device.get("consumesCounters"))
     if consumes:
         errs.extend(validate_set(consumes, RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
                                  validate_device_counter_consumption, _counter_set_name,

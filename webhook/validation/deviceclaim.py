@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, invalid, not_supported, required
-from webhook.validation._helpers import validate_set, validate_slice
+from webhook.validation._helpers import as_dict, as_int, as_list, as_str, validate_set, validate_slice
 from webhook.validation.deviceconfig import validate_device_configuration
 from webhook.validation.names import validate_dns_label, validate_dns_subdomain
 from webhook.validation.qualifiedname import validate_fully_qualified_name
@@ -25,45 +25,29 @@ FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE = 8
 ALLOCATION_MODES = ("All", "ExactCount")
 
 
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list | None:
-    return value if isinstance(value, list) else None
-
-
 def _name_key(item: Any) -> str:
-    return _str(item.get("name")) if isinstance(item, dict) else ""
-
-
-def _string_key(item: Any) -> str:
-    return _str(item)
+    return as_str(item.get("name")) if isinstance(item, dict) else ""
 
 
 def validate_device_claim(device_claim: Any, path: Path, stored: bool) -> ErrorList:
-    device_claim = _dict(device_claim)
+    device_claim = as_dict(device_claim)
     names = gather_request_names(device_claim)
-    errs = validate_set(_list(device_claim.get("requests")), DEVICE_REQUESTS_MAX_SIZE,
+    errs = validate_set(as_list(device_claim.get("requests")), DEVICE_REQUESTS_MAX_SIZE,
                         lambda request, p: validate_device_request(request, p, stored), _name_key,
                         path.child("requests"))
-    errs.extend(validate_slice(_list(device_claim.get("constraints")), DEVICE_CONSTRAINTS_MAX_SIZE,
+    errs.extend(validate_slice(as_list(device_claim.get("constraints")), DEVICE_CONSTRAINTS_MAX_SIZE,
                                lambda constraint, p: validate_device_constraint(constraint, p, names),
                                path.child("constraints")))
-    errs.extend(validate_slice(_list(device_claim.get("config")), DEVICE_CONFIG_MAX_SIZE,
+    errs.extend(validate_slice(as_list(device_claim.get("config")), DEVICE_CONFIG_MAX_SIZE,
                                lambda config, p: validate_device_claim_configuration(config, p, names, stored),
                                path.child("config")))
     return errs
 
 
 def validate_device_request(request: Any, path: Path, stored: bool) -> ErrorList:
-    request = _dict(request)
-    errs = validate_dns_label(_str(request.get("name")), path.child("name"))
-    first_available = _list(request.get("firstAvailable")) or []
+    request = as_dict(request)
+    errs = validate_dns_label(as_str(request.get("name")), path.child("name"))
+    first_available = as_list(request.get("firstAvailable"))
     exactly = request.get("exactly")
     has_first_available = len(first_available) > 0
     has_exactly = isinstance(exactly, dict)
@@ -83,27 +67,27 @@ def validate_device_request(request: Any, path: Path, stored: bool) -> ErrorList
 
 def _validate_request_body(request: dict, path: Path, stored: bool) -> ErrorList:
     """The part common to `exactly` and a `firstAvailable` entry (class, selectors, mode, tolerations)."""
-    errs = validate_device_class_ref(_str(request.get("deviceClassName")), path.child("deviceClassName"))
+    errs = validate_device_class_ref(as_str(request.get("deviceClassName")), path.child("deviceClassName"))
     errs.extend(validate_selector_slice(request.get("selectors"), path.child("selectors"), stored))
-    errs.extend(validate_device_allocation_mode(_str(request.get("allocationMode")), request.get("count"),
+    errs.extend(validate_device_allocation_mode(as_str(request.get("allocationMode")), request.get("count"),
                                                 path.child("allocationMode"), path.child("count")))
     errs.extend(validate_device_tolerations(request.get("tolerations"), path.child("tolerations")))
     return errs
 
 
 def validate_device_sub_request(sub_request: Any, path: Path, stored: bool) -> ErrorList:
-    sub_request = _dict(sub_request)
-    errs = validate_dns_label(_str(sub_request.get("name")), path.child("name"))
+    sub_request = as_dict(sub_request)
+    errs = validate_dns_label(as_str(sub_request.get("name")), path.child("name"))
     errs.extend(_validate_request_body(sub_request, path, stored))
     return errs
 
 
 def validate_exact_device_request(request: Any, path: Path, stored: bool) -> ErrorList:
-    return _validate_request_body(_dict(request), path, stored)
+    return _validate_request_body(as_dict(request), path, stored)
 
 
 def validate_device_allocation_mode(mode: str, count: Any, mode_path: Path, count_path: Path) -> ErrorList:
-    count = count if isinstance(count, int) and not isinstance(count, bool) else 0
+    count = as_int(count)
     if mode == "All":
         if count != 0:
             return [invalid(count_path, count, f"must not be specified when allocationMode is '{mode}'")]
@@ -123,12 +107,12 @@ def validate_device_class_ref(device_class: str, path: Path) -> ErrorList:
 
 
 def _validate_request_refs(refs: Any, path: Path, names: RequestNames) -> ErrorList:
-    return validate_set(_list(refs), DEVICE_REQUESTS_MAX_SIZE,
-                        lambda ref, p: validate_request_name_ref(ref, p, names), _string_key, path)
+    return validate_set(as_list(refs), DEVICE_REQUESTS_MAX_SIZE,
+                        lambda ref, p: validate_request_name_ref(ref, p, names), as_str, path)
 
 
 def validate_device_constraint(constraint: Any, path: Path, names: RequestNames) -> ErrorList:
-    constraint = _dict(constraint)
+    constraint = as_dict(constraint)
     errs = _validate_request_refs(constraint.get("requests"), path.child("requests"), names)
     match_attribute, distinct_attribute = constraint.get("matchAttribute"), constraint.get("distinctAttribute")
     if isinstance(match_attribute, str):
@@ -143,7 +127,7 @@ def validate_device_constraint(constraint: Any, path: Path, names: RequestNames)
 
 
 def validate_device_claim_configuration(config: Any, path: Path, names: RequestNames, stored: bool) -> ErrorList:
-    config = _dict(config)
+    config = as_dict(config)
     errs = _validate_request_refs(config.get("requests"), path.child("requests"), names)
     errs.extend(validate_device_configuration(config, path, stored))
     return errs

@@ -11,28 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, invalid
-from webhook.validation._helpers import validate_slice
+from webhook.validation._helpers import as_dict, as_list, validate_slice
 from webhook.validation.deviceclaim import DEVICE_CONFIG_MAX_SIZE
 from webhook.validation.deviceconfig import validate_device_configuration
 from webhook.validation.equality import semantic_equal
 from webhook.validation.meta import validate_object_meta_update, validate_object_meta_with_opts
-from webhook.validation.names import is_qualified_name
+from webhook.validation.names import is_native_resource, is_qualified_name
 from webhook.validation.selectors import DEVICE_SELECTORS_MAX_SIZE, validate_selector
 
 DEFAULT_RESOURCE_REQUESTS_PREFIX = "requests."
-RESOURCE_DEFAULT_NAMESPACE_PREFIX = "kubernetes.io/"
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list | None:
-    return value if isinstance(value, list) else None
-
-
-def is_native_resource(name: str) -> bool:
-    return "/" not in name or RESOURCE_DEFAULT_NAMESPACE_PREFIX in name
 
 
 def is_extended_resource_name(name: str) -> bool:
@@ -43,13 +30,13 @@ def is_extended_resource_name(name: str) -> bool:
 
 
 def validate_device_class_spec(spec: Any, old_spec: Any, path: Path) -> ErrorList:
-    spec = _dict(spec)
-    selectors = _list(spec.get("selectors"))
-    stored = old_spec is not None and semantic_equal(selectors or [], _list(_dict(old_spec).get("selectors")) or [])
+    spec = as_dict(spec)
+    selectors = as_list(spec.get("selectors"))
+    stored = old_spec is not None and semantic_equal(selectors, as_list(as_dict(old_spec).get("selectors")))
     errs = validate_slice(selectors, DEVICE_SELECTORS_MAX_SIZE,
                           lambda selector, p: validate_selector(selector, p, stored), path.child("selectors"))
-    config = _list(spec.get("config"))
-    stored = old_spec is not None and semantic_equal(config or [], _list(_dict(old_spec).get("config")) or [])
+    config = as_list(spec.get("config"))
+    stored = old_spec is not None and semantic_equal(config, as_list(as_dict(old_spec).get("config")))
     errs.extend(validate_slice(config, DEVICE_CONFIG_MAX_SIZE,
                                lambda entry, p: validate_device_configuration(entry, p, stored), path.child("config")))
     name = spec.get("extendedResourceName")
@@ -69,7 +56,7 @@ def validate_device_class_update_only(new: dict, old: dict) -> ErrorList:
     """Upstream's ValidateDeviceClassUpdate."""
     errs = validate_object_meta_with_opts(new.get("metadata"), namespaced=False)
     errs.extend(validate_object_meta_update(new.get("metadata"), old.get("metadata")))
-    errs.extend(validate_device_class_spec(new.get("spec"), _dict(old.get("spec")), Path("spec")))
+    errs.extend(validate_device_class_spec(new.get("spec"), as_dict(old.get("spec")), Path("spec")))
     return errs
 
 

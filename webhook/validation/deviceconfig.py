@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, required
+from webhook.validation._helpers import as_str
 from webhook.validation.names import validate_driver_name
 from webhook.validation.rawjson import validate_raw_extension
 
@@ -14,7 +15,7 @@ _ABSENT = object()
 
 def validate_opaque_configuration(opaque: dict, path: Path, stored: bool) -> ErrorList:
     driver = opaque.get("driver")
-    errs = validate_driver_name(driver if isinstance(driver, str) else "", path.child("driver"))
+    errs = validate_driver_name(as_str(driver), path.child("driver"))
     errs.extend(validate_raw_extension(opaque.get("parameters"), path.child("parameters"), stored,
                                        OPAQUE_PARAMETERS_MAX_LENGTH))
     return errs

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, too_many
+from webhook.validation._helpers import as_dict
 from webhook.validation.conditions import validate_conditions
 from webhook.validation.meta import validate_object_meta, validate_object_meta_update
 from webhook.validation.names import validate_dns_label, validate_driver_name
@@ -16,10 +17,6 @@ from webhook.validation.poolname import validate_pool_name
 from webhook.validation.taints import validate_device_taint
 
 DEVICE_TAINT_RULE_STATUS_MAX_CONDITIONS = 8
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 def validate_device_taint_selector(selector: Any, path: Path) -> ErrorList:
@@ -37,10 +34,10 @@ def validate_device_taint_selector(selector: Any, path: Path) -> ErrorList:
 
 
 def validate_device_taint_rule_spec(spec: Any, old_spec: Any, path: Path) -> ErrorList:
-    spec = _dict(spec)
+    spec = as_dict(spec)
     errs = validate_device_taint_selector(spec.get("deviceSelector"), path.child("deviceSelector"))
-    old_taint = _dict(_dict(old_spec).get("taint")) if old_spec is not None else None
-    errs.extend(validate_device_taint(_dict(spec.get("taint")), old_taint, path.child("taint")))
+    old_taint = as_dict(as_dict(old_spec).get("taint")) if old_spec is not None else None
+    errs.extend(validate_device_taint(as_dict(spec.get("taint")), old_taint, path.child("taint")))
     return errs
 
 
@@ -52,13 +49,13 @@ def validate_device_taint_rule(obj: dict) -> ErrorList:
 
 def validate_device_taint_rule_update(new: dict, old: dict) -> ErrorList:
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
-    errs.extend(validate_device_taint_rule_spec(new.get("spec"), _dict(old.get("spec")), Path("spec")))
+    errs.extend(validate_device_taint_rule_spec(new.get("spec"), as_dict(old.get("spec")), Path("spec")))
     return errs
 
 
 def validate_device_taint_rule_status_update(new: dict, old: dict) -> ErrorList:
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
-    conditions = _dict(new.get("status")).get("conditions")
+    conditions = as_dict(new.get("status")).get("conditions")
     path = Path("status", "conditions")
     errs.extend(validate_conditions(conditions, path))
     if isinstance(conditions, list) and len(conditions) > DEVICE_TAINT_RULE_STATUS_MAX_CONDITIONS:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from webhook.field import ErrorList, Path, forbidden, internal_error, invalid, required, too_long
+from webhook.validation._helpers import as_str
 from webhook.validation.names import (
     byte_len,
     is_dns1123_label,
@@ -42,7 +43,7 @@ def name_is_dns_label(name: str, prefix: bool) -> tuple[str, ...]:
 
 def _str(meta: dict, key: str) -> str:
     value = meta.get(key)
-    return value if isinstance(value, str) else ""
+    return as_str(value)
 
 
 def validate_immutable(new: Any, old: Any, path: Path) -> ErrorList:
@@ -56,7 +57,7 @@ def validate_labels(labels: dict | None, path: Path) -> ErrorList:
     errs: ErrorList = []
     for key, value in (labels or {}).items():
         errs.extend(invalid(path, key, m) for m in is_qualified_name(key))
-        errs.extend(invalid(path, value, m) for m in is_label_value(value if isinstance(value, str) else ""))
+        errs.extend(invalid(path, value, m) for m in is_label_value(as_str(value)))
     return errs
 
 
@@ -65,7 +66,7 @@ def validate_annotations(annotations: dict | None, path: Path) -> ErrorList:
     total = 0
     for key, value in (annotations or {}).items():
         errs.extend(invalid(path, key, m) for m in is_qualified_name(key.lower()))
-        total += byte_len(key) + byte_len(value if isinstance(value, str) else "")
+        total += byte_len(key) + byte_len(as_str(value))
     if total > TOTAL_ANNOTATION_SIZE_LIMIT:
         errs.append(too_long(path, "", TOTAL_ANNOTATION_SIZE_LIMIT))
     return errs

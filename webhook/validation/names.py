@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from webhook.field import ErrorList, Path, invalid, required, too_long
+from webhook.field import ErrorList, Path, invalid, required
+from webhook.validation._helpers import Problem, materialise
 
 DNS1123_LABEL_MAX_LENGTH = 63
 DNS1123_SUBDOMAIN_MAX_LENGTH = 253
@@ -163,12 +164,26 @@ def validate_node_name(value: str, path: Path) -> ErrorList:
 DRIVER_NAME_MAX_LENGTH = 63
 
 
+@lru_cache(maxsize=8192)
+def driver_name_problems(value: str) -> tuple[Problem, ...]:
+    """The checks of validate_driver_name for a non-empty value, cacheable (see _helpers.materialise)."""
+    problems: list[Problem] = []
+    if byte_len(value) > DRIVER_NAME_MAX_LENGTH:
+        problems.append(("TooLong", value, str(DRIVER_NAME_MAX_LENGTH)))
+    problems.extend(("Invalid", value, m) for m in is_dns1123_subdomain(value.lower()))
+    return tuple(problems)
+
+
 def validate_driver_name(value: str, path: Path) -> ErrorList:
     """B-03 (ValidateCSIDriverName as 1.36 uses it): Required when empty, upper case allowed."""
     if not value:
         return [required(path, "")]
-    errs: ErrorList = []
-    if byte_len(value) > DRIVER_NAME_MAX_LENGTH:
-        errs.append(too_long(path, value, DRIVER_NAME_MAX_LENGTH))
-    errs.extend(invalid(path, value, m) for m in is_dns1123_subdomain(value.lower()))
-    return errs
+    return materialise(driver_name_problems(value), path)
+
+
+RESOURCE_DEFAULT_NAMESPACE_PREFIX = "kubernetes.io/"
+
+
+def is_native_resource(name: str) -> bool:
+    """v1helper.IsNativeResource: no domain, or a kubernetes.io/ domain."""
+    return "/" not in name or RESOURCE_DEFAULT_NAMESPACE_PREFIX in name

@@ -6,6 +6,7 @@ No exactly-one-term rule here: ResourceSlice adds that itself at the spec level.
 from __future__ import annotations
 
 from webhook.field import ErrorList, Path, forbidden, invalid, required
+from webhook.validation._helpers import as_dict, as_list, as_str
 from webhook.validation.names import is_dns1123_subdomain, is_label_value, is_qualified_name
 
 _LABEL_OPERATORS_WITH_VALUES = ("In", "NotIn")
@@ -14,19 +15,11 @@ _LABEL_OPERATORS_SINGLE_VALUE = ("Gt", "Lt")
 OBJECT_NAME_FIELD = "metadata.name"
 
 
-def _as_list(value: object) -> list:
-    return value if isinstance(value, list) else []
-
-
-def _as_str(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def validate_node_selector(selector: dict, path: Path) -> ErrorList:
     """ValidateNodeSelector: at least one term, then every term."""
-    selector = selector if isinstance(selector, dict) else {}
+    selector = as_dict(selector)
     terms_path = path.child("nodeSelectorTerms")
-    terms = _as_list(selector.get("nodeSelectorTerms"))
+    terms = as_list(selector.get("nodeSelectorTerms"))
     if not terms:
         return [required(terms_path, "must have at least one node selector term")]
     errs: ErrorList = []
@@ -36,19 +29,19 @@ def validate_node_selector(selector: dict, path: Path) -> ErrorList:
 
 
 def validate_node_selector_term(term: dict, path: Path) -> ErrorList:
-    term = term if isinstance(term, dict) else {}
+    term = as_dict(term)
     errs: ErrorList = []
-    for j, req in enumerate(_as_list(term.get("matchExpressions"))):
+    for j, req in enumerate(as_list(term.get("matchExpressions"))):
         errs.extend(validate_node_selector_requirement(req, path.child("matchExpressions").index(j)))
-    for j, req in enumerate(_as_list(term.get("matchFields"))):
+    for j, req in enumerate(as_list(term.get("matchFields"))):
         errs.extend(validate_node_field_selector_requirement(req, path.child("matchFields").index(j)))
     return errs
 
 
 def validate_node_selector_requirement(req: dict, path: Path) -> ErrorList:
-    req = req if isinstance(req, dict) else {}
-    operator = _as_str(req.get("operator"))
-    values = _as_list(req.get("values"))
+    req = as_dict(req)
+    operator = as_str(req.get("operator"))
+    values = as_list(req.get("values"))
     errs: ErrorList = []
     if operator in _LABEL_OPERATORS_WITH_VALUES:
         if not values:
@@ -63,19 +56,19 @@ def validate_node_selector_requirement(req: dict, path: Path) -> ErrorList:
                                  "must be specified single value when `operator` is 'Lt' or 'Gt'"))
     else:
         errs.append(invalid(path.child("operator"), operator, "not a valid selector operator"))
-    key = _as_str(req.get("key"))
+    key = as_str(req.get("key"))
     errs.extend(invalid(path.child("key"), key, m) for m in is_qualified_name(key))
     values_path = path.child("values")
     for v, value in enumerate(values):
-        value = _as_str(value)
+        value = as_str(value)
         errs.extend(invalid(values_path.index(v), value, m) for m in is_label_value(value))
     return errs
 
 
 def validate_node_field_selector_requirement(req: dict, path: Path) -> ErrorList:
-    req = req if isinstance(req, dict) else {}
-    operator = _as_str(req.get("operator"))
-    values = _as_list(req.get("values"))
+    req = as_dict(req)
+    operator = as_str(req.get("operator"))
+    values = as_list(req.get("values"))
     errs: ErrorList = []
     if operator in _LABEL_OPERATORS_WITH_VALUES:
         if len(values) != 1:
@@ -83,12 +76,12 @@ def validate_node_field_selector_requirement(req: dict, path: Path) -> ErrorList
                                  "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
     else:
         errs.append(invalid(path.child("operator"), operator, "not a valid selector operator"))
-    key = _as_str(req.get("key"))
+    key = as_str(req.get("key"))
     if key != OBJECT_NAME_FIELD:
         errs.append(invalid(path.child("key"), key, "not a valid field selector key"))
     else:
         values_path = path.child("values")
         for v, value in enumerate(values):
-            value = _as_str(value)
+            value = as_str(value)
             errs.extend(invalid(values_path.index(v), value, m) for m in is_dns1123_subdomain(value))
     return errs

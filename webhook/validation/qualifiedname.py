@@ -2,40 +2,59 @@
 
 A name is `<C identifier>` or `<driver-like domain>/<C identifier>`; three or more parts are
 accepted without error, as upstream does.
+
+The checks are cached per name (a ResourceSlice repeats the same attribute and capacity names on
+every device) and return Problem tuples, so that a field path is only built when there is an error.
 """
 
 from __future__ import annotations
 
-from webhook.field import ErrorList, Path, invalid, too_long
-from webhook.validation.names import byte_len, is_c_identifier, validate_driver_name
+from functools import lru_cache
+
+from webhook.field import ErrorList, Path, invalid
+from webhook.validation._helpers import Problem, materialise
+from webhook.validation.names import byte_len, driver_name_problems, is_c_identifier
 
 DEVICE_MAX_ID_LENGTH = 32
 
 
-def validate_c_identifier(value: str, path: Path) -> ErrorList:
-    errs: ErrorList = []
+@lru_cache(maxsize=8192)
+def c_identifier_problems(value: str) -> tuple[Problem, ...]:
+    problems: list[Problem] = []
     if byte_len(value) > DEVICE_MAX_ID_LENGTH:
-        errs.append(too_long(path, "", DEVICE_MAX_ID_LENGTH))
-    errs.extend(invalid(path, value, m) for m in is_c_identifier(value))
-    return errs
+        problems.append(("TooLong", "", str(DEVICE_MAX_ID_LENGTH)))
+    problems.extend(("Invalid", value, m) for m in is_c_identifier(value))
+    return tuple(problems)
+
+
+@lru_cache(maxsize=16384)
+def qualified_name_problems(name: str) -> tuple[Problem, ...]:
+    """validateQualifiedName: C identifier, or domain/identifier; three or more parts pass (upstream gap)."""
+    parts = name.split("/")
+    if len(parts) == 1:
+        return c_identifier_problems(parts[0])
+    if len(parts) != 2:
+        return ()
+    domain, ident = parts
+    problems: list[Problem] = []
+    if not domain:
+        problems.append(("Invalid", "", "the domain must not be empty"))
+    else:
+        problems.extend(driver_name_problems(domain))  # validateDriverName
+    if not ident:
+        problems.append(("Invalid", "", "the name must not be empty"))
+    else:
+        problems.extend(c_identifier_problems(ident))
+    return tuple(problems)
+
+
+def validate_c_identifier(value: str, path: Path) -> ErrorList:
+    return materialise(c_identifier_problems(value), path)
 
 
 def validate_resource_qualified_name(name: str, path: Path) -> ErrorList:
-    parts = name.split("/")
-    errs: ErrorList = []
-    if len(parts) == 1:
-        errs.extend(validate_c_identifier(parts[0], path))
-    elif len(parts) == 2:
-        domain, ident = parts
-        if not domain:
-            errs.append(invalid(path, "", "the domain must not be empty"))
-        else:
-            errs.extend(validate_driver_name(domain, path))
-        if not ident:
-            errs.append(invalid(path, "", "the name must not be empty"))
-        else:
-            errs.extend(validate_c_identifier(ident, path))
-    return errs
+    """Upstream's validateQualifiedName (names.validate_qualified_name is the label-key one)."""
+    return materialise(qualified_name_problems(name), path)
 
 
 def validate_fully_qualified_name(name: str, path: Path) -> ErrorList:

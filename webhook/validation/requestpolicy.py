@@ -8,6 +8,7 @@ The 1.36 quirks are kept: `default < min` is reported at `validRange.min` and `d
 from __future__ import annotations
 
 from webhook.field import ErrorList, Path, duplicate, forbidden, internal_error, invalid, required, too_many
+from webhook.validation._helpers import as_dict, as_list
 from webhook.quantity import Quantity, parse_json_quantity
 
 CAPACITY_REQUEST_POLICY_DISCRETE_MAX_OPTIONS = 10
@@ -22,7 +23,7 @@ def _q(raw: object) -> Quantity | None:
 
 def validate_request_policy(max_capacity: Quantity | None, policy: dict, path: Path) -> ErrorList:
     valid_values = policy.get("validValues")
-    valid_values = valid_values if isinstance(valid_values, list) else []
+    valid_values = as_list(valid_values)
     valid_range = policy.get("validRange")
     if valid_values and valid_range is not None:
         return [forbidden(path, 'exactly one policy can be specified, cannot specify "validValues" and '
@@ -42,7 +43,7 @@ def _validate_valid_request_values(max_capacity: Quantity | None, policy: dict, 
         if default is None:
             return [required(path.child("default"), "required when validRange is defined")]
         return validate_request_policy_range(_q(default), max_capacity,
-                                             valid_range if isinstance(valid_range, dict) else {},
+                                             as_dict(valid_range),
                                              path.child("validRange"))
     return []
 

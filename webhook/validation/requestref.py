@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, invalid
+from webhook.validation._helpers import as_list, as_str
 from webhook.validation.names import is_dns1123_label
 
 RequestNames = dict[str, "frozenset[str] | None"]
@@ -17,22 +18,18 @@ REQUEST_REF_DETAIL = ("must be the name of a request in the claim or the name of
                       "separated by '/'")
 
 
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def gather_request_names(device_claim: Any) -> RequestNames:
     names: RequestNames = {}
     requests = device_claim.get("requests") if isinstance(device_claim, dict) else None
-    for request in requests if isinstance(requests, list) else []:
+    for request in as_list(requests):
         if not isinstance(request, dict):
             continue
         first_available = request.get("firstAvailable")
         if not isinstance(first_available, list) or not first_available:
-            names[_str(request.get("name"))] = None
+            names[as_str(request.get("name"))] = None
             continue
-        names[_str(request.get("name"))] = frozenset(
-            _str(sub.get("name")) for sub in first_available if isinstance(sub, dict))
+        names[as_str(request.get("name"))] = frozenset(
+            as_str(sub.get("name")) for sub in first_available if isinstance(sub, dict))
     return names
 
 
@@ -48,7 +45,7 @@ def has_request(names: RequestNames, ref: str) -> bool:
 
 def validate_request_name_ref(ref: Any, path: Path, names: RequestNames) -> ErrorList:
     """validateRequestNameRef: each segment a DNS label, then the reference must resolve."""
-    ref = _str(ref)
+    ref = as_str(ref)
     segments = ref.split("/")
     if len(segments) > 2:
         return [invalid(path, ref, REQUEST_REF_DETAIL)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, invalid
+from webhook.validation._helpers import as_dict
 from webhook.validation.adminaccess import spec_admin_access_warnings, status_admin_access_warnings
 from webhook.validation.claimstatus import validate_resource_claim_status_update as _validate_status
 from webhook.validation.deviceclaim import validate_device_claim
@@ -19,12 +20,8 @@ from webhook.validation.meta import FIELD_IMMUTABLE, validate_object_meta, valid
 from webhook.validation.requestref import gather_request_names
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
 def validate_resource_claim_spec(spec: Any, path: Path, stored: bool) -> ErrorList:
-    return validate_device_claim(_dict(spec).get("devices"), path.child("devices"), stored)
+    return validate_device_claim(as_dict(spec).get("devices"), path.child("devices"), stored)
 
 
 def validate_resource_claim(obj: dict) -> ErrorList:
@@ -36,15 +33,15 @@ def validate_resource_claim(obj: dict) -> ErrorList:
 def validate_resource_claim_update(new: dict, old: dict) -> ErrorList:
     errs = validate_object_meta(new.get("metadata"), namespaced=True)
     errs.extend(validate_object_meta_update(new.get("metadata"), old.get("metadata")))
-    if not semantic_equal(_dict(new.get("spec")), _dict(old.get("spec"))):
+    if not semantic_equal(as_dict(new.get("spec")), as_dict(old.get("spec"))):
         errs.append(invalid(Path("spec"), new.get("spec"), FIELD_IMMUTABLE))
     return errs
 
 
 def validate_resource_claim_status_update(new: dict, old: dict) -> ErrorList:
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
-    names = gather_request_names(_dict(_dict(new.get("spec")).get("devices")))
-    deleted = _dict(new.get("metadata")).get("deletionTimestamp") is not None
+    names = gather_request_names(as_dict(as_dict(new.get("spec")).get("devices")))
+    deleted = as_dict(new.get("metadata")).get("deletionTimestamp") is not None
     errs.extend(_validate_status(new.get("status"), old.get("status"), deleted, names, Path("status")))
     return errs
 

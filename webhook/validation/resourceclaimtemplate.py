@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, invalid
+from webhook.validation._helpers import as_dict
 from webhook.validation.adminaccess import spec_admin_access_warnings
 from webhook.validation.equality import semantic_equal
 from webhook.validation.meta import (
@@ -20,13 +21,9 @@ from webhook.validation.meta import (
 from webhook.validation.resourceclaim import validate_resource_claim_spec
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
 def validate_resource_claim_template_spec(spec: Any, path: Path, stored: bool) -> ErrorList:
-    spec = _dict(spec)
-    errs = validate_template_object_meta(_dict(spec.get("metadata")), path.child("metadata"))
+    spec = as_dict(spec)
+    errs = validate_template_object_meta(as_dict(spec.get("metadata")), path.child("metadata"))
     errs.extend(validate_resource_claim_spec(spec.get("spec"), path.child("spec"), stored))
     return errs
 
@@ -41,7 +38,7 @@ def validate_resource_claim_template_only(obj: dict) -> ErrorList:
 def validate_resource_claim_template_update_only(new: dict, old: dict) -> ErrorList:
     """Upstream's ValidateResourceClaimTemplateUpdate."""
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
-    if not semantic_equal(_dict(new.get("spec")), _dict(old.get("spec"))):
+    if not semantic_equal(as_dict(new.get("spec")), as_dict(old.get("spec"))):
         errs.append(invalid(Path("spec"), new.get("spec"), FIELD_IMMUTABLE))
     return errs
 
@@ -59,4 +56,4 @@ def resource_claim_template_warnings(obj: dict, old: dict | None) -> list[str]:
     """Admin-access warning on create; the path is upstream's (`spec.devices…`, not `spec.spec.devices…`)."""
     if old is not None:
         return []
-    return spec_admin_access_warnings(_dict(obj.get("spec")).get("spec"))
+    return spec_admin_access_warnings(as_dict(obj.get("spec")).get("spec"))

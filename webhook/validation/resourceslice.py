@@ -5,81 +5,48 @@ Checks run in upstream order so error lists come out in the same order (Go map i
 
 from __future__ import annotations
 
-from typing import Any
-
-from webhook.field import ErrorList, Path, invalid, required, too_long, too_many
-from webhook.validation.device import (
-    has_list_attribute,
-    validate_counter_set,
-    validate_device,
-    validate_set,
-)
+from webhook.field import ErrorList, Path, invalid, required, too_many
+from webhook.validation._helpers import as_dict, as_int, as_list, as_str, validate_set
+from webhook.validation.device import has_list_attribute, validate_counter_set, validate_device
 from webhook.validation.meta import validate_immutable, validate_object_meta, validate_object_meta_update
-from webhook.validation.names import byte_len, is_dns1123_subdomain, validate_driver_name
+from webhook.validation.names import validate_driver_name, validate_node_name
 from webhook.validation.nodeselector import validate_node_selector
+from webhook.validation.poolname import validate_pool_name
 
 RESOURCE_SLICE_MAX_DEVICES = 128
 RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES = 64
 RESOURCE_SLICE_MAX_COUNTER_SETS = 8
-POOL_NAME_MAX_LENGTH = 253
 
 _NODE_SELECTION_FIELDS = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
 
 
-def _as_dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _as_list(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
-def _as_str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _as_int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def validate_resource_slice(slice_: dict) -> ErrorList:
     errs = validate_object_meta(slice_.get("metadata"), namespaced=False)
-    errs.extend(validate_resource_slice_spec(_as_dict(slice_.get("spec")), None, Path("spec")))
+    errs.extend(validate_resource_slice_spec(as_dict(slice_.get("spec")), None, Path("spec")))
     return errs
 
 
 def validate_resource_slice_update(new: dict, old: dict) -> ErrorList:
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
-    errs.extend(validate_resource_slice_spec(_as_dict(new.get("spec")), _as_dict(old.get("spec")), Path("spec")))
+    errs.extend(validate_resource_slice_spec(as_dict(new.get("spec")), as_dict(old.get("spec")), Path("spec")))
     return errs
 
 
 def resource_slice_warnings(new: dict, old: dict | None) -> list[str]:
     """The registry's WarningsOnCreate / WarningsOnUpdate."""
-    driver = _as_str(_as_dict(new.get("spec")).get("driver"))
+    driver = as_str(as_dict(new.get("spec")).get("driver"))
     if driver != driver.lower():
         quoted = '"' + driver.replace("\\", "\\\\").replace('"', '\\"') + '"'
         return [f"spec.driver: driver names should be lowercase; {quoted} contains uppercase characters"]
     return []
 
 
-def validate_pool_name(name: str, path: Path) -> ErrorList:
-    if not name:
-        return [required(path, "")]
-    errs: ErrorList = []
-    if byte_len(name) > POOL_NAME_MAX_LENGTH:
-        errs.append(too_long(path, "", POOL_NAME_MAX_LENGTH))
-    for part in name.split("/"):
-        errs.extend(invalid(path, part, m) for m in is_dns1123_subdomain(part))
-    return errs
-
-
 def _validate_resource_pool(pool: dict, path: Path) -> ErrorList:
-    errs = validate_pool_name(_as_str(pool.get("name")), path.child("name"))
-    count = _as_int(pool.get("resourceSliceCount"))
+    errs = validate_pool_name(as_str(pool.get("name")), path.child("name"))
+    count = as_int(pool.get("resourceSliceCount"))
     if count <= 0:
         errs.append(invalid(path.child("resourceSliceCount"), count, "must be greater than zero"))
-    generation = _as_int(pool.get("generation"))
+    generation = as_int(pool.get("generation"))
     if generation < 0:
         errs.append(invalid(path.child("generation"), generation, "must be greater than or equal to zero"))
     return errs
@@ -88,48 +55,48 @@ def _validate_resource_pool(pool: dict, path: Path) -> ErrorList:
 def _have_advanced_features(devices: list) -> bool:
     """haveDeviceTaints || haveConsumesCounters || haveListAttributes."""
     for device in devices:
-        device = _as_dict(device)
-        if _as_list(device.get("taints")) or _as_list(device.get("consumesCounters")):
+        device = as_dict(device)
+        if as_list(device.get("taints")) or as_list(device.get("consumesCounters")):
             return True
-    return any(has_list_attribute(_as_dict(_as_dict(device).get("attributes"))) for device in devices)
+    return any(has_list_attribute(as_dict(as_dict(device).get("attributes"))) for device in devices)
 
 
 def _lookup_device(old_spec: dict | None, name: str) -> dict | None:
     if old_spec is None:
         return None
-    for device in _as_list(old_spec.get("devices")):
-        if isinstance(device, dict) and _as_str(device.get("name")) == name:
+    for device in as_list(old_spec.get("devices")):
+        if isinstance(device, dict) and as_str(device.get("name")) == name:
             return device
     return None
 
 
 def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path) -> ErrorList:
-    errs = validate_driver_name(_as_str(spec.get("driver")), path.child("driver"))
-    pool = _as_dict(spec.get("pool"))
+    errs = validate_driver_name(as_str(spec.get("driver")), path.child("driver"))
+    pool = as_dict(spec.get("pool"))
     errs.extend(_validate_resource_pool(pool, path.child("pool")))
     if old_spec is not None:
-        old_pool = _as_dict(old_spec.get("pool"))
-        errs.extend(validate_immutable(_as_str(pool.get("name")), _as_str(old_pool.get("name")),
+        old_pool = as_dict(old_spec.get("pool"))
+        errs.extend(validate_immutable(as_str(pool.get("name")), as_str(old_pool.get("name")),
                                        path.child("pool", "name")))
-        errs.extend(validate_immutable(_as_str(spec.get("driver")), _as_str(old_spec.get("driver")),
+        errs.extend(validate_immutable(as_str(spec.get("driver")), as_str(old_spec.get("driver")),
                                        path.child("driver")))
         errs.extend(validate_immutable(spec.get("nodeName"), old_spec.get("nodeName"), path.child("nodeName")))
 
     set_fields: list[str] = []
     node_name = spec.get("nodeName")
     if node_name is not None:
-        node_name = _as_str(node_name)
+        node_name = as_str(node_name)
         if node_name:
             set_fields.append("`nodeName`")
-            errs.extend(invalid(path.child("nodeName"), node_name, m) for m in is_dns1123_subdomain(node_name))
+            errs.extend(validate_node_name(node_name, path.child("nodeName")))
         else:
             errs.append(invalid(path.child("nodeName"), node_name, "must be either unset or set to a non-empty string"))
     node_selector = spec.get("nodeSelector")
     if node_selector is not None:
         set_fields.append("`nodeSelector`")
-        node_selector = _as_dict(node_selector)
+        node_selector = as_dict(node_selector)
         errs.extend(validate_node_selector(node_selector, path.child("nodeSelector")))
-        terms = _as_list(node_selector.get("nodeSelectorTerms"))
+        terms = as_list(node_selector.get("nodeSelectorTerms"))
         if len(terms) != 1:
             errs.append(invalid(path.child("nodeSelector", "nodeSelectorTerms"), node_selector.get("nodeSelectorTerms"),
                                 "must have exactly one node selector term"))
@@ -150,7 +117,7 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path) 
     if spec.get("sharedCounters") is not None and spec.get("devices") is not None:
         errs.append(invalid(path, "", "only one of `sharedCounters` or `devices` is allowed"))
 
-    devices = _as_list(spec.get("devices"))
+    devices = as_list(spec.get("devices"))
     max_devices = RESOURCE_SLICE_MAX_DEVICES
     if _have_advanced_features(devices):
         max_devices = RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES
@@ -162,13 +129,13 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path) 
         errs.extend(validate_set(
             devices, max_devices,
             lambda device, p: validate_device(
-                device, _lookup_device(old_spec, _as_str(_as_dict(device).get("name"))), p, per_device_node_selection),
-            lambda device: _as_str(_as_dict(device).get("name")),
+                device, _lookup_device(old_spec, as_str(as_dict(device).get("name"))), p, per_device_node_selection),
+            lambda device: as_str(as_dict(device).get("name")),
             devices_path))
 
-    shared_counters = _as_list(spec.get("sharedCounters"))
+    shared_counters = as_list(spec.get("sharedCounters"))
     if shared_counters:
         errs.extend(validate_set(shared_counters, RESOURCE_SLICE_MAX_COUNTER_SETS, validate_counter_set,
-                                 lambda counter_set: _as_str(_as_dict(counter_set).get("name")),
+                                 lambda counter_set: as_str(as_dict(counter_set).get("name")),
                                  path.child("sharedCounters")))
     return errs

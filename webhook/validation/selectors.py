@@ -9,18 +9,18 @@ from typing import Any
 
 from webhook import cel
 from webhook.field import ErrorList, Path, required
-from webhook.validation._helpers import validate_slice
+from webhook.validation._helpers import as_dict, as_str, validate_slice
 
 DEVICE_SELECTORS_MAX_SIZE = 32
 
 
 def validate_selector(selector: Any, path: Path, stored: bool) -> ErrorList:
-    selector = selector if isinstance(selector, dict) else {}
+    selector = as_dict(selector)
     cel_selector = selector.get("cel")
     if not isinstance(cel_selector, dict):
         return [required(path.child("cel"), "")]
     expression = cel_selector.get("expression")
-    expression = expression if isinstance(expression, str) else ""
+    expression = as_str(expression)
     return list(cel.validate_selector(expression, path.child("cel", "expression"), stored=stored))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from webhook.field import ErrorList, Path, invalid, not_supported, required
+from webhook.validation._helpers import as_dict, as_str
 from webhook.validation.names import is_label_value, is_qualified_name
 
 DEVICE_TAINT_EFFECT_NO_SCHEDULE = "NoSchedule"
@@ -12,21 +13,17 @@ DEVICE_TAINT_EFFECT_NONE = "None"
 VALID_DEVICE_TAINT_EFFECTS = (DEVICE_TAINT_EFFECT_NO_EXECUTE, DEVICE_TAINT_EFFECT_NO_SCHEDULE, DEVICE_TAINT_EFFECT_NONE)
 
 
-def _as_str(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def validate_device_taint(taint: dict, old_taint: dict | None, path: Path) -> ErrorList:
     """Key is a label key (empty gives two Invalid), value a label value; effect only when new or changed."""
-    taint = taint if isinstance(taint, dict) else {}
+    taint = as_dict(taint)
     errs: ErrorList = []
-    key = _as_str(taint.get("key"))
+    key = as_str(taint.get("key"))
     errs.extend(invalid(path.child("key"), key, m) for m in is_qualified_name(key))
-    value = _as_str(taint.get("value"))
+    value = as_str(taint.get("value"))
     if value:
         errs.extend(invalid(path.child("value"), value, m) for m in is_label_value(value))
-    effect = _as_str(taint.get("effect"))
-    if old_taint is None or _as_str(old_taint.get("effect") if isinstance(old_taint, dict) else None) != effect:
+    effect = as_str(taint.get("effect"))
+    if old_taint is None or as_str(old_taint.get("effect") if isinstance(old_taint, dict) else None) != effect:
         if effect == "":
             errs.append(required(path.child("effect"), ""))
         elif effect not in VALID_DEVICE_TAINT_EFFECTS:

@@ -9,23 +9,20 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, invalid, not_supported, required
+from webhook.validation._helpers import as_dict, as_list, as_str
 from webhook.validation.names import is_label_value, is_qualified_name
 
 TOLERATION_OPERATORS = ("Equal", "Exists")
 DEVICE_TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")  # sorted, as sets.List renders them
 
 
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def validate_device_toleration(toleration: Any, path: Path) -> ErrorList:
-    toleration = toleration if isinstance(toleration, dict) else {}
+    toleration = as_dict(toleration)
     errs: ErrorList = []
-    key = _str(toleration.get("key"))
+    key = as_str(toleration.get("key"))
     if key:
         errs.extend(invalid(path.child("key"), key, m) for m in is_qualified_name(key))
-    operator, value = _str(toleration.get("operator")), _str(toleration.get("value"))
+    operator, value = as_str(toleration.get("operator")), as_str(toleration.get("value"))
     if operator == "Exists":
         if value:
             errs.append(invalid(path.child("value"), value, "must be empty for operator `Exists`"))
@@ -35,7 +32,7 @@ def validate_device_toleration(toleration: Any, path: Path) -> ErrorList:
         errs.append(required(path.child("operator"), ""))
     else:
         errs.append(not_supported(path.child("operator"), operator, TOLERATION_OPERATORS))
-    effect = _str(toleration.get("effect"))
+    effect = as_str(toleration.get("effect"))
     if effect and effect not in DEVICE_TAINT_EFFECTS:
         errs.append(not_supported(path.child("effect"), effect, DEVICE_TAINT_EFFECTS))
     return errs
@@ -43,6 +40,6 @@ def validate_device_toleration(toleration: Any, path: Path) -> ErrorList:
 
 def validate_device_tolerations(tolerations: Any, path: Path) -> ErrorList:
     errs: ErrorList = []
-    for i, toleration in enumerate(tolerations if isinstance(tolerations, list) else []):
+    for i, toleration in enumerate(as_list(tolerations)):
         errs.extend(validate_device_toleration(toleration, path.index(i)))
     return errs

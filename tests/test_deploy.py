@@ -1,0 +1,221 @@
+"""deploy/: the kustomize base and overlays render, match the Kubernetes 1.36 schemas, and agree
+with the server (flags, paths, ports, Secret and webhook names)."""
+
+from __future__ import annotations
+
+import base64
+import shutil
+import stat
+import subprocess
+import tempfile
+from functools import cache
+from pathlib import Path
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from support import cli
+from webhook import __version__, certs, kustomize
+from webhook.cli import build_parser
+
+DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
+KUBECTL = shutil.which("kubectl")
+NO_KUBECTL = "kubectl not found: overlays are rendered only with `kubectl kustomize`"
+K8S_VERSION = "1.36.0"
+CLUSTER_SCOPED = {"Namespace", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"}
+_scratch = tempfile.TemporaryDirectory(prefix="deploy-test-")  # removed when the test process ends
+
+
+def kubectl_kustomize(directory: Path) -> list[dict]:
+    result = subprocess.run([KUBECTL, "kustomize", str(directory)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return [doc for doc in yaml.safe_load_all(result.stdout) if doc]
+
+
+def base_by_hand() -> list[dict]:
+    """The base rendered without kustomize: its resources, namespace and image tag applied."""
+    kustomization = yaml.safe_load((DEPLOY / "base" / "kustomization.yaml").read_text())
+    tags = {image["name"]: image["newTag"] for image in kustomization.get("images", [])}
+    docs = []
+    for name in kustomization["resources"]:
+        for doc in yaml.safe_load_all((DEPLOY / "base" / name).read_text()):
+            if doc["kind"] not in CLUSTER_SCOPED:
+                doc["metadata"]["namespace"] = kustomization["namespace"]
+            for container in doc.get("spec", {}).get("template", {}).get("spec", {}).get("containers", []):
+                if container["image"] in tags:
+                    container["image"] = f"{container['image']}:{tags[container['image']]}"
+            docs.append(doc)
+    return docs
+
+
+def self_signed_copy() -> Path:
+    """A copy of deploy/ whose self-signed overlay has its generated files, as `certs --kustomize` writes them."""
+    root = Path(_scratch.name) / "self-signed"
+    if not root.exists():
+        shutil.copytree(DEPLOY, root / "deploy")
+        files = certs.generate(root / "certs")
+        kustomize.write(root / "deploy" / "overlays" / "self-signed", files, certs.DEFAULT_NAMESPACE)
+    return root
+
+
+@cache
+def rendered(overlay: str) -> tuple[dict, ...]:
+    if overlay == "base":
+        return tuple(kubectl_kustomize(DEPLOY / "base") if KUBECTL else base_by_hand())
+    if overlay == "self-signed":
+        return tuple(kubectl_kustomize(self_signed_copy() / "deploy" / "overlays" / "self-signed"))
+    return tuple(kubectl_kustomize(DEPLOY / "overlays" / overlay))
+
+
+def schema_cases():
+    for overlay in ("base", "cert-manager", "self-signed"):
+        if overlay != "base" and not KUBECTL:
+            yield pytest.param(overlay, None, id=f"{overlay}-not-rendered")
+            continue
+        for doc in rendered(overlay):
+            yield pytest.param(overlay, doc, id=f"{overlay}-{doc['kind']}-{doc['metadata']['name']}")
+
+
+def find(docs, kind: str, name: str | None = None) -> dict:
+    matches = [d for d in docs if d["kind"] == kind and (name is None or d["metadata"]["name"] == name)]
+    assert len(matches) == 1, f"expected one {kind} {name or ''}, found {len(matches)}"
+    return matches[0]
+
+
+@pytest.mark.parametrize("overlay,doc", list(schema_cases()))
+def test_manifest_matches_the_kubernetes_1_36_strict_schema(overlay, doc):
+    if doc is None:
+        pytest.skip(NO_KUBECTL)
+    if doc["apiVersion"].startswith("cert-manager.io/"):
+        pytest.skip(f"{doc['kind']} is a cert-manager CRD; kubernetes-validate ships only Kubernetes' own schemas")
+    assert kubernetes_validate.validate(doc, K8S_VERSION, strict=True) == "1.36"
+
+
+@pytest.mark.skipif(not KUBECTL, reason=NO_KUBECTL)
+def test_base_rendered_by_hand_equals_kustomize():
+    # Keeps the fallback used on machines without kubectl honest.
+    key = lambda d: (d["kind"], d["metadata"]["name"])  # noqa: E731
+    assert sorted(base_by_hand(), key=key) == sorted(kubectl_kustomize(DEPLOY / "base"), key=key)
+
+
+def test_deployment_is_hardened_and_highly_available():
+    docs = rendered("base")
+    deployment = find(docs, "Deployment", "dra-webhook")
+    spec, pod = deployment["spec"], deployment["spec"]["template"]["spec"]
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert spec["replicas"] == 2
+    assert spec["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
+    anti = pod["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"]
+    assert anti["topologyKey"] == "kubernetes.io/hostname"
+    assert anti["labelSelector"]["matchLabels"].items() <= labels.items()
+    pdb = find(docs, "PodDisruptionBudget", "dra-webhook")
+    assert pdb["spec"]["minAvailable"] == 1 and pdb["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault"
+    assert pod["automountServiceAccountToken"] is False
+    [container] = pod["containers"]
+    security = container["securityContext"]
+    assert security["readOnlyRootFilesystem"] is True and security["allowPrivilegeEscalation"] is False
+    assert security["capabilities"]["drop"] == ["ALL"] and "add" not in security["capabilities"]
+    assert security["seccompProfile"]["type"] == "RuntimeDefault"
+    assert set(container["resources"]["requests"]) == {"cpu", "memory"}
+    assert set(container["resources"]["limits"]) == {"cpu", "memory"}
+    assert container["image"] == f"dra-webhook:{__version__}"  # the image tag follows the package version
+    for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
+        assert container[probe]["httpGet"] == {"path": path, "port": "https", "scheme": "HTTPS"}
+
+
+def test_container_args_are_serve_flags_pointing_at_the_mounted_secret():
+    pod = find(rendered("base"), "Deployment")["spec"]["template"]["spec"]
+    [container] = pod["containers"]
+    args = build_parser().parse_args(container["args"])  # exits (fails the test) on an unknown flag
+    assert args.command == "serve"
+    [mount] = container["volumeMounts"]
+    assert mount["readOnly"] is True
+    assert Path(args.cert_file).parent == Path(args.key_file).parent == Path(mount["mountPath"])
+    [volume] = [v for v in pod["volumes"] if v["name"] == mount["name"]]
+    assert volume["secret"]["secretName"] == kustomize.SECRET_NAME
+    assert [p["containerPort"] for p in container["ports"] if p["name"] == "https"] == [args.port]
+    # SIGTERM comes after preStop; the pod is killed at terminationGracePeriodSeconds.
+    stop_budget = container["lifecycle"]["preStop"]["sleep"]["seconds"] + args.shutdown_grace_seconds
+    assert stop_budget < pod["terminationGracePeriodSeconds"]
+
+
+def test_service_sends_443_to_the_container_port():
+    docs = rendered("base")
+    [port] = find(docs, "Service", "dra-webhook")["spec"]["ports"]
+    [container] = find(docs, "Deployment")["spec"]["template"]["spec"]["containers"]
+    target = {p["name"]: p["containerPort"] for p in container["ports"]}.get(port["targetPort"], port["targetPort"])
+    assert (port["port"], target) == (443, 8443)
+
+
+@pytest.mark.parametrize("kind,path", [("ValidatingWebhookConfiguration", "/validate"),
+                                       ("MutatingWebhookConfiguration", "/mutate")])
+def test_webhook_configuration(kind, path):
+    docs = rendered("base")
+    configuration = find(docs, kind, kustomize.CONFIGURATION_NAME)
+    [webhook] = configuration["webhooks"]
+    assert webhook["name"] in {name for k, name in kustomize.CA_BUNDLE_PATCHES.values() if k == kind}
+    service = find(docs, "Service")
+    assert webhook["clientConfig"]["service"] == {"name": service["metadata"]["name"],
+                                                  "namespace": service["metadata"]["namespace"],
+                                                  "path": path, "port": 443}
+    assert (webhook["sideEffects"], webhook["matchPolicy"], webhook["timeoutSeconds"]) == ("None", "Equivalent", 5)
+    assert webhook["admissionReviewVersions"] == ["v1"]
+    assert webhook["failurePolicy"] in ("Fail", "Ignore")
+    covered = {(version, resource) for rule in webhook["rules"] for version in rule["apiVersions"]
+               for resource in rule["resources"]
+               if rule["apiGroups"] == ["resource.k8s.io"] and sorted(rule["operations"]) == ["CREATE", "UPDATE"]}
+    resources = ("resourceslices", "resourceclaims", "resourceclaims/status", "resourceclaimtemplates",
+                 "deviceclasses", "devicetaintrules")
+    expected = {(v, r) for v in ("v1", "v1beta2", "v1beta1") for r in resources} | {("v1alpha3", "devicetaintrules")}
+    assert covered == expected
+
+
+def test_failure_policies_are_explained_in_the_readme():
+    readme = (DEPLOY / "README.md").read_text()
+    for kind in ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"):
+        policy = find(rendered("base"), kind)["webhooks"][0]["failurePolicy"]
+        assert f"failurePolicy: {policy}" in readme
+
+
+def test_certs_cli_writes_the_self_signed_overlay(tmp_path):
+    shutil.copytree(DEPLOY, tmp_path / "deploy")
+    overlay = tmp_path / "deploy" / "overlays" / "self-signed"
+    result = cli("certs", "--out", str(tmp_path / "certs"), "--kustomize", str(overlay))
+    assert result.returncode == 0, result.stderr
+    assert stat.S_IMODE((overlay / kustomize.SECRET_FILE).stat().st_mode) == 0o600
+    ignored = set((DEPLOY / "overlays" / "self-signed" / ".gitignore").read_text().split())
+    assert {kustomize.SECRET_FILE, *kustomize.CA_BUNDLE_PATCHES} <= ignored  # the key never lands in git
+    if not KUBECTL:
+        pytest.skip(NO_KUBECTL)
+    docs = kubectl_kustomize(overlay)
+    ca_bundle = base64.b64encode((tmp_path / "certs" / "ca.crt").read_bytes()).decode()
+    for kind in ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"):
+        [webhook] = find(docs, kind)["webhooks"]
+        assert webhook["clientConfig"]["caBundle"] == ca_bundle
+        # The patch merged into the webhook; it did not replace it.
+        assert webhook["rules"] == find(rendered("base"), kind)["webhooks"][0]["rules"]
+    secret = find(docs, "Secret", kustomize.SECRET_NAME)
+    assert secret["metadata"]["namespace"] == find(docs, "Deployment")["metadata"]["namespace"]
+    assert base64.b64decode(secret["data"]["tls.crt"]) == (tmp_path / "certs" / "tls.crt").read_bytes()
+    assert base64.b64decode(secret["data"]["tls.key"]) == (tmp_path / "certs" / "tls.key").read_bytes()
+
+
+@pytest.mark.skipif(not KUBECTL, reason=NO_KUBECTL)
+def test_cert_manager_overlay_wires_certificate_secret_and_ca_injection():
+    docs = rendered("cert-manager")
+    namespace = find(docs, "Deployment")["metadata"]["namespace"]
+    serving = find(docs, "Certificate", "dra-webhook-serving")
+    assert serving["spec"]["secretName"] == kustomize.SECRET_NAME
+    service = find(docs, "Service")["metadata"]["name"]
+    assert f"{service}.{namespace}.svc" in serving["spec"]["dnsNames"]
+    issuers = {d["metadata"]["name"] for d in docs if d["kind"] == "Issuer"}
+    assert {c["spec"]["issuerRef"]["name"] for c in docs if c["kind"] == "Certificate"} <= issuers
+    ca = find(docs, "Certificate", "dra-webhook-ca")
+    assert ca["spec"]["isCA"] is True and find(docs, "Issuer", serving["spec"]["issuerRef"]["name"])["spec"]["ca"] == {
+        "secretName": ca["spec"]["secretName"]}
+    for kind in ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"):
+        annotations = find(docs, kind)["metadata"]["annotations"]
+        assert annotations["cert-manager.io/inject-ca-from"] == f"{namespace}/dra-webhook-serving"
