@@ -20,7 +20,7 @@ test: install
 	$(BIN)/python -m pytest -q
 
 bench: install
-	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
+	for b in benchmarks/[!_]*.py; do $(BIN)/python $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) build *.egg-info

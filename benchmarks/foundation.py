@@ -25,6 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from _timing import best_of  # noqa: E402
+
 
 def max_slice() -> dict:
     devices = []
@@ -43,15 +45,6 @@ def review_of(obj: dict) -> dict:
                         "operation": "CREATE", "object": obj}}
 
 
-def best_of(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def bench_validation(repeat: int) -> None:
     from webhook import admit
     from webhook.review import decode_review
@@ -63,8 +56,8 @@ def bench_validation(repeat: int) -> None:
         assert response.allowed, response.status
 
     ours()  # warm caches as a long-running server would have them
-    t_json = best_of(lambda: json.loads(body), repeat)
-    t_ours = best_of(ours, repeat)
+    t_json = best_of(lambda: json.loads(body), rounds=repeat, number=1)
+    t_ours = best_of(ours, rounds=repeat, number=1)
     print(f"(a) max-size ResourceSlice, {len(body)} bytes: json.loads {t_json * 1e3:.2f} ms, "
           f"parse+validate {t_ours * 1e3:.2f} ms -> ratio {t_ours / t_json:.1f}x json.loads")
 
@@ -126,7 +119,7 @@ def bench_server(requests: int) -> None:
     try:
         results = {}
         with httpx.Client(verify=context, timeout=30) as client:
-            for name, port in (("dra-webhook", ours_port), ("constant", constant_port)):
+            for port in (ours_port, constant_port):
                 _wait(f"https://127.0.0.1:{port}/validate", context, client)
             rounds: dict[str, list[float]] = {"dra-webhook": [], "constant": []}
             for _ in range(3):  # interleave, so that machine noise hits both alike

@@ -7,8 +7,8 @@ constraints and 32 config entries. Run: python benchmarks/resourceclaim.py
 from __future__ import annotations
 
 import json
-import time
 
+from _timing import best_of
 from webhook.validation.resourceclaim import validate_resource_claim
 
 
@@ -30,16 +30,6 @@ def large_claim() -> dict:
                 "config": [{"requests": [f"req-{i}"], "opaque": {"driver": "gpu.example.com",
                                                                  "parameters": {"kind": "Config", "n": i}}}
                            for i in range(32)]}}}
-
-
-def best_of(fn, rounds: int = 7, number: int = 20) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - start) / number)
-    return best
 
 
 def main() -> None:

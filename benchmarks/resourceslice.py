@@ -7,8 +7,8 @@ Prints both timings and their ratio; the target is a ratio of at most 5.
 from __future__ import annotations
 
 import json
-import time
 
+from _timing import best_of
 from webhook.validation.resourceslice import validate_resource_slice
 
 
@@ -33,16 +33,6 @@ def max_slice() -> dict:
         "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
                  "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1}, "devices": devices},
     }
-
-
-def best_of(fn, repeat: int = 7, number: int = 20) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - start) / number)
-    return best
 
 
 def main() -> None:

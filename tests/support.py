@@ -120,30 +120,8 @@ def start_server(workdir: Path, *extra_args: str, cert_dir: Path | None = None, 
         cert_dir = workdir / "certs"
         result = cli("certs", "--out", str(cert_dir))
         assert result.returncode == 0, result.stderr
-    port = free_port()
-    log_file = workdir / f"server-{port}.log"
-    log = open(log_file, "w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "webhook", "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--cert-file", str(cert_dir / "tls.crt"), "--key-file", str(cert_dir / "tls.key"), *extra_args],
-        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    log.close()
-    url = f"https://127.0.0.1:{port}"
-    client = httpx.Client(verify=ssl.create_default_context(cafile=str(cert_dir / "ca.crt")), timeout=30)
-    server = RunningServer(process, url, cert_dir / "ca.crt", cert_dir, log_file, client)
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited early:\n{server.log_text()}")
-        try:
-            if client.get(url + "/healthz").status_code == 200:
-                return server
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    server.stop()
-    raise RuntimeError(f"server did not become healthy:\n{server.log_text()}")
+    return launch_server(workdir, *extra_args, cert_dir=cert_dir,
+                         verify=ssl.create_default_context(cafile=str(cert_dir / "ca.crt")), wait=wait)
 
 
 def deep(obj):
