@@ -71,11 +71,11 @@ def updated(change, old=None):
 UPDATE = {
     "valid-no-op-update": (updated(lambda c: None), []),
     "update-spec": (updated(lambda c: c["spec"].update(selectors=[SEL, SEL])), []),
-    # The strategy runs ValidateDeviceClass and ValidateDeviceClassUpdate: errors appear twice.
-    "invalid-update-reported-twice": (updated(lambda c: c["spec"].update(selectors=[{}])),
-                                      k("spec.selectors[0].cel", REQ, 2)),
+    # Only ValidateDeviceClassUpdate runs: a spec error is reported once.
+    "invalid-update-reported-once": (updated(lambda c: c["spec"].update(selectors=[{}])),
+                                     k("spec.selectors[0].cel", REQ)),
     "bad-labels-reported-twice": (updated(lambda c: c["metadata"].update(labels={"a": BAD})),
-                                  k("metadata.labels", INV, 3)),  # create, update-with-opts, meta update
+                                  k("metadata.labels", INV, 2)),  # metadata-with-opts, metadata update
     "name-change": (updated(lambda c: c["metadata"].update(name="bar")), k("metadata.name", INV)),
     "missing-resource-version": (updated(lambda c: c["metadata"].pop("resourceVersion")),
                                  k("metadata.resourceVersion", INV)),
@@ -98,8 +98,8 @@ def test_unchanged_selectors_are_stored(monkeypatch):
     monkeypatch.setattr(cel, "validate_selector", fake)
     new, old = updated(lambda c: None)
     validate_device_class_update(new, old)
-    assert seen == [False, True]  # create validation (new) then update validation (stored)
+    assert seen == [True]  # update validation only, with stored semantics
     seen.clear()
     new, old = updated(lambda c: c["spec"]["selectors"].append(SEL))
     validate_device_class_update(new, old)
-    assert seen == [False, False, False, False]
+    assert seen == [False, False]

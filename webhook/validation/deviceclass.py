@@ -1,9 +1,11 @@
 """DeviceClass validation (catalogue §5).
 
-Update follows the registry strategy: ValidateDeviceClass(new) and then ValidateDeviceClassUpdate
-(new, old), which itself re-validates the metadata and the spec, the latter with "stored"
-semantics for a selectors or config list that is unchanged. Errors can therefore appear twice on
-update, exactly as the API server reports them.
+Update runs ValidateDeviceClassUpdate(new, old) alone. It re-validates the metadata (create rules
+plus update rules) and the spec, the latter with "stored" semantics for a selectors or config list
+that is unchanged, so that an unchanged over-long opaque configuration stays valid. Upstream's own
+update table expects exactly that: one TooLong for a changed over-long configuration and none for an
+unchanged one. Running the create validation as well would report every spec error twice and
+reject the unchanged configuration.
 """
 
 from __future__ import annotations
@@ -65,4 +67,4 @@ def validate_device_class(obj: dict) -> ErrorList:
 
 
 def validate_device_class_update(new: dict, old: dict) -> ErrorList:
-    return validate_device_class_only(new) + validate_device_class_update_only(new, old)
+    return validate_device_class_update_only(new, old)
