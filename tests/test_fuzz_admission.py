@@ -281,10 +281,12 @@ def _request(template: dict, obj, *, operation: str = "CREATE", old=None, sub_re
 
 def check_response(response, context: str) -> None:
     """A response the API server can use: no internal error, a well-formed Status on denial."""
-    try:
-        wire = json.loads(json.dumps(encode_review(response)))
+    try:  # strict JSON, as the server encodes it: no NaN or Infinity anywhere, the patch included
+        wire = json.loads(json.dumps(encode_review(response), allow_nan=False))
+        if response.patch:
+            json.dumps(response.patch, allow_nan=False)
     except (TypeError, ValueError) as exc:  # pragma: no cover - reported as a failure
-        raise AssertionError(f"{context}: response is not JSON: {exc}") from exc
+        raise AssertionError(f"{context}: response is not strict JSON: {exc}") from exc
     assert all(isinstance(w, str) for w in response.warnings), context
     status = wire["response"].get("status")
     if response.allowed:
