@@ -214,37 +214,30 @@ def validate_counter_map(counters: dict, max_size: int, path: Path) -> ErrorList
     return errs
 
 
-def validate_device_counter_consumption(consumption: Any, path: Path) -> ErrorList:
-    consumption = as_dict(consumption)
+def _validate_named_counters(obj: Any, name_field: str, max_counters: int, path: Path) -> ErrorList:
+    """The shape both counter lists share: a DNS-label name and a non-empty counter map."""
+    obj = as_dict(obj)
     errs: ErrorList = []
-    counter_set = as_str(consumption.get("counterSet"))
-    if not counter_set:
-        errs.append(required(path.child("counterSet"), ""))
+    name = as_str(obj.get(name_field))
+    if not name:
+        errs.append(required(path.child(name_field), ""))
     else:
-        errs.extend(validate_dns_label(counter_set, path.child("counterSet")))
-    counters = as_dict(consumption.get("counters"))
+        errs.extend(validate_dns_label(name, path.child(name_field)))
+    counters = as_dict(obj.get("counters"))
     if not counters:
         errs.append(required(path.child("counters"), ""))
     else:
-        errs.extend(validate_counter_map(counters, RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION,
-                                         path.child("counters")))
+        errs.extend(validate_counter_map(counters, max_counters, path.child("counters")))
     return errs
+
+
+def validate_device_counter_consumption(consumption: Any, path: Path) -> ErrorList:
+    return _validate_named_counters(consumption, "counterSet",
+                                    RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION, path)
 
 
 def validate_counter_set(counter_set: Any, path: Path) -> ErrorList:
-    counter_set = as_dict(counter_set)
-    errs: ErrorList = []
-    name = as_str(counter_set.get("name"))
-    if not name:
-        errs.append(required(path.child("name"), ""))
-    else:
-        errs.extend(validate_dns_label(name, path.child("name")))
-    counters = as_dict(counter_set.get("counters"))
-    if not counters:
-        errs.append(required(path.child("counters"), ""))
-    else:
-        errs.extend(validate_counter_map(counters, RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET, path.child("counters")))
-    return errs
+    return _validate_named_counters(counter_set, "name", RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET, path)
 
 
 def _counter_set_name(item: Any) -> str:

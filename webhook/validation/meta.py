@@ -223,10 +223,10 @@ def validate_object_meta_update(new: dict | None, old: dict | None, path: Path |
         extra = sorted(set(new.get("finalizers") or []) - set(old.get("finalizers") or []))
         if extra:
             shown = "[]string{" + ", ".join(f'"{f}"' for f in extra) + "}"
-            errs.append(forbidden(path.child("finalizers"),
-                                  f"no new finalizers can be added if the object is being deleted, found new finalizers {shown}"))
+            errs.append(forbidden(path.child("finalizers"), "no new finalizers can be added if the object is "
+                                                            f"being deleted, found new finalizers {shown}"))
     if not _str(new, "resourceVersion"):
-        errs.append(invalid(path.child("resourceVersion"), _str(new, "resourceVersion"), "must be specified for an update"))
+        errs.append(invalid(path.child("resourceVersion"), "", "must be specified for an update"))
     new_gen, old_gen = new.get("generation") or 0, old.get("generation") or 0
     if isinstance(new_gen, int) and isinstance(old_gen, int) and new_gen < old_gen:
         errs.append(invalid(path.child("generation"), new_gen, "must not be decremented"))
