@@ -1,0 +1,149 @@
+"""The cluster a verdict is for: a Kubernetes version and its feature gates.
+
+A `Profile` is passed down to conversion, defaulting, validation, CEL and allocation, never read
+from a global. Gate data follows kube-apiserver's versioned feature specs (`pkg/features/
+kube_features.go`): each supported version is the previous one plus a delta, so that the next
+Kubernetes version is data, not edits.
+
+`--feature-gates` takes kube-apiserver's syntax: `DRAListTypeAttributes=true,DRAAdminAccess=false`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+ALPHA, BETA, GA = "Alpha", "Beta", "GA"
+
+
+@dataclass(frozen=True)
+class GateSpec:
+    """One gate at one Kubernetes version: its stage, default, and whether it is locked to the default."""
+
+    stage: str
+    default: bool
+    locked: bool = False
+
+
+# The DRA gates of Kubernetes 1.36 (the VersionedSpecs rows for 1.36).
+_GATES_1_36: dict[str, GateSpec] = {
+    "DynamicResourceAllocation": GateSpec(GA, True, locked=True),
+    "DRAAdminAccess": GateSpec(GA, True, locked=True),
+    "DRAPrioritizedList": GateSpec(GA, True),
+    "DRADeviceTaints": GateSpec(BETA, True),
+    "DRADeviceTaintRules": GateSpec(BETA, False),
+    "DRAPartitionableDevices": GateSpec(BETA, True),
+    "DRAConsumableCapacity": GateSpec(BETA, True),
+    "DRADeviceBindingConditions": GateSpec(BETA, True),
+    "DRAResourceClaimDeviceStatus": GateSpec(BETA, True),
+    "DRAExtendedResource": GateSpec(BETA, True),
+    "DRAListTypeAttributes": GateSpec(ALPHA, False),
+    "DRANodeAllocatableResources": GateSpec(ALPHA, False),
+    "DRAResourcePoolStatus": GateSpec(ALPHA, False),
+    "DRAResourceClaimGranularStatusAuthorization": GateSpec(BETA, True),
+    "DRASchedulerFilterTimeout": GateSpec(BETA, True),
+    "DRAWorkloadResourceClaims": GateSpec(ALPHA, False),
+}
+
+# Gate tables per supported Kubernetes version; a later version is the earlier table plus a delta.
+GATES: dict[str, Mapping[str, GateSpec]] = {
+    "1.36": MappingProxyType(_GATES_1_36),
+}
+
+DEFAULT_VERSION = "1.36"
+SUPPORTED_VERSIONS: tuple[str, ...] = tuple(GATES)
+
+
+class ProfileError(ValueError):
+    """A version or --feature-gates value the target Kubernetes does not accept (a usage error)."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Kubernetes version + the value of every known gate. Hashable, so it can key caches."""
+
+    version: str = DEFAULT_VERSION
+    gates: Mapping[str, bool] = field(default_factory=lambda: _defaults(DEFAULT_VERSION))
+    # Gates set away from a locked default (only where the caller allowed it, e.g. the allocator).
+    warnings: tuple[str, ...] = ()
+
+    def enabled(self, gate: str) -> bool:
+        """Whether `gate` is on; an unknown name is a bug of ours, so it raises KeyError."""
+        return self.gates[gate]
+
+    def __hash__(self) -> int:
+        return hash((self.version, tuple(sorted(self.gates.items()))))
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Profile) and self.version == other.version
+                and dict(self.gates) == dict(other.gates))
+
+    def describe(self) -> str:
+        """`1.36 (DRAListTypeAttributes=true, ...)`: the version and the gates set away from its defaults."""
+        defaults = _defaults(self.version)
+        changed = [f"{name}={str(value).lower()}" for name, value in sorted(self.gates.items())
+                   if defaults[name] != value]
+        return self.version + (f" ({', '.join(changed)})" if changed else "")
+
+
+def _defaults(version: str) -> Mapping[str, bool]:
+    return MappingProxyType({name: spec.default for name, spec in GATES[version].items()})
+
+
+def check_version(version: str) -> str:
+    """`1.36`, `v1.36` or `1.36.2` → `1.36`; anything unsupported is a ProfileError."""
+    text = version.strip().removeprefix("v")
+    minor = ".".join(text.split(".")[:2])
+    if minor not in GATES:
+        raise ProfileError(f"unsupported Kubernetes version {version!r}; supported: {', '.join(SUPPORTED_VERSIONS)}")
+    return minor
+
+
+def parse_feature_gates(text: str) -> dict[str, bool]:
+    """kube-apiserver's `--feature-gates` syntax: comma-separated `Name=true|false` pairs."""
+    gates: dict[str, bool] = {}
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, value = item.partition("=")
+        name, value = name.strip(), value.strip().lower()
+        if not sep or not name:
+            raise ProfileError(f"invalid feature gate {item!r}: want Name=true or Name=false")
+        if value not in ("true", "false"):
+            raise ProfileError(f"invalid value of feature gate {name}: {value!r} (want true or false)")
+        gates[name] = value == "true"
+    return gates
+
+
+def make_profile(version: str = DEFAULT_VERSION, gates: Mapping[str, bool] | str | None = None, *,
+                 allow_locked: bool = False) -> Profile:
+    """The profile for `version` with `gates` over its defaults.
+
+    Unknown gate names are errors that list the known ones. Setting a locked gate away from its
+    default is an error, as in kube-apiserver, unless `allow_locked` (then it is a warning: the
+    allocator may ask what a differently configured scheduler would do).
+    """
+    version = check_version(version)
+    specs = GATES[version]
+    requested = parse_feature_gates(gates) if isinstance(gates, str) else dict(gates or {})
+    unknown = sorted(name for name in requested if name not in specs)
+    if unknown:
+        raise ProfileError(f"unrecognized feature gate{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}; "
+                           f"known DRA gates of Kubernetes {version}: {', '.join(sorted(specs))}")
+    values = dict(_defaults(version))
+    warnings: list[str] = []
+    for name, value in requested.items():
+        spec = specs[name]
+        if spec.locked and value != spec.default:
+            message = (f"cannot set feature gate {name} to {str(value).lower()}, feature is locked to "
+                       f"{str(spec.default).lower()} in Kubernetes {version}")
+            if not allow_locked:
+                raise ProfileError(message)
+            warnings.append(message)
+        values[name] = value
+    return Profile(version, MappingProxyType(values), tuple(warnings))
+
+
+DEFAULT = make_profile()
