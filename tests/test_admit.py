@@ -1,19 +1,18 @@
 """Dispatch decisions of webhook.admit that the HTTPS tests do not reach."""
 
 import logging
+from dataclasses import replace
 
 from support import review_body, valid_slice
-from webhook import admit
+from webhook import admit, kinds
 from webhook.review import decode_review
 
 
 def test_a_bug_in_a_rule_is_a_denial_with_code_500_and_a_log_line(monkeypatch, caplog):
-    def broken_rule(obj):
+    def broken_rule(obj, opts):
         raise KeyError("a bug")
 
-    rules = admit.RULES["ResourceSlice"]
-    monkeypatch.setitem(admit.RULES, "ResourceSlice", admit.KindRules(
-        namespaced=rules.namespaced, versions=rules.versions, create=broken_rule, update=rules.update))
+    monkeypatch.setitem(kinds.KINDS, "ResourceSlice", replace(kinds.KINDS["ResourceSlice"], create=broken_rule))
     with caplog.at_level(logging.ERROR, logger="dra-webhook"):
         response = admit.validate(decode_review(review_body(valid_slice(), uid="uid-bug")))
     assert response.allowed is False

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from webhook.conversion import to_v1
+from webhook.kinds import to_v1
 from webhook.validation.resourceclaim import validate_resource_claim
 from webhook.validation.resourceclaimtemplate import validate_resource_claim_template
 

@@ -91,7 +91,7 @@ def test_validate_class_update(pair, want):
 def test_unchanged_selectors_are_stored(monkeypatch):
     seen = []
 
-    def fake(expression, path, *, stored=False):
+    def fake(expression, path, *, stored=False, features=None):
         seen.append(stored)
         return []
 

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from support import review_body
-from webhook import admit, mutation
+from webhook import admit, kinds
 from webhook.review import decode_review, encode_review
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -257,7 +257,7 @@ def seeds() -> list[tuple[str, dict]]:
     for label, obj in out:  # as stored: defaulted, and updates need a resourceVersion
         obj["metadata"].setdefault("resourceVersion", "100")
         version = obj["apiVersion"].rpartition("/")[2]
-        stored.append((label, mutation.apply_defaults(obj["kind"], version, obj, None, "CREATE", NOW)))
+        stored.append((label, kinds.apply_defaults(obj["kind"], version, obj, None, "CREATE", NOW)))
     return stored
 
 

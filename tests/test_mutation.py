@@ -12,7 +12,8 @@ from datetime import datetime, timezone
 import jsonpatch
 import pytest
 
-from webhook.mutation import apply_defaults, make_patch
+from webhook.kinds import apply_defaults
+from webhook.mutation.patch import make_patch
 
 # Sub-second part on purpose: the default must be truncated to whole seconds.
 NOW = datetime(2026, 5, 1, 12, 30, 45, 987654, tzinfo=timezone.utc)

@@ -195,7 +195,16 @@ def test_subprocess_stdin_json(tmp_path):
     assert result.returncode == 1
 
 
-def test_examples_manifests_are_accepted():
+def test_examples_manifests_are_accepted(capsys):
     examples = Path(__file__).resolve().parent.parent / "examples" / "gpu-driver"
-    code = cli.main(["review", "--warnings-as-errors", str(examples)])
-    assert code == 0
+    v1_manifests = [str(p) for p in sorted(examples.glob("*.yaml")) if "devicetaintrule" not in p.name]
+    assert cli.main(["review", "--warnings-as-errors", *v1_manifests]) == 0
+    # A 1.36 cluster serves DeviceTaintRule only where it was turned on: allowed, with that said.
+    capsys.readouterr()
+    assert cli.main(["review", "-o", "json", str(examples / "devicetaintrule-maintenance.yaml")]) == 0
+    [result] = json.loads(capsys.readouterr().out)
+    assert result["response"]["allowed"] is True
+    assert result["response"]["warnings"] == [
+        "dra-webhook: resource.k8s.io/v1beta2 DeviceTaintRule is served only by clusters with the API version "
+        "enabled (kube-apiserver --runtime-config=resource.k8s.io/v1beta2=true) and the feature gate "
+        "DRADeviceTaintRules enabled (disabled by default in Kubernetes 1.36)"]

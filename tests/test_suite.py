@@ -298,7 +298,7 @@ def test_unknown_keys_at_every_level_are_errors_with_file_and_line(tmp_path, cap
     path = write(tmp_path / "suite.yaml", SUITE_WITH_UNKNOWN_KEYS)
     code, out, _ = run(capsys, str(path))
     assert code == 2
-    assert f"{path}:3: invalid suite: unknown key 'description' (known keys: apiVersion, kind, name, tests)" in out
+    assert f"{path}:3: invalid suite: unknown key 'description' (known keys: apiVersion, kind, name, kubernetesVersion, featureGates, namespace, tests)" in out
     assert f"{path}:7: invalid suite: unknown key 'expected' in tests[0]" in out
     assert f"{path}:10: invalid suite: unknown key 'allow' in tests[0].expect" in out
     assert f"{path}:12: invalid suite: unknown key 'message' in tests[0].expect.causes[0]" in out

@@ -61,7 +61,7 @@ def test_text(mixed, capsys):
 def test_text_invalid_suite(invalid, capsys):
     code, out, _ = run(capsys, str(invalid))
     assert out.splitlines() == [
-        f"{invalid}:4: invalid suite: unknown key 'extra' (known keys: apiVersion, kind, name, tests)",
+        f"{invalid}:4: invalid suite: unknown key 'extra' (known keys: apiVersion, kind, name, kubernetesVersion, featureGates, namespace, tests)",
         "0 test(s): 0 passed, 0 failed, 0 error(s); 1 invalid suite(s)",
     ]
     assert code == 2
@@ -76,7 +76,7 @@ def test_json(mixed, invalid, capsys):
     assert [(t["name"], t["line"], t["status"]) for t in first["tests"]] == [
         ("passes", 5, "passed"), ("fails, twice", 9, "failed"), ("cannot run", 14, "error")]
     assert first["tests"][0]["response"]["allowed"] is True and first["tests"][2]["response"] is None
-    assert second["errors"] == [{"message": "unknown key 'extra' (known keys: apiVersion, kind, name, tests)",
+    assert second["errors"] == [{"message": "unknown key 'extra' (known keys: apiVersion, kind, name, kubernetesVersion, featureGates, namespace, tests)",
                                  "line": 4}]
     assert code == 2
 
@@ -122,7 +122,7 @@ def test_github_annotations_point_at_the_suite_line(mixed, invalid, capsys):
     assert re.fullmatch(rf"::error file={re.escape(str(mixed))},line=14,title=could not run%3A cannot run::"
                         r"object: .*gone\.yaml: cannot read: No such file or directory", lines[1])
     assert lines[2] == (f"::error file={invalid},line=4,title=invalid test suite::unknown key 'extra' "
-                        f"(known keys: apiVersion, kind, name, tests)")
+                        f"(known keys: apiVersion, kind, name, kubernetesVersion, featureGates, namespace, tests)")
     assert lines[3] == "3 test(s): 1 passed, 1 failed, 1 error(s); 1 invalid suite(s)"
     assert code == 2
 

@@ -8,13 +8,15 @@ needs. None of them raises: a bug becomes `allowed: false` with code 500, logged
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from webhook import cel, conversion, mutation
+from webhook import cel, kinds, manifest
 from webhook.api.decode import check_types
-from webhook.field import ErrorList
+from webhook.kinds import GROUP, KINDS, Retired
+from webhook.mutation.patch import make_patch
+from webhook.profile import DEFAULT, Profile
 from webhook.review import (
     AdmissionRequest,
     AdmissionResponse,
@@ -23,76 +25,15 @@ from webhook.review import (
     status_bad_request,
     status_internal,
     status_invalid,
+    status_not_found,
 )
-from webhook.validation import deviceclass, devicetaintrule, resourceclaim, resourceclaimtemplate, resourceslice
+from webhook.validation.options import Options
 
 log = logging.getLogger("dra-webhook")
 
-GROUP = "resource.k8s.io"
 # CEL work per request, kept under the 5 s timeoutSeconds of deploy/. Selectors still unchecked
 # when it runs out are denied with InternalError "CEL time budget exhausted", never allowed.
 CEL_BUDGET_SECONDS = 3.0
-
-CreateRule = Callable[[dict], ErrorList]
-UpdateRule = Callable[[dict, dict], ErrorList]
-WarningRule = Callable[[dict, "dict | None"], list[str]]
-
-
-@dataclass(frozen=True)
-class KindRules:
-    namespaced: bool
-    versions: tuple[str, ...]
-    create: CreateRule
-    update: UpdateRule
-    status_update: UpdateRule | None = None
-    warnings: WarningRule | None = None
-
-
-RULES: dict[str, KindRules] = {
-    "ResourceSlice": KindRules(
-        namespaced=False,
-        versions=("v1", "v1beta2", "v1beta1"),
-        create=resourceslice.validate_resource_slice,
-        update=resourceslice.validate_resource_slice_update,
-        warnings=resourceslice.resource_slice_warnings,
-    ),
-    "ResourceClaim": KindRules(
-        namespaced=True,
-        versions=("v1", "v1beta2", "v1beta1", "v1alpha3"),
-        create=resourceclaim.validate_resource_claim,
-        update=resourceclaim.validate_resource_claim_update,
-        status_update=resourceclaim.validate_resource_claim_status_update,
-        warnings=resourceclaim.resource_claim_warnings,
-    ),
-    "ResourceClaimTemplate": KindRules(
-        namespaced=True,
-        versions=("v1", "v1beta2", "v1beta1", "v1alpha3"),
-        create=resourceclaimtemplate.validate_resource_claim_template,
-        update=resourceclaimtemplate.validate_resource_claim_template_update,
-        warnings=resourceclaimtemplate.resource_claim_template_warnings,
-    ),
-    "DeviceClass": KindRules(
-        namespaced=False,
-        versions=("v1", "v1beta2", "v1beta1", "v1alpha3"),
-        create=deviceclass.validate_device_class,
-        update=deviceclass.validate_device_class_update,
-    ),
-    "DeviceTaintRule": KindRules(
-        namespaced=False,
-        versions=("v1beta2", "v1alpha3"),
-        create=devicetaintrule.validate_device_taint_rule,
-        update=devicetaintrule.validate_device_taint_rule_update,
-        status_update=devicetaintrule.validate_device_taint_rule_status_update,
-    ),
-}
-
-# Versions that Kubernetes 1.36 no longer serves for a kind but that we still accept and convert.
-RETIRED_VERSIONS: dict[tuple[str, str], str] = {
-    ("ResourceClaim", "v1alpha3"): "resource.k8s.io/v1alpha3 ResourceClaim is no longer served (since Kubernetes 1.32)",
-    ("ResourceClaimTemplate", "v1alpha3"):
-        "resource.k8s.io/v1alpha3 ResourceClaimTemplate is no longer served (since Kubernetes 1.32)",
-    ("DeviceClass", "v1alpha3"): "resource.k8s.io/v1alpha3 DeviceClass is no longer served (since Kubernetes 1.32)",
-}
 
 
 @dataclass(frozen=True)
@@ -136,8 +77,7 @@ def _unhandled(request: AdmissionRequest, target: Target) -> AdmissionResponse |
     if target.group != GROUP:
         return allow(request.uid, [f"dra-webhook: {target.kind or 'object'} of group {target.group!r} is not "
                                    f"handled; allowed without checks"])
-    rules = RULES.get(target.kind)
-    if rules is None:
+    if target.kind not in KINDS:
         return allow(request.uid, [f"dra-webhook: kind {target.kind!r} of {GROUP} is not handled; "
                                    f"allowed without checks"])
     if request.operation in ("DELETE", "CONNECT"):
@@ -148,21 +88,25 @@ def _unhandled(request: AdmissionRequest, target: Target) -> AdmissionResponse |
     return None
 
 
-def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str) -> tuple[dict, list[str]]:
+def _version_warnings(target: Target, profile: Profile) -> list[str]:
+    """The cluster sent this version, so it serves it; say so only when we do not know the version."""
+    api_version = KINDS[target.kind].api_version(profile, target.version)
+    if isinstance(api_version, Retired):
+        return [f"{GROUP}/{target.version} {target.kind} is no longer served (since Kubernetes {api_version.since})"]
+    if api_version is None and target.version:
+        return [f"{GROUP}/{target.version} {target.kind} is not a version dra-webhook knows; validated as v1"]
+    return []
+
+
+def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str, profile: Profile) -> tuple[dict, list[str]]:
     """Converts one object (object or oldObject) to v1 and checks its JSON types."""
     if not isinstance(raw, dict):
         message = f"request.{role} must be a JSON object" if raw is not None else f"request.{role} is missing"
         raise _Denied(deny(request.uid, status_bad_request(GROUP, target.kind, target.name, message)))
-    warnings: list[str] = []
-    retired = RETIRED_VERSIONS.get((target.kind, target.version))
-    if retired and role == "object":
-        warnings.append(retired)
-    elif target.version and target.version not in RULES[target.kind].versions and role == "object":
-        warnings.append(f"{GROUP}/{target.version} {target.kind} is not a version dra-webhook knows; "
-                        f"validated as v1")
-    converted, conversion_warnings = conversion.to_v1(target.kind, target.version, raw)
+    warnings = _version_warnings(target, profile) if role == "object" else []
+    converted, conversion_warnings = kinds.to_v1(target.kind, target.version, raw, profile)
     warnings.extend(conversion_warnings)
-    type_errors, unknown = check_types(target.kind, converted)
+    type_errors, unknown = check_types(KINDS[target.kind].model, converted)
     if role == "object":
         warnings.extend(unknown)
     if type_errors:
@@ -174,10 +118,10 @@ def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str) -> 
 
 
 def _validate_objects(request: AdmissionRequest, target: Target, obj: dict, old: dict | None,
-                      warnings: list[str]) -> AdmissionResponse:
+                      warnings: list[str], profile: Profile) -> AdmissionResponse:
     """Runs the kind's rules under one CEL budget and attaches the CEL fallback warnings."""
     with cel.request_budget(CEL_BUDGET_SECONDS), cel.collect_warnings() as cel_warnings:
-        response = _check_objects(request, target, obj, old, warnings)
+        response = _check_objects(request, target, obj, old, warnings, Options(profile))
     for warning in cel_warnings:
         if f"dra-webhook: {warning}" not in response.warnings:
             response.warnings.append(f"dra-webhook: {warning}")
@@ -185,22 +129,22 @@ def _validate_objects(request: AdmissionRequest, target: Target, obj: dict, old:
 
 
 def _check_objects(request: AdmissionRequest, target: Target, obj: dict, old: dict | None,
-                   warnings: list[str]) -> AdmissionResponse:
-    rules = RULES[target.kind]
+                   warnings: list[str], opts: Options) -> AdmissionResponse:
+    kind = KINDS[target.kind]
     if request.operation == "CREATE":
-        errors = rules.create(obj)
+        errors = kind.create(obj, opts)
     elif request.sub_resource == "status":
-        if rules.status_update is None:
+        if kind.status_update is None:
             return allow(request.uid, warnings + [f"dra-webhook: {target.kind} has no status subresource; "
                                                   f"allowed without checks"])
-        errors = rules.status_update(obj, old or {})
+        errors = kind.status_update(obj, old or {}, opts)
     elif request.sub_resource:
         return allow(request.uid, warnings + [f"dra-webhook: subresource {request.sub_resource!r} of "
                                               f"{target.kind} is not handled; allowed without checks"])
     else:
-        errors = rules.update(obj, old or {})
-    if rules.warnings is not None:
-        warnings = warnings + rules.warnings(obj, old if request.operation == "UPDATE" else None)
+        errors = kind.update(obj, old or {}, opts)
+    if kind.warnings is not None:
+        warnings = warnings + kind.warnings(obj, old if request.operation == "UPDATE" else None)
     if errors:
         return deny(request.uid, status_invalid(GROUP, target.kind, target.name, errors), warnings)
     return allow(request.uid, warnings)
@@ -224,58 +168,54 @@ def _guarded(request: AdmissionRequest, body: Callable[[Target], AdmissionRespon
                                                  f"{target.kind or 'object'} {target.name!r} (uid {request.uid})"))
 
 
-def validate(request: AdmissionRequest) -> AdmissionResponse:
+def _validate_request(request: AdmissionRequest, target: Target, profile: Profile) -> AdmissionResponse:
+    obj, warnings = _prepare(request, target, request.object, "object", profile)
+    old = None
+    if request.operation == "UPDATE":
+        old, _ = _prepare(request, target, request.old_object, "oldObject", profile)
+    return _validate_objects(request, target, obj, old, warnings, profile)
+
+
+def validate(request: AdmissionRequest, *, profile: Profile = DEFAULT) -> AdmissionResponse:
     """The validating webhook: the object is checked as received (already defaulted in a cluster)."""
-
-    def body(target: Target) -> AdmissionResponse:
-        obj, warnings = _prepare(request, target, request.object, "object")
-        old = None
-        if request.operation == "UPDATE":
-            old, _ = _prepare(request, target, request.old_object, "oldObject")
-        return _validate_objects(request, target, obj, old, warnings)
-
-    return _guarded(request, body)
+    return _guarded(request, lambda target: _validate_request(request, target, profile))
 
 
-def _defaulted(request: AdmissionRequest, target: Target, now: datetime) -> tuple[dict, list[dict]]:
+def _defaulted(request: AdmissionRequest, target: Target, now: datetime, profile: Profile) -> tuple[dict, list[dict]]:
     obj = request.object
     if not isinstance(obj, dict):
         raise _Denied(deny(request.uid, status_bad_request(GROUP, target.kind, target.name,
                                                            "request.object must be a JSON object")))
     old = request.old_object if isinstance(request.old_object, dict) else None
-    after = mutation.apply_defaults(target.kind, target.version, obj, old, request.operation, now)
-    return after, mutation.make_patch(obj, after)
+    after = kinds.apply_defaults(target.kind, target.version, obj, old, request.operation, now, profile)
+    return after, make_patch(obj, after)
 
 
-def mutate(request: AdmissionRequest, now: datetime | None = None) -> AdmissionResponse:
+def mutate(request: AdmissionRequest, *, profile: Profile = DEFAULT, now: datetime | None = None) -> AdmissionResponse:
     """The mutating webhook: the defaults the API server would apply, as a JSON Patch."""
 
     def body(target: Target) -> AdmissionResponse:
         if request.sub_resource:
             return allow(request.uid)
-        _, patch = _defaulted(request, target, now or _now())
+        _, patch = _defaulted(request, target, now or _now(), profile)
         return allow(request.uid, patch=patch or None)
 
     return _guarded(request, body)
 
 
-def review(request: AdmissionRequest, *, apply_defaults: bool = True, now: datetime | None = None) -> AdmissionResponse:
-    """Offline review: defaults first (unless disabled), then validation of the defaulted object.
-
-    The response carries the defaulting patch, so reports can show what the API server would add.
-    """
+def review(request: AdmissionRequest, *, profile: Profile = DEFAULT, apply_defaults: bool = True,
+           now: datetime | None = None) -> AdmissionResponse:
+    """Offline review of a recorded AdmissionReview: defaults first (unless disabled), then validation of
+    the defaulted object. The response carries the defaulting patch, so reports can show what the API
+    server would add."""
 
     def body(target: Target) -> AdmissionResponse:
         patch: list[dict] = []
         effective = request
         if apply_defaults and not request.sub_resource:
-            after, patch = _defaulted(request, target, now or _now())
-            effective = _replace_object(request, after)
-        obj, warnings = _prepare(effective, target, effective.object, "object")
-        old = None
-        if request.operation == "UPDATE":
-            old, _ = _prepare(effective, target, effective.old_object, "oldObject")
-        response = _validate_objects(effective, target, obj, old, warnings)
+            after, patch = _defaulted(request, target, now or _now(), profile)
+            effective = replace(request, object=after)
+        response = _validate_request(effective, target, profile)
         if patch:
             response.patch = patch
         return response
@@ -283,7 +223,38 @@ def review(request: AdmissionRequest, *, apply_defaults: bool = True, now: datet
     return _guarded(request, body)
 
 
-def _replace_object(request: AdmissionRequest, obj: dict) -> AdmissionRequest:
-    from dataclasses import replace
+def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, namespace: str = manifest.DEFAULT_NAMESPACE,
+                    apply_defaults: bool = True, now: datetime | None = None) -> AdmissionResponse:
+    """Offline review of bare manifests wrapped as a request (object, and oldObject for an UPDATE).
 
-    return replace(request, object=obj)
+    Before the review, what kubectl and the API server do to a manifest: a group/version/kind the
+    target Kubernetes does not serve is refused in kubectl's words (for a retired version still
+    understood, a hint gives the verdict of the object converted to v1); a namespaced object without
+    a namespace gets `namespace`, a cluster-scoped one loses any it names.
+    """
+    source = request.object if isinstance(request.object, dict) else request.old_object
+    if not isinstance(source, dict):
+        return review(request, profile=profile, apply_defaults=apply_defaults, now=now)
+    placed = {role: manifest.place_in_namespace(getattr(request, role), namespace)
+              for role in ("object", "old_object") if isinstance(getattr(request, role), dict)}
+    effective = replace(request, **placed)
+    placed_namespace = manifest.namespace_of(placed.get("object") or placed.get("old_object"))
+    if placed_namespace is not None:
+        effective = replace(effective, namespace=placed_namespace)
+    mapping = manifest.map_manifest(source, profile)
+    if mapping.refusal is not None:
+        return _refused(effective, source, mapping, profile, apply_defaults, now)
+    response = review(effective, profile=profile, apply_defaults=apply_defaults, now=now)
+    response.warnings[:0] = mapping.warnings
+    return response
+
+
+def _refused(request: AdmissionRequest, source: dict, mapping: manifest.Mapping, profile: Profile,
+             apply_defaults: bool, now: datetime | None) -> AdmissionResponse:
+    warnings = list(mapping.warnings)
+    if mapping.retired:
+        group, version, kind = manifest.type_meta(source)
+        converted = review(request, profile=profile, apply_defaults=apply_defaults, now=now)
+        verdict = "allowed" if converted.allowed else "denied: " + str((converted.status or {}).get("message", ""))
+        warnings.append(f"dra-webhook: converted to {GROUP}/v1, this {kind} would be {verdict}")
+    return deny(request.uid, status_not_found(mapping.refusal), warnings)

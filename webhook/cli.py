@@ -47,6 +47,23 @@ def _add_cel_engine(parser: argparse.ArgumentParser) -> None:
                              "installed (default: %(default)s)")
 
 
+def _add_cluster(parser: argparse.ArgumentParser, *, namespace: bool) -> None:
+    """The cluster the verdicts are for: Kubernetes version, feature gates and (offline) namespace."""
+    from webhook.profile import DEFAULT_VERSION, SUPPORTED_VERSIONS
+
+    parser.add_argument("--kubernetes-version", default=DEFAULT_VERSION, metavar="VERSION",
+                        help=f"the Kubernetes version whose rules apply: {', '.join(SUPPORTED_VERSIONS)} "
+                             f"(default: %(default)s)")
+    parser.add_argument("--feature-gates", default="", metavar="GATES",
+                        help="the cluster's DRA feature gates in kube-apiserver's syntax, e.g. "
+                             "DRAListTypeAttributes=true,DRADeviceTaintRules=true; unset gates keep the "
+                             "version's defaults")
+    if namespace:
+        parser.add_argument("--namespace", "-n", default="default", metavar="NS",
+                            help="namespace of namespaced manifests that name none, as kubectl apply -n "
+                                 "(default: %(default)s); AdmissionReview documents keep their own")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dra-webhook",
@@ -83,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info",
                        help="JSON log lines on stderr at this level and above (default: %(default)s)")
     _add_cel_engine(serve)
+    _add_cluster(serve, namespace=False)
 
     review = sub.add_parser("review", help="check manifests or AdmissionReview files offline",
                             description="Run the webhook's checks on files, directories (*.yaml, *.yml, *.json, "
@@ -94,6 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="validate objects as written, without applying the API server's defaults first")
     review.add_argument("--warnings-as-errors", action="store_true", help="exit 1 when any object has warnings")
     _add_cel_engine(review)
+    _add_cluster(review, namespace=True)
 
     certs = sub.add_parser("certs", help="generate a CA and a serving certificate",
                            description="Write ca.crt, ca.key, tls.crt and tls.key (keys mode 0600).")
@@ -134,7 +153,7 @@ def run_serve(args: argparse.Namespace) -> int:
                                      insecure_http=args.insecure_http, max_body_bytes=args.max_body_bytes,
                                      tls_min_version=args.tls_min_version, client_ca_file=args.client_ca_file,
                                      reload_interval_seconds=args.cert_reload_interval,
-                                     graceful_shutdown_seconds=args.shutdown_grace_seconds)
+                                     graceful_shutdown_seconds=args.shutdown_grace_seconds, profile=args.profile)
     try:
         server.run(settings)
     except OSError as exc:
@@ -162,7 +181,11 @@ def run_review(args: argparse.Namespace) -> int:
         except ReviewError as exc:
             results.append(report.Result(doc.source, error=f"invalid AdmissionReview: {exc}"))
             continue
-        response = admit.review(request, apply_defaults=not args.no_defaults)
+        if doc.manifest:
+            response = admit.review_manifest(request, profile=args.profile, namespace=args.namespace,
+                                             apply_defaults=not args.no_defaults)
+        else:
+            response = admit.review(request, profile=args.profile, apply_defaults=not args.no_defaults)
         results.append(report.Result(doc.source, response.to_dict(), label=_label(request)))
     report.WRITERS[args.output](results, sys.stdout)
     if not results:
@@ -192,13 +215,16 @@ def _add_test_command(sub) -> None:
                       help="fail a test whose response has warnings unless it expects them exactly")
     test.add_argument("--allow-empty", action="store_true", help="exit 0 rather than 2 when no test is found")
     _add_cel_engine(test)
+    _add_cluster(test, namespace=True)
 
 
 def run_test(args: argparse.Namespace) -> int:
     from webhook import suite, suite_report
+    from webhook.profile import parse_feature_gates
 
     try:
-        result = suite.run(args.paths, warnings_as_errors=args.warnings_as_errors)
+        cluster = suite.Cluster(args.profile.version, parse_feature_gates(args.feature_gates), args.namespace)
+        result = suite.run(args.paths, warnings_as_errors=args.warnings_as_errors, cluster=cluster)
     except suite.SuiteInputError as exc:
         print(f"dra-webhook test: {exc}", file=sys.stderr)
         return suite.EXIT_INPUT
@@ -230,6 +256,14 @@ COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test"
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if hasattr(args, "feature_gates"):
+        from webhook.profile import ProfileError, make_profile
+
+        try:
+            args.profile = make_profile(args.kubernetes_version, args.feature_gates)
+        except ProfileError as error:
+            print(f"dra-webhook {args.command}: {error}", file=sys.stderr)
+            return 2
     if getattr(args, "cel_engine", None):
         from webhook import cel
 

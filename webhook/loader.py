@@ -36,6 +36,7 @@ class Document:
     source: str
     review: dict | None = None
     error: str | None = None
+    manifest: bool = False  # a bare object wrapped as a request, not a recorded AdmissionReview
 
 
 class InputError(Exception):
@@ -171,4 +172,4 @@ def _load_file(path: str) -> Iterator[Document]:
 def _document(source: str, doc: Any) -> Document:
     if not isinstance(doc, dict):
         return Document(source, error=f"not an object: a document must be a mapping, not {type(doc).__name__}")
-    return Document(source, review=as_review(doc))
+    return Document(source, review=as_review(doc), manifest=doc.get("kind") != "AdmissionReview")

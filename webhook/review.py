@@ -159,6 +159,19 @@ def status_bad_request(group: str, kind: str, name: str, message: str, errors: l
     return status
 
 
+def status_not_found(message: str) -> dict:
+    """A request about something that is not there (an API version or kind the server does not serve)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Status",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": "NotFound",
+        "code": 404,
+    }
+
+
 def status_internal(message: str) -> dict:
     return {
         "apiVersion": "v1",

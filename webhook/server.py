@@ -15,6 +15,7 @@ import logging
 import ssl
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Awaitable, Callable
 
 import uvicorn
@@ -27,6 +28,7 @@ from starlette.routing import Route
 from webhook import admit, logs, tlsreload
 from webhook.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from webhook.metrics import Metrics
+from webhook.profile import DEFAULT, Profile
 from webhook.review import AdmissionRequest, AdmissionResponse, ReviewError, decode_review, encode_review
 
 log = logging.getLogger("dra-webhook")
@@ -47,6 +49,7 @@ class ServerSettings:
     client_ca_file: str | None = None
     reload_interval_seconds: float = tlsreload.DEFAULT_INTERVAL_SECONDS
     graceful_shutdown_seconds: float = 10.0
+    profile: Profile = DEFAULT  # the cluster the verdicts are for (--kubernetes-version, --feature-gates)
 
     def tls_options(self) -> tlsreload.TLSOptions:
         return tlsreload.TLSOptions(self.cert_file or "", self.key_file or "", TLS_VERSIONS[self.tls_min_version],
@@ -159,8 +162,10 @@ def create_app(settings: ServerSettings, metrics: Metrics | None = None,
         return Response(metrics.render(), media_type=METRICS_CONTENT_TYPE)
 
     routes = [
-        Route("/validate", _review_endpoint(admit.validate, settings, metrics), methods=["POST"]),
-        Route("/mutate", _review_endpoint(admit.mutate, settings, metrics), methods=["POST"]),
+        Route("/validate", _review_endpoint(partial(admit.validate, profile=settings.profile), settings, metrics),
+              methods=["POST"]),
+        Route("/mutate", _review_endpoint(partial(admit.mutate, profile=settings.profile), settings, metrics),
+              methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),

@@ -18,6 +18,8 @@ import jsonpatch
 import yaml
 
 from webhook import admit, loader
+from webhook.manifest import DEFAULT_NAMESPACE
+from webhook.profile import DEFAULT_VERSION, Profile, ProfileError, make_profile
 from webhook.review import ReviewError, decode_review
 from webhook.suite_expect import check
 from webhook.suite_schema import TestCase, TestSuite, validate
@@ -116,21 +118,42 @@ def _declares_suite(path: str) -> bool:
         return True  # unreadable: report it rather than skip it silently
 
 
-def run(paths: list[str], warnings_as_errors: bool = False) -> RunResult:
+@dataclass(frozen=True)
+class Cluster:
+    """The command line's cluster: a suite's kubernetesVersion, featureGates and namespace go over it."""
+
+    version: str = DEFAULT_VERSION
+    gates: dict[str, bool] = field(default_factory=dict)
+    namespace: str = DEFAULT_NAMESPACE
+
+    def for_suite(self, suite: TestSuite) -> tuple[Profile, str]:
+        gates = {**self.gates, **(suite.feature_gates or {})}
+        return make_profile(suite.kubernetes_version or self.version, gates), suite.namespace or self.namespace
+
+
+def run(paths: list[str], warnings_as_errors: bool = False, cluster: Cluster = Cluster()) -> RunResult:
     """Runs every suite found under `paths`. Raises SuiteInputError for a path that does not exist."""
     cache: dict[Path, list[Any]] = {}
-    return RunResult([run_suite(path, warnings_as_errors, cache) for path in find_suites(paths)])
+    return RunResult([run_suite(path, warnings_as_errors, cache, cluster) for path in find_suites(paths)])
 
 
-def run_suite(path: str, warnings_as_errors: bool = False, cache: dict[Path, list[Any]] | None = None) -> SuiteResult:
+def run_suite(path: str, warnings_as_errors: bool = False, cache: dict[Path, list[Any]] | None = None,
+              cluster: Cluster = Cluster()) -> SuiteResult:
     started = time.perf_counter()
     suite, node, errors = _load_suite(path)
     result = SuiteResult(path, (suite.name if suite and suite.name else path), errors=errors)
     if suite is not None:
+        try:
+            profile, namespace = cluster.for_suite(suite)
+        except ProfileError as exc:
+            key = "featureGates" if suite.feature_gates else "kubernetesVersion"
+            result.errors.append(Problem(str(exc), line_of(node, (key,))))
+            suite = None
+    if suite is not None:
         files = _Files(Path(path).parent, {} if cache is None else cache)
         for index, test in enumerate(suite.tests):
             line = line_of(node, ("tests", index))
-            result.tests.append(_run_test(test, line, files, warnings_as_errors))
+            result.tests.append(_run_test(test, line, files, warnings_as_errors, profile, namespace))
     result.seconds = time.perf_counter() - started
     return result
 
@@ -211,14 +234,18 @@ class _Files:
         return copy.deepcopy(document)
 
 
-def _run_test(test: TestCase, line: int | None, files: _Files, warnings_as_errors: bool) -> TestResult:
+def _run_test(test: TestCase, line: int | None, files: _Files, warnings_as_errors: bool, profile: Profile,
+              namespace: str) -> TestResult:
     started = time.perf_counter()
     try:
         body = _review_body(test, files)
         request = decode_review(body)
     except (loader.InputError, ReviewError) as exc:
         return TestResult(test.name, line, ERROR, [str(exc)], seconds=time.perf_counter() - started)
-    response = admit.review(request)
+    if test.review is not None:  # a recorded request: the cluster already placed and served it
+        response = admit.review(request, profile=profile)
+    else:
+        response = admit.review_manifest(request, profile=profile, namespace=namespace)
     defaulted = request.object
     if response.patch and isinstance(request.object, dict):
         defaulted = jsonpatch.apply_patch(request.object, response.patch)

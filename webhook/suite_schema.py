@@ -103,6 +103,10 @@ class TestSuite(_Strict):
     api_version: Literal[API_VERSION] = Field(alias="apiVersion")  # type: ignore[valid-type]
     kind: Literal[KIND]  # type: ignore[valid-type]
     name: str | None = None
+    # The cluster the verdicts are for, over the command line's --kubernetes-version/--feature-gates.
+    kubernetes_version: str | None = Field(None, alias="kubernetesVersion", min_length=1)
+    feature_gates: dict[str, bool] | None = Field(None, alias="featureGates")
+    namespace: str | None = Field(None, min_length=1)
     tests: list[TestCase]
 
 

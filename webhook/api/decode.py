@@ -14,27 +14,11 @@ from typing import Any, Union
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, with_config
 from typing_extensions import NotRequired, TypedDict
 
-from webhook.api.deviceclass import DeviceClass
-from webhook.api.devicetaintrule import DeviceTaintRule
-from webhook.api.resourceclaim import ResourceClaim
-from webhook.api.resourceclaimtemplate import ResourceClaimTemplate
-from webhook.api.resourceslice import ResourceSlice
 from webhook.field import ErrorList, Path, type_invalid
 
-MODELS: dict[str, type[BaseModel]] = {
-    "ResourceSlice": ResourceSlice,
-    "ResourceClaim": ResourceClaim,
-    "ResourceClaimTemplate": ResourceClaimTemplate,
-    "DeviceClass": DeviceClass,
-    "DeviceTaintRule": DeviceTaintRule,
-}
 
-
-def check_types(kind: str, obj: dict) -> tuple[ErrorList, list[str]]:
-    """Returns (type errors, unknown-field warnings)."""
-    model = MODELS.get(kind)
-    if model is None:
-        return [], []
+def check_types(model: type[BaseModel], obj: dict) -> tuple[ErrorList, list[str]]:
+    """Returns (type errors, unknown-field warnings) of `obj` against the wire model `model`."""
     try:
         _adapter(model).validate_python(obj)
     except ValidationError as exc:

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from webhook.cel.budget import BUDGET_EXHAUSTED, budget_exhausted, collect_warnings, request_budget, warn
 from webhook.cel.engines import ENGINES, active_engine, configure
+from webhook.cel.features import Features
 from webhook.field import ErrorList, Path, forbidden, internal_error, invalid, too_long
 
 __all__ = [
-    "ENGINES", "SELECTOR_EXPRESSION_MAX_LENGTH", "active_engine", "collect_warnings", "configure", "evaluate",
-    "request_budget", "validate_selector",
+    "ENGINES", "SELECTOR_EXPRESSION_MAX_LENGTH", "Features", "active_engine", "collect_warnings", "configure",
+    "evaluate", "features_for", "request_budget", "validate_selector",
 ]
 
 SELECTOR_EXPRESSION_MAX_LENGTH = 10 * 1024  # resource/v1 CELSelectorExpressionMaxLength, in bytes
@@ -38,7 +39,14 @@ def _sanitize(expression: str) -> str:
     return expression
 
 
-def validate_selector(expression: str, path: Path, *, stored: bool = False) -> ErrorList:
+def features_for(profile) -> Features:
+    """The feature gates of a `webhook.profile.Profile` that shape the selector environment."""
+    return Features(consumable_capacity=profile.enabled("DRAConsumableCapacity"),
+                    list_type_attributes=profile.enabled("DRAListTypeAttributes"))
+
+
+def validate_selector(expression: str, path: Path, *, stored: bool = False,
+                      features: Features = Features()) -> ErrorList:
     """Field errors for one `selectors[j].cel.expression`; `stored` picks the stored-expressions environment."""
     expression = _sanitize(expression)
     if len(expression.encode("utf-8")) > SELECTOR_EXPRESSION_MAX_LENGTH:
@@ -48,7 +56,7 @@ def validate_selector(expression: str, path: Path, *, stored: bool = False) -> E
     if active_engine() == "cel-expr":
         from webhook.cel import compiler
 
-        verdict = compiler.check(expression, stored)
+        verdict = compiler.check(expression, stored, features)
     else:
         from webhook.cel import portable
 

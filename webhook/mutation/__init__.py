@@ -1,46 +1,7 @@
 """Defaults the API server applies, and the JSON Patch that brings an object to its defaulted form.
 
-`apply_defaults(kind, version, obj, old, operation, now)` returns a defaulted deep copy (never mutates
-its input); `make_patch(before, after)` returns the RFC 6902 operations. Defaults work on the raw
-versioned object, because the patch has to address the object as the client sent it.
+Each defaulter defaults one copied object in place: `(obj, old or None, operation, now)`. Defaults
+work on the raw versioned object, because the patch has to address the object as the client sent it.
+Which defaulter serves which (kind, version) is `webhook.kinds`'s to say; `patch.make_patch` gives
+the RFC 6902 operations.
 """
-
-from __future__ import annotations
-
-import copy
-from datetime import datetime
-from typing import Callable
-
-from webhook.mutation import claims, devicetaintrule, resourceslice
-from webhook.mutation.patch import make_patch
-
-__all__ = ["DEFAULTERS", "apply_defaults", "make_patch"]
-
-# Defaults one copied object in place: (obj, old or None, operation, now).
-Defaulter = Callable[[dict, dict | None, str, datetime], None]
-
-# (kind, version) -> defaulter. DeviceClass has no defaults; kinds and versions absent here are
-# returned unchanged. v1alpha3 claims are the retired flat shape, defaulted like v1beta1.
-DEFAULTERS: dict[tuple[str, str], Defaulter] = {
-    ("ResourceSlice", "v1"): resourceslice.default_resource_slice,
-    ("ResourceSlice", "v1beta2"): resourceslice.default_resource_slice,
-    ("ResourceSlice", "v1beta1"): resourceslice.default_resource_slice_v1beta1,
-    ("ResourceClaim", "v1"): claims.default_resource_claim,
-    ("ResourceClaim", "v1beta2"): claims.default_resource_claim,
-    ("ResourceClaim", "v1beta1"): claims.default_resource_claim_v1beta1,
-    ("ResourceClaim", "v1alpha3"): claims.default_resource_claim_v1beta1,
-    ("ResourceClaimTemplate", "v1"): claims.default_resource_claim_template,
-    ("ResourceClaimTemplate", "v1beta2"): claims.default_resource_claim_template,
-    ("ResourceClaimTemplate", "v1beta1"): claims.default_resource_claim_template_v1beta1,
-    ("ResourceClaimTemplate", "v1alpha3"): claims.default_resource_claim_template_v1beta1,
-    ("DeviceTaintRule", "v1beta2"): devicetaintrule.default_device_taint_rule,
-    ("DeviceTaintRule", "v1alpha3"): devicetaintrule.default_device_taint_rule,
-}
-
-
-def apply_defaults(kind: str, version: str, obj: dict, old: dict | None, operation: str, now: datetime) -> dict:
-    defaulted = copy.deepcopy(obj)
-    defaulter = DEFAULTERS.get((kind, version))
-    if defaulter is not None and isinstance(defaulted, dict):
-        defaulter(defaulted, old if isinstance(old, dict) else None, operation, now)
-    return defaulted

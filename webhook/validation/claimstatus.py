@@ -14,6 +14,7 @@ from webhook.validation.bindingconditions import validate_binding_conditions
 from webhook.validation.conditions import validate_conditions
 from webhook.validation.deviceclaim import DEVICE_CONFIG_MAX_SIZE, validate_allocation_request_refs
 from webhook.validation.deviceconfig import validate_device_configuration
+from webhook.validation.options import DEFAULT_OPTIONS
 from webhook.validation.equality import semantic_equal
 from webhook.validation.interfaceaddress import validate_interface_address
 from webhook.validation.meta import FIELD_IMMUTABLE
@@ -59,7 +60,7 @@ def _consumer_key(ref: Any) -> str:
     return as_str(as_dict(ref).get("uid"))
 
 
-def validate_resource_claim_status_update(status: Any, old_status: Any, claim_deleted: bool,
+def _validate_resource_claim_status_update(status: Any, old_status: Any, claim_deleted: bool,
                                           names: RequestNames, path: Path) -> ErrorList:
     status, old_status = as_dict(status), as_dict(old_status)
     reserved_for = as_list(status.get("reservedFor"))
@@ -138,7 +139,8 @@ def validate_device_allocation_configuration(config: Any, path: Path, names: Req
     config = as_dict(config)
     errs = validate_allocation_config_source(as_str(config.get("source")), path.child("source"))
     errs.extend(validate_allocation_request_refs(config.get("requests"), path.child("requests"), names))
-    errs.extend(validate_device_configuration(config, path, False))
+    # Opaque parameters of an allocation do not depend on gates; never stored semantics.
+    errs.extend(validate_device_configuration(config, path, DEFAULT_OPTIONS))
     return errs
 
 

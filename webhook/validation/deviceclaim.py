@@ -1,7 +1,7 @@
 """DeviceClaim rules shared by ResourceClaim and ResourceClaimTemplate (catalogue §3.1, RC-01..RC-30).
 
 Ported from upstream's validateDeviceClaim and the functions it calls, in the same order, so the
-error list comes out in the API server's order. `stored` selects the CEL environment and skips the
+error list comes out in the API server's order. `opts.stored` selects the CEL environment and skips the
 size limit of opaque parameters; claims and templates are always validated with stored=False.
 """
 
@@ -13,6 +13,7 @@ from webhook.field import ErrorList, Path, invalid, not_supported, required
 from webhook.validation._helpers import as_dict, as_int, as_list, as_str, validate_set, validate_slice
 from webhook.validation.deviceconfig import validate_device_configuration
 from webhook.validation.names import validate_dns_label, validate_dns_subdomain
+from webhook.validation.options import Options
 from webhook.validation.qualifiedname import validate_fully_qualified_name
 from webhook.validation.requestref import RequestNames, gather_request_names, validate_request_name_ref
 from webhook.validation.selectors import validate_selector_slice
@@ -29,22 +30,22 @@ def _name_key(item: Any) -> str:
     return as_str(item.get("name")) if isinstance(item, dict) else ""
 
 
-def validate_device_claim(device_claim: Any, path: Path, stored: bool) -> ErrorList:
+def validate_device_claim(device_claim: Any, path: Path, opts: Options) -> ErrorList:
     device_claim = as_dict(device_claim)
     names = gather_request_names(device_claim)
     errs = validate_set(as_list(device_claim.get("requests")), DEVICE_REQUESTS_MAX_SIZE,
-                        lambda request, p: validate_device_request(request, p, stored), _name_key,
+                        lambda request, p: validate_device_request(request, p, opts), _name_key,
                         path.child("requests"))
     errs.extend(validate_slice(as_list(device_claim.get("constraints")), DEVICE_CONSTRAINTS_MAX_SIZE,
-                               lambda constraint, p: validate_device_constraint(constraint, p, names),
+                               lambda constraint, p: validate_device_constraint(constraint, p, names, opts),
                                path.child("constraints")))
     errs.extend(validate_slice(as_list(device_claim.get("config")), DEVICE_CONFIG_MAX_SIZE,
-                               lambda config, p: validate_device_claim_configuration(config, p, names, stored),
+                               lambda config, p: validate_device_claim_configuration(config, p, names, opts),
                                path.child("config")))
     return errs
 
 
-def validate_device_request(request: Any, path: Path, stored: bool) -> ErrorList:
+def validate_device_request(request: Any, path: Path, opts: Options) -> ErrorList:
     request = as_dict(request)
     errs = validate_dns_label(as_str(request.get("name")), path.child("name"))
     first_available = as_list(request.get("firstAvailable"))
@@ -58,32 +59,32 @@ def validate_device_request(request: Any, path: Path, stored: bool) -> ErrorList
                                         "but multiple fields are set"))
     elif has_first_available:
         errs.extend(validate_set(first_available, FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE,
-                                 lambda sub, p: validate_device_sub_request(sub, p, stored), _name_key,
+                                 lambda sub, p: validate_device_sub_request(sub, p, opts), _name_key,
                                  path.child("firstAvailable")))
     else:
-        errs.extend(validate_exact_device_request(exactly, path.child("exactly"), stored))
+        errs.extend(validate_exact_device_request(exactly, path.child("exactly"), opts))
     return errs
 
 
-def _validate_request_body(request: dict, path: Path, stored: bool) -> ErrorList:
+def _validate_request_body(request: dict, path: Path, opts: Options) -> ErrorList:
     """The part common to `exactly` and a `firstAvailable` entry (class, selectors, mode, tolerations)."""
     errs = validate_device_class_ref(as_str(request.get("deviceClassName")), path.child("deviceClassName"))
-    errs.extend(validate_selector_slice(request.get("selectors"), path.child("selectors"), stored))
+    errs.extend(validate_selector_slice(request.get("selectors"), path.child("selectors"), opts))
     errs.extend(validate_device_allocation_mode(as_str(request.get("allocationMode")), request.get("count"),
                                                 path.child("allocationMode"), path.child("count")))
     errs.extend(validate_device_tolerations(request.get("tolerations"), path.child("tolerations")))
     return errs
 
 
-def validate_device_sub_request(sub_request: Any, path: Path, stored: bool) -> ErrorList:
+def validate_device_sub_request(sub_request: Any, path: Path, opts: Options) -> ErrorList:
     sub_request = as_dict(sub_request)
     errs = validate_dns_label(as_str(sub_request.get("name")), path.child("name"))
-    errs.extend(_validate_request_body(sub_request, path, stored))
+    errs.extend(_validate_request_body(sub_request, path, opts))
     return errs
 
 
-def validate_exact_device_request(request: Any, path: Path, stored: bool) -> ErrorList:
-    return _validate_request_body(as_dict(request), path, stored)
+def validate_exact_device_request(request: Any, path: Path, opts: Options) -> ErrorList:
+    return _validate_request_body(as_dict(request), path, opts)
 
 
 def validate_device_allocation_mode(mode: str, count: Any, mode_path: Path, count_path: Path) -> ErrorList:
@@ -111,7 +112,7 @@ def _validate_request_refs(refs: Any, path: Path, names: RequestNames) -> ErrorL
                         lambda ref, p: validate_request_name_ref(ref, p, names), as_str, path)
 
 
-def validate_device_constraint(constraint: Any, path: Path, names: RequestNames) -> ErrorList:
+def validate_device_constraint(constraint: Any, path: Path, names: RequestNames, opts: Options) -> ErrorList:
     constraint = as_dict(constraint)
     errs = _validate_request_refs(constraint.get("requests"), path.child("requests"), names)
     match_attribute, distinct_attribute = constraint.get("matchAttribute"), constraint.get("distinctAttribute")
@@ -119,17 +120,19 @@ def validate_device_constraint(constraint: Any, path: Path, names: RequestNames)
         errs.extend(validate_fully_qualified_name(match_attribute, path.child("matchAttribute")))
     elif isinstance(distinct_attribute, str):
         errs.extend(validate_fully_qualified_name(distinct_attribute, path.child("distinctAttribute")))
-    else:
-        # DRAConsumableCapacity is on in 1.36; the wording is upstream's.
+    elif opts.profile.enabled("DRAConsumableCapacity"):
+        # Upstream's wording, "multiple fields are set" included.
         errs.append(required(path, 'exactly one of "matchAttribute" or "distinctAttribute" is required, '
                                    "but multiple fields are set"))
+    else:
+        errs.append(required(path.child("matchAttribute"), ""))
     return errs
 
 
-def validate_device_claim_configuration(config: Any, path: Path, names: RequestNames, stored: bool) -> ErrorList:
+def validate_device_claim_configuration(config: Any, path: Path, names: RequestNames, opts: Options) -> ErrorList:
     config = as_dict(config)
     errs = _validate_request_refs(config.get("requests"), path.child("requests"), names)
-    errs.extend(validate_device_configuration(config, path, stored))
+    errs.extend(validate_device_configuration(config, path, opts))
     return errs
 
 

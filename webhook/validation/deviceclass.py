@@ -19,6 +19,7 @@ from webhook.validation.deviceconfig import validate_device_configuration
 from webhook.validation.equality import semantic_equal
 from webhook.validation.meta import validate_object_meta_update, validate_object_meta_with_opts
 from webhook.validation.names import is_native_resource, is_qualified_name
+from webhook.validation.options import DEFAULT_OPTIONS, Options
 from webhook.validation.selectors import DEVICE_SELECTORS_MAX_SIZE, validate_selector
 
 DEFAULT_RESOURCE_REQUESTS_PREFIX = "requests."
@@ -31,14 +32,16 @@ def is_extended_resource_name(name: str) -> bool:
     return not is_qualified_name(DEFAULT_RESOURCE_REQUESTS_PREFIX + name)
 
 
-def validate_device_class_spec(spec: Any, old_spec: Any, path: Path) -> ErrorList:
+def validate_device_class_spec(spec: Any, old_spec: Any, path: Path, opts: Options) -> ErrorList:
     spec = as_dict(spec)
     selectors = as_list(spec.get("selectors"))
-    stored = old_spec is not None and semantic_equal(selectors, as_list(as_dict(old_spec).get("selectors")))
+    stored = opts.with_stored(old_spec is not None
+                              and semantic_equal(selectors, as_list(as_dict(old_spec).get("selectors"))))
     errs = validate_slice(selectors, DEVICE_SELECTORS_MAX_SIZE,
                           lambda selector, p: validate_selector(selector, p, stored), path.child("selectors"))
     config = as_list(spec.get("config"))
-    stored = old_spec is not None and semantic_equal(config, as_list(as_dict(old_spec).get("config")))
+    stored = opts.with_stored(old_spec is not None
+                              and semantic_equal(config, as_list(as_dict(old_spec).get("config"))))
     errs.extend(validate_slice(config, DEVICE_CONFIG_MAX_SIZE,
                                lambda entry, p: validate_device_configuration(entry, p, stored), path.child("config")))
     name = spec.get("extendedResourceName")
@@ -47,24 +50,24 @@ def validate_device_class_spec(spec: Any, old_spec: Any, path: Path) -> ErrorLis
     return errs
 
 
-def validate_device_class_only(obj: dict) -> ErrorList:
+def validate_device_class_only(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     """Upstream's ValidateDeviceClass."""
     errs = validate_object_meta_with_opts(obj.get("metadata"), namespaced=False)
-    errs.extend(validate_device_class_spec(obj.get("spec"), None, Path("spec")))
+    errs.extend(validate_device_class_spec(obj.get("spec"), None, Path("spec"), opts))
     return errs
 
 
-def validate_device_class_update_only(new: dict, old: dict) -> ErrorList:
+def validate_device_class_update_only(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     """Upstream's ValidateDeviceClassUpdate."""
     errs = validate_object_meta_with_opts(new.get("metadata"), namespaced=False)
     errs.extend(validate_object_meta_update(new.get("metadata"), old.get("metadata")))
-    errs.extend(validate_device_class_spec(new.get("spec"), as_dict(old.get("spec")), Path("spec")))
+    errs.extend(validate_device_class_spec(new.get("spec"), as_dict(old.get("spec")), Path("spec"), opts))
     return errs
 
 
-def validate_device_class(obj: dict) -> ErrorList:
-    return validate_device_class_only(obj)
+def validate_device_class(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
+    return validate_device_class_only(obj, opts)
 
 
-def validate_device_class_update(new: dict, old: dict) -> ErrorList:
-    return validate_device_class_update_only(new, old)
+def validate_device_class_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
+    return validate_device_class_update_only(new, old, opts)

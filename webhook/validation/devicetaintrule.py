@@ -11,6 +11,7 @@ from typing import Any
 from webhook.field import ErrorList, Path, too_many
 from webhook.validation._helpers import as_dict
 from webhook.validation.conditions import validate_conditions
+from webhook.validation.options import DEFAULT_OPTIONS, Options
 from webhook.validation.meta import validate_object_meta, validate_object_meta_update
 from webhook.validation.names import validate_dns_label, validate_driver_name
 from webhook.validation.poolname import validate_pool_name
@@ -41,19 +42,19 @@ def validate_device_taint_rule_spec(spec: Any, old_spec: Any, path: Path) -> Err
     return errs
 
 
-def validate_device_taint_rule(obj: dict) -> ErrorList:
+def validate_device_taint_rule(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_object_meta(obj.get("metadata"), namespaced=False)
     errs.extend(validate_device_taint_rule_spec(obj.get("spec"), None, Path("spec")))
     return errs
 
 
-def validate_device_taint_rule_update(new: dict, old: dict) -> ErrorList:
+def validate_device_taint_rule_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
     errs.extend(validate_device_taint_rule_spec(new.get("spec"), as_dict(old.get("spec")), Path("spec")))
     return errs
 
 
-def validate_device_taint_rule_status_update(new: dict, old: dict) -> ErrorList:
+def validate_device_taint_rule_status_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
     conditions = as_dict(new.get("status")).get("conditions")
     path = Path("status", "conditions")

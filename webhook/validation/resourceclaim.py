@@ -13,24 +13,25 @@ from typing import Any
 from webhook.field import ErrorList, Path, invalid
 from webhook.validation._helpers import as_dict
 from webhook.validation.adminaccess import spec_admin_access_warnings, status_admin_access_warnings
-from webhook.validation.claimstatus import validate_resource_claim_status_update as _validate_status
+from webhook.validation.claimstatus import _validate_resource_claim_status_update
 from webhook.validation.deviceclaim import validate_device_claim
 from webhook.validation.equality import semantic_equal
 from webhook.validation.meta import FIELD_IMMUTABLE, validate_object_meta, validate_object_meta_update
+from webhook.validation.options import DEFAULT_OPTIONS, Options
 from webhook.validation.requestref import gather_request_names
 
 
-def validate_resource_claim_spec(spec: Any, path: Path, stored: bool) -> ErrorList:
-    return validate_device_claim(as_dict(spec).get("devices"), path.child("devices"), stored)
+def validate_resource_claim_spec(spec: Any, path: Path, opts: Options) -> ErrorList:
+    return validate_device_claim(as_dict(spec).get("devices"), path.child("devices"), opts)
 
 
-def validate_resource_claim(obj: dict) -> ErrorList:
+def validate_resource_claim(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_object_meta(obj.get("metadata"), namespaced=True)
-    errs.extend(validate_resource_claim_spec(obj.get("spec"), Path("spec"), False))
+    errs.extend(validate_resource_claim_spec(obj.get("spec"), Path("spec"), opts.with_stored(False)))
     return errs
 
 
-def validate_resource_claim_update(new: dict, old: dict) -> ErrorList:
+def validate_resource_claim_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_object_meta(new.get("metadata"), namespaced=True)
     errs.extend(validate_object_meta_update(new.get("metadata"), old.get("metadata")))
     if not semantic_equal(as_dict(new.get("spec")), as_dict(old.get("spec"))):
@@ -38,11 +39,11 @@ def validate_resource_claim_update(new: dict, old: dict) -> ErrorList:
     return errs
 
 
-def validate_resource_claim_status_update(new: dict, old: dict) -> ErrorList:
+def validate_resource_claim_status_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
     names = gather_request_names(as_dict(as_dict(new.get("spec")).get("devices")))
     deleted = as_dict(new.get("metadata")).get("deletionTimestamp") is not None
-    errs.extend(_validate_status(new.get("status"), old.get("status"), deleted, names, Path("status")))
+    errs.extend(_validate_resource_claim_status_update(new.get("status"), old.get("status"), deleted, names, Path("status")))
     return errs
 
 

@@ -18,20 +18,21 @@ from webhook.validation.meta import (
     validate_object_meta_update,
     validate_template_object_meta,
 )
+from webhook.validation.options import DEFAULT_OPTIONS, Options
 from webhook.validation.resourceclaim import validate_resource_claim_spec
 
 
-def validate_resource_claim_template_spec(spec: Any, path: Path, stored: bool) -> ErrorList:
+def validate_resource_claim_template_spec(spec: Any, path: Path, opts: Options) -> ErrorList:
     spec = as_dict(spec)
     errs = validate_template_object_meta(as_dict(spec.get("metadata")), path.child("metadata"))
-    errs.extend(validate_resource_claim_spec(spec.get("spec"), path.child("spec"), stored))
+    errs.extend(validate_resource_claim_spec(spec.get("spec"), path.child("spec"), opts))
     return errs
 
 
-def validate_resource_claim_template_only(obj: dict) -> ErrorList:
+def validate_resource_claim_template_only(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     """Upstream's ValidateResourceClaimTemplate."""
     errs = validate_object_meta(obj.get("metadata"), namespaced=True)
-    errs.extend(validate_resource_claim_template_spec(obj.get("spec"), Path("spec"), False))
+    errs.extend(validate_resource_claim_template_spec(obj.get("spec"), Path("spec"), opts.with_stored(False)))
     return errs
 
 
@@ -43,13 +44,13 @@ def validate_resource_claim_template_update_only(new: dict, old: dict) -> ErrorL
     return errs
 
 
-def validate_resource_claim_template(obj: dict) -> ErrorList:
-    return validate_resource_claim_template_only(obj)
+def validate_resource_claim_template(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
+    return validate_resource_claim_template_only(obj, opts)
 
 
-def validate_resource_claim_template_update(new: dict, old: dict) -> ErrorList:
+def validate_resource_claim_template_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     """As the registry strategy composes it: create validation of `new`, then the update rules."""
-    return validate_resource_claim_template_only(new) + validate_resource_claim_template_update_only(new, old)
+    return validate_resource_claim_template_only(new, opts) + validate_resource_claim_template_update_only(new, old)
 
 
 def resource_claim_template_warnings(obj: dict, old: dict | None) -> list[str]:

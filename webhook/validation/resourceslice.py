@@ -8,6 +8,7 @@ from __future__ import annotations
 from webhook.field import ErrorList, Path, invalid, required, too_many
 from webhook.validation._helpers import as_dict, as_int, as_list, as_str, validate_set
 from webhook.validation.device import has_list_attribute, validate_counter_set, validate_device
+from webhook.validation.options import DEFAULT_OPTIONS, Options
 from webhook.validation.meta import validate_immutable, validate_object_meta, validate_object_meta_update
 from webhook.validation.names import validate_driver_name, validate_node_name
 from webhook.validation.nodeselector import validate_node_selector
@@ -20,13 +21,13 @@ RESOURCE_SLICE_MAX_COUNTER_SETS = 8
 _NODE_SELECTION_FIELDS = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
 
 
-def validate_resource_slice(slice_: dict) -> ErrorList:
+def validate_resource_slice(slice_: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_object_meta(slice_.get("metadata"), namespaced=False)
     errs.extend(validate_resource_slice_spec(as_dict(slice_.get("spec")), None, Path("spec")))
     return errs
 
 
-def validate_resource_slice_update(new: dict, old: dict) -> ErrorList:
+def validate_resource_slice_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
     errs.extend(validate_resource_slice_spec(as_dict(new.get("spec")), as_dict(old.get("spec")), Path("spec")))
     return errs

@@ -10,20 +10,22 @@ from typing import Any
 from webhook import cel
 from webhook.field import ErrorList, Path, required
 from webhook.validation._helpers import as_dict, as_str, validate_slice
+from webhook.validation.options import Options
 
 DEVICE_SELECTORS_MAX_SIZE = 32
 
 
-def validate_selector(selector: Any, path: Path, stored: bool) -> ErrorList:
+def validate_selector(selector: Any, path: Path, opts: Options) -> ErrorList:
     selector = as_dict(selector)
     cel_selector = selector.get("cel")
     if not isinstance(cel_selector, dict):
         return [required(path.child("cel"), "")]
     expression = cel_selector.get("expression")
     expression = as_str(expression)
-    return list(cel.validate_selector(expression, path.child("cel", "expression"), stored=stored))
+    return list(cel.validate_selector(expression, path.child("cel", "expression"), stored=opts.stored,
+                                      features=cel.features_for(opts.profile)))
 
 
-def validate_selector_slice(selectors: Any, path: Path, stored: bool) -> ErrorList:
+def validate_selector_slice(selectors: Any, path: Path, opts: Options) -> ErrorList:
     return validate_slice(selectors if isinstance(selectors, list) else None, DEVICE_SELECTORS_MAX_SIZE,
-                          lambda selector, p: validate_selector(selector, p, stored), path)
+                          lambda selector, p: validate_selector(selector, p, opts), path)

@@ -1,0 +1,98 @@
+"""What happens to a bare manifest before the API server's admission sees it, for offline reviews.
+
+kubectl maps the manifest's apiVersion and kind to a served resource (its RESTMapper refuses what the
+cluster does not serve: `no matches for kind "X" in version "G/V"`), and the request URL supplies the
+namespace of a namespaced object that names none (`kubectl apply -n NS`, default `default`); for a
+cluster-scoped kind the API server clears any namespace the manifest carries. A served request or a
+replayed AdmissionReview has been through all of this already and never comes here.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from webhook.kinds import GROUP, KINDS, OPT_IN, UNCHECKED, ApiVersion, Retired
+from webhook.profile import Profile
+
+DEFAULT_NAMESPACE = "default"
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """The outcome of mapping a manifest to a served resource."""
+
+    refusal: str | None = None  # kubectl's error when the cluster does not serve it
+    warnings: list[str] = field(default_factory=list)
+    retired: bool = False  # a version still understood, so a converted verdict can be shown as a hint
+
+
+def type_meta(obj: dict) -> tuple[str, str, str]:
+    """(group, version, kind) of a manifest; empty strings for what is missing or not a string."""
+    api_version = obj.get("apiVersion") if isinstance(obj.get("apiVersion"), str) else ""
+    kind = obj.get("kind") if isinstance(obj.get("kind"), str) else ""
+    group, _, version = api_version.rpartition("/")
+    return group, version, kind
+
+
+def map_manifest(obj: dict, profile: Profile) -> Mapping:
+    """Whether the target Kubernetes serves this manifest's group/version/kind, as kubectl would find out."""
+    group, version, kind = type_meta(obj)
+    if not version:
+        return Mapping("apiVersion not set")
+    if not kind:
+        return Mapping("kind not set")
+    if group != GROUP:
+        return Mapping()
+    api_version = f"{GROUP}/{version}"
+    entry = KINDS.get(kind)
+    served: dict[str, ApiVersion] = dict(entry.served.get(profile.version, {})) if entry else \
+        dict(UNCHECKED.get(kind, {}).get(profile.version, {}))
+    no_match = f'no matches for kind "{kind}" in version "{api_version}"'
+    if version in served:
+        return Mapping(warnings=_opt_in_warnings(kind, api_version, served[version], profile))
+    if not served:
+        return Mapping(f"{no_match}: Kubernetes {profile.version} serves no kind {kind!r} in {GROUP}")
+    listing = ", ".join(f"{GROUP}/{v}" + (" (when enabled)" if spec.availability == OPT_IN else "")
+                        for v, spec in served.items())
+    refusal = f"{no_match}; Kubernetes {profile.version} serves {kind} as {listing}"
+    retired = entry.retired.get(version) if entry else None
+    if isinstance(retired, Retired):
+        refusal += f" ({api_version} is no longer served since Kubernetes {retired.since})"
+        return Mapping(refusal, retired=retired.converter is not None)
+    return Mapping(refusal)
+
+
+def _opt_in_warnings(kind: str, api_version: str, spec: ApiVersion, profile: Profile) -> list[str]:
+    needs = []
+    if spec.availability == OPT_IN:
+        needs.append(f"the API version enabled (kube-apiserver --runtime-config={api_version}=true)")
+    if spec.gate and not profile.enabled(spec.gate):
+        needs.append(f"the feature gate {spec.gate} enabled (disabled by default in Kubernetes {profile.version})")
+    if not needs:
+        return []
+    return [f"dra-webhook: {api_version} {kind} is served only by clusters with " + " and ".join(needs)]
+
+
+def place_in_namespace(obj: dict, namespace: str) -> dict:
+    """The manifest as the API server receives it from `kubectl apply -n NAMESPACE` (a copy if changed)."""
+    entry = KINDS.get(type_meta(obj)[2])
+    meta = obj.get("metadata")
+    if entry is None or not isinstance(meta, dict):
+        return obj
+    current = meta.get("namespace")
+    if entry.namespaced and not current:
+        placed = copy.copy(obj)
+        placed["metadata"] = {**meta, "namespace": namespace}
+        return placed
+    if not entry.namespaced and current is not None:
+        placed = copy.copy(obj)
+        placed["metadata"] = {k: v for k, v in meta.items() if k != "namespace"}
+        return placed
+    return obj
+
+
+def namespace_of(obj: object) -> str | None:
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    namespace = meta.get("namespace") if isinstance(meta, dict) else None
+    return namespace if isinstance(namespace, str) else None

@@ -1,0 +1,25 @@
+"""What validating one object needs besides the object itself.
+
+Upstream reads feature gates from a process-wide gate and threads a `stored` flag (CEL environment,
+opaque-parameter size) through the claim and class validators; here both travel as one small value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from webhook.profile import DEFAULT, Profile
+
+
+@dataclass(frozen=True)
+class Options:
+    profile: Profile = DEFAULT
+    # Stored semantics: the stored-expressions CEL environment and no size limit on opaque parameters,
+    # for parts of an update that did not change.
+    stored: bool = False
+
+    def with_stored(self, stored: bool) -> Options:
+        return self if stored == self.stored else replace(self, stored=stored)
+
+
+DEFAULT_OPTIONS = Options()
