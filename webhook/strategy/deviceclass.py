@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from webhook.field import Path
-from webhook.strategy.dropper import STRING, Dropper, is_set, child
+from webhook.strategy.dropper import STRING, Dropper, child, is_set
 
 SPEC = Path("spec")
 
