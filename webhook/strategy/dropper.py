@@ -9,7 +9,7 @@ the type check that follows. Navigation only steps through dicts and lists.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from webhook.field import Path
 
@@ -78,7 +78,7 @@ class Dropper:
         return self.profile.enabled(gate)
 
     def get(self, obj: Any, key: str) -> Any:
-        if not isinstance(obj, dict) or (id(obj), key) in self._gone:
+        if not isinstance(obj, dict) or (self._gone and (id(obj), key) in self._gone):
             return None
         return obj.get(key)
 
@@ -96,10 +96,12 @@ class Dropper:
         if isinstance(values, dict):
             yield from ((k, value) for k, value in list(values.items()) if isinstance(value, dict))
 
-    def drop(self, obj: Any, path: Path, key: str, shape: type, gate: str) -> None:
-        """Go's `obj.Key = nil`: removes `obj[key]` (at `path.key`) if it is set."""
+    def drop(self, obj: Any, path: Path | Callable[[], Path], key: str, shape: type, gate: str) -> None:
+        """Go's `obj.Key = nil`: removes `obj[key]` if it is set. `path` is obj's path, or a function
+        that builds it (only called for a drop, as most calls find nothing)."""
         if not isinstance(self.get(obj, key), shape):
             return
+        path = path() if callable(path) else path
         self.dropped.append(DroppedField(str(path.child(key)), gate))
         if self.remove:
             del obj[key]

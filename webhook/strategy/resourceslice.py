@@ -11,6 +11,7 @@ from webhook.strategy.dropper import BOOL, DICT, LIST, STRING, Dropper, child, d
 
 SPEC = Path("spec")
 LIST_ATTRIBUTE_VALUES = ("bools", "ints", "strings", "versions")
+_LIST_ATTRIBUTE_KEYS = frozenset(LIST_ATTRIBUTE_VALUES)
 
 
 def drop_disabled_fields(new: dict, old: dict | None, d: Dropper) -> None:
@@ -88,7 +89,7 @@ def drop_disabled_dra_consumable_capacity_fields(new: dict, old: dict | None, d:
     for path, device in _devices(new, d):
         d.drop(device, path, "allowMultipleAllocations", BOOL, gate)
         for name, capacity in d.dict_values(device, "capacity"):
-            d.drop(capacity, path.child("capacity").key(name), "requestPolicy", DICT, gate)
+            d.drop(capacity, lambda path=path, name=name: path.child("capacity").key(name), "requestPolicy", DICT, gate)
 
 
 def dra_consumable_capacity_feature_in_use(slice_: dict | None) -> bool:
@@ -120,8 +121,10 @@ def drop_disable_dra_list_type_attributes_fields(new: dict, old: dict | None, d:
         return
     for path, device in _devices(new, d):
         for name, attribute in d.dict_values(device, "attributes"):
-            for key in LIST_ATTRIBUTE_VALUES:
-                d.drop(attribute, path.child("attributes").key(name), key, LIST, gate)
+            if attribute.keys() & _LIST_ATTRIBUTE_KEYS:  # a slice has up to 4096 attributes: skip fast
+                for key in LIST_ATTRIBUTE_VALUES:
+                    d.drop(attribute, lambda path=path, name=name: path.child("attributes").key(name), key, LIST,
+                           gate)
 
 
 def dra_list_type_attributes_feature_in_use(slice_: dict | None) -> bool:
