@@ -121,10 +121,11 @@ def drop_disable_dra_list_type_attributes_fields(new: dict, old: dict | None, d:
         return
     for path, device in _devices(new, d):
         for name, attribute in d.dict_values(device, "attributes"):
-            if attribute.keys() & _LIST_ATTRIBUTE_KEYS:  # a slice has up to 4096 attributes: skip fast
-                for key in LIST_ATTRIBUTE_VALUES:
-                    d.drop(attribute, lambda path=path, name=name: path.child("attributes").key(name), key, LIST,
-                           gate)
+            if not attribute.keys() & _LIST_ATTRIBUTE_KEYS:  # up to 4096 attributes a slice: skip fast
+                continue
+            attribute_path = lambda path=path, name=name: path.child("attributes").key(name)  # noqa: E731
+            for key in LIST_ATTRIBUTE_VALUES:
+                d.drop(attribute, attribute_path, key, LIST, gate)
 
 
 def dra_list_type_attributes_feature_in_use(slice_: dict | None) -> bool:
