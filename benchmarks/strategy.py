@@ -10,7 +10,7 @@ from __future__ import annotations
 from _timing import best_of
 from resourceslice import max_slice
 from webhook.profile import GATES, make_profile
-from webhook.strategy import disabled_fields_present, drop_disabled_fields
+from webhook.kinds import disabled_fields_present, drop_disabled_fields
 from webhook.validation.resourceslice import validate_resource_slice
 
 

@@ -67,3 +67,50 @@ def test_a_suite_with_an_unknown_gate_is_an_invalid_suite(tmp_path):
     result = cli("test", str(tmp_path / "suite.yaml"))
     assert result.returncode == 2
     assert "unrecognized feature gate: DRANoSuchGate" in result.stdout + result.stderr
+
+
+def slice_with(**device_fields) -> dict:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+            "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
+                     "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": "gpu-0", **device_fields}]}}
+
+
+LIST_SLICE = slice_with(attributes={"models": {"strings": ["a100", "h100"]}})
+BINDING_SLICE = slice_with(bindsToNode=True, bindingConditions=["ready"], bindingFailureConditions=["failed"])
+
+
+def test_offline_a_disabled_gate_drops_list_attributes_and_the_api_server_then_refuses(tmp_path):
+    (tmp_path / "slice.yaml").write_text(json.dumps(LIST_SLICE))
+    result = cli("review", "-o", "json", str(tmp_path / "slice.yaml"))
+    assert result.returncode == 1
+    [entry] = json.loads(result.stdout)
+    response = entry["response"]
+    assert causes(response) == {("spec.devices[0].attributes[models]", "FieldValueInvalid"): 1}
+    assert "spec.devices[0].attributes[models].strings dropped: feature gate DRAListTypeAttributes is disabled" in \
+        response["warnings"]
+    enabled = cli("review", "-o", "json", "--feature-gates", "DRAListTypeAttributes=true", str(tmp_path / "slice.yaml"))
+    assert enabled.returncode == 0, enabled.stdout
+    assert not any("dropped" in w for w in json.loads(enabled.stdout)[0]["response"].get("warnings", []))
+
+
+def test_offline_dropped_fields_are_each_named_with_their_gate(tmp_path):
+    (tmp_path / "slice.yaml").write_text(json.dumps(BINDING_SLICE))
+    result = cli("review", "-o", "json", "--feature-gates", "DRADeviceBindingConditions=false",
+                 str(tmp_path / "slice.yaml"))
+    response = json.loads(result.stdout)[0]["response"]
+    dropped = [w for w in response["warnings"] if "dropped" in w]
+    assert dropped == [f"spec.devices[0].{name} dropped: feature gate DRADeviceBindingConditions is disabled"
+                       for name in ("bindingConditions", "bindingFailureConditions", "bindsToNode")]
+
+
+def test_served_a_field_of_a_disabled_gate_says_the_gates_differ(servers):
+    default, gated = servers
+    # Default 1.36 gates: list-type attributes are off, so a cluster would never send them.
+    response = default.review("/validate", review_body(LIST_SLICE))
+    assert response["allowed"] is True
+    assert response["warnings"] == [
+        "dra-webhook: spec.devices[0].attributes[models].strings is set, but feature gate DRAListTypeAttributes is "
+        "disabled in this webhook's --feature-gates; the cluster's gates differ (a cluster with it disabled drops "
+        "the field)"]
+    assert "warnings" not in gated.review("/validate", review_body(LIST_SLICE))

@@ -16,44 +16,32 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable
 
-from webhook.strategy import deviceclass, devicetaintrule, resourceclaim, resourceclaimtemplate, resourceslice
 from webhook.strategy.dropper import DroppedField, Dropper
 
-__all__ = ["DroppedField", "STRATEGIES", "disabled_fields_present", "drop_disabled_fields"]
+__all__ = ["DropStep", "DroppedField", "disabled_fields_present", "drop_disabled_fields"]
 
-DropFunc = Callable[[dict, "dict | None", Dropper], None]
-
-# (kind, subresource) -> the drop step of that registry strategy.
-STRATEGIES: dict[tuple[str, str], DropFunc] = {
-    ("ResourceSlice", ""): resourceslice.drop_disabled_fields,
-    ("ResourceClaim", ""): resourceclaim.drop_disabled_spec_fields,
-    ("ResourceClaim", "status"): resourceclaim.drop_disabled_status_fields,
-    ("ResourceClaimTemplate", ""): resourceclaimtemplate.drop_disabled_fields,
-    ("DeviceClass", ""): deviceclass.drop_disabled_fields,
-    ("DeviceTaintRule", ""): devicetaintrule.drop_disabled_fields,
-    ("DeviceTaintRule", "status"): devicetaintrule.drop_disabled_fields,
-}
+# The drop step of one registry strategy (which kind and subresource uses which: webhook.kinds).
+DropStep = Callable[[dict, "dict | None", Dropper], None]
 
 
-def _run(kind: str, obj: Any, old: Any, profile: Any, subresource: str, remove: bool) -> list[DroppedField]:
-    step = STRATEGIES.get((kind, subresource))
+def _run(step: DropStep | None, obj: Any, old: Any, profile: Any, remove: bool) -> list[DroppedField]:
     dropper = Dropper(profile, remove)
     if step is not None and isinstance(obj, dict):
         step(obj, old if isinstance(old, dict) else None, dropper)
     return dropper.dropped
 
 
-def drop_disabled_fields(kind: str, obj: Any, old: Any, profile: Any, *,
-                         subresource: str = "") -> tuple[Any, list[DroppedField]]:
-    """A deep copy of `obj` without the fields the strategy drops, and what was dropped.
+def drop_disabled_fields(step: DropStep | None, obj: Any, old: Any, profile: Any) -> tuple[Any, list[DroppedField]]:
+    """`obj` without the fields the strategy drops (a deep copy when anything goes), and what was dropped.
 
     Never mutates its input; wrongly typed parts are left for the type check that follows.
     """
+    if not _run(step, obj, old, profile, remove=False):
+        return obj, []
     dropped_copy = copy.deepcopy(obj)
-    return dropped_copy, _run(kind, dropped_copy, old, profile, subresource, remove=True)
+    return dropped_copy, _run(step, dropped_copy, old, profile, remove=True)
 
 
-def disabled_fields_present(kind: str, obj: Any, old: Any, profile: Any, *,
-                            subresource: str = "") -> list[DroppedField]:
+def disabled_fields_present(step: DropStep | None, obj: Any, old: Any, profile: Any) -> list[DroppedField]:
     """What `drop_disabled_fields` would drop, found without copying or touching `obj`."""
-    return _run(kind, obj, old, profile, subresource, remove=False)
+    return _run(step, obj, old, profile, remove=False)
