@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from webhook import __version__
+from webhook.allocation import command as allocation_command
 
 log = logging.getLogger("dra-webhook")
 
@@ -108,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="ECDSA P-256 or RSA-2048 (default: %(default)s)")
     certs.add_argument("--days", type=_positive_int, default=365, help="serving certificate validity in days")
     _add_test_command(sub)
+    allocation_command.add_parser(sub)
     return parser
 
 
@@ -225,7 +227,8 @@ def run_certs(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test": run_test}
+COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test": run_test,
+            "allocate": allocation_command.run}
 
 
 def main(argv: list[str] | None = None) -> int:
