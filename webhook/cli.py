@@ -147,6 +147,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def run_review(args: argparse.Namespace) -> int:
     from webhook import admit, loader, report
+    from webhook.allocation import poolcheck
     from webhook.review import ReviewError, decode_review
 
     try:
@@ -166,6 +167,7 @@ def run_review(args: argparse.Namespace) -> int:
             continue
         response = admit.review(request, apply_defaults=not args.no_defaults)
         results.append(report.Result(doc.source, response.to_dict(), label=_label(request)))
+    poolcheck.add_warnings(results, documents)
     report.WRITERS[args.output](results, sys.stdout)
     if not results:
         print("dra-webhook review: no documents found", file=sys.stderr)

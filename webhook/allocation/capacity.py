@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 from functools import lru_cache
 
-from webhook.quantity import BINARY_SI, Quantity, parse_quantity
+from webhook.quantity import BINARY_SI, DECIMAL_SI, Quantity, parse_quantity
 
 
 @lru_cache(maxsize=65536)
@@ -20,6 +20,12 @@ def qty(text) -> Quantity:
 
 def _opt(value) -> Quantity | None:
     return None if value is None else qty(value)
+
+
+def text(value: Decimal) -> str:
+    """An amount as a Quantity string, binary when it is a whole number of Ki (8Gi, not 8589934592)."""
+    binary = value == value.to_integral_value() and value % 1024 == 0 and value != 0
+    return str(Quantity(value, BINARY_SI if binary else DECIMAL_SI))
 
 
 class CapacityError(ValueError):

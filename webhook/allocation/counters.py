@@ -78,6 +78,6 @@ class Counters:
 
 
 def _fmt(value: Decimal) -> str:
-    from webhook.quantity import Quantity
+    from webhook.allocation.capacity import text
 
-    return str(Quantity(value))
+    return text(value)

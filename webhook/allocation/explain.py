@@ -199,9 +199,7 @@ def _capacity_problem(run, request, c) -> str:
 
 
 def _q(value) -> str:
-    from webhook.quantity import Quantity
-
-    return str(Quantity(value))
+    return cap.text(value)
 
 
 def _constraint_problem(constraints: list, base: str, sub: str, device: dict, driver: str) -> str:
