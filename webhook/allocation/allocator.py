@@ -54,6 +54,7 @@ class Allocator:
                 self.slices_shared.append(s)
             else:
                 self.slices_on_node.setdefault(s.node_name, []).append(s)
+        self.devices_on_nodes = sum(len(s.devices) for group in self.slices_on_node.values() for s in group)
         self.available_counters: dict = {}  # per pool name, computed once (as upstream)
         self.num_allocate_one = 0
 

@@ -92,6 +92,26 @@ def _node_reason(run, s, pools: dict) -> str:
     return ""
 
 
+def _count_other_nodes(run, node_name: str, out: RequestExplanation) -> None:
+    """Devices of slices bound to other nodes, counted without looking at each (--all-nodes stays linear)."""
+    local = run.a.slices_on_node
+    total = run.a.devices_on_nodes - sum(len(s.devices) for s in local.get(node_name, []))
+    if not total:
+        return
+    out.considered += total
+    entry = out.removed.setdefault(ON_ANOTHER_NODE, [0, []])
+    entry[0] += total
+    for name, slices in local.items():
+        if name == node_name:
+            continue
+        for s in slices:
+            for device in s.devices:
+                if len(entry[1]) >= EXAMPLES:
+                    return
+                entry[1].append(("/".join((s.driver, s.pool, device.get("name") or "")),
+                                 f"slice {s.name} is for node {s.node_name}"))
+
+
 def _pool_reason(s, pools: dict) -> str:
     pool = pools.get((s.driver, s.pool))
     if pool is None:
@@ -114,7 +134,9 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
     class_selectors = ((data.device_class or {}).get("spec") or {}).get("selectors") or []
     claim_constraints = run.constraints[key[0]]
     base, sub = (data.parent.name, request.name) if data.parent else (request.name, "")
-    for s in run.a.all_slices:
+    node_name = ((run.node or {}).get("metadata") or {}).get("name") or ""
+    _count_other_nodes(run, node_name, out)
+    for s in run.a.slices_for(node_name):
         for device in s.devices:
             device_id = (s.driver, s.pool, device.get("name"))
             label = "/".join(device_id)

@@ -8,9 +8,12 @@ from webhook.allocation.explain import REASONS
 
 
 def write_json(outcomes: list, all_nodes: bool, out) -> None:
-    data = [o.to_dict() for o in outcomes] if all_nodes else outcomes[0].to_dict()
-    json.dump(data, out, indent=2)
-    out.write("\n")
+    if not all_nodes:
+        json.dump(outcomes[0].to_dict(), out, indent=2)
+        out.write("\n")
+        return
+    # One node per line: readable, and the C encoder keeps a thousand nodes fast.
+    out.write("[\n" + ",\n".join(json.dumps(o.to_dict()) for o in outcomes) + "\n]\n")
 
 
 def _selector_text(selector: dict) -> str:
