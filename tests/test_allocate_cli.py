@@ -349,3 +349,15 @@ def test_selector_evaluated_once_per_device_across_nodes(tmp_path, capsys):
     for name in inputs.node_names(read):  # a second round evaluates nothing new
         outcome.allocate_on(allocator, inputs.node_object(read, name), read)
     assert allocator.selection.evaluations == 5 * 2 * 2
+
+
+def test_the_example_cluster_explains_the_pending_training_claim(capsys):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    code, out, _ = allocate(capsys, str(root / "examples" / "allocate"), "--node", "node-1")
+    assert code == 1
+    assert "1 already allocated\n        gpu.example.com/node-1/gpu-0: allocated to claim data/etl-gpu" in out
+    assert "taint example.com/maintenance=fan:NoSchedule is not tolerated" in out
+    readme = (root / "README.md").read_text()
+    assert out in readme  # the README shows this very output
