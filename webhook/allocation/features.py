@@ -16,6 +16,7 @@ class Features:
     list_type_attributes: bool = False
     partitionable_devices: bool = True
     prioritized_list: bool = True
+    node_allocatable_resources: bool = False  # not an allocator switch: the footprint (footprint.py)
 
     @classmethod
     def from_profile(cls, profile) -> "Features":
@@ -23,7 +24,8 @@ class Features:
         return cls(admin_access=on("DRAAdminAccess"), consumable_capacity=on("DRAConsumableCapacity"),
                    device_binding_and_status=on("DRADeviceBindingConditions") and on("DRAResourceClaimDeviceStatus"),
                    device_taints=on("DRADeviceTaints"), list_type_attributes=on("DRAListTypeAttributes"),
-                   partitionable_devices=on("DRAPartitionableDevices"), prioritized_list=on("DRAPrioritizedList"))
+                   partitionable_devices=on("DRAPartitionableDevices"), prioritized_list=on("DRAPrioritizedList"),
+                   node_allocatable_resources=on("DRANodeAllocatableResources"))
 
     @property
     def cel(self) -> CelFeatures:

@@ -21,6 +21,7 @@ class Inputs:
     claims: list = field(default_factory=list)  # [(v1 ResourceClaim, source)] to allocate
     in_use: list = field(default_factory=list)  # [(v1 ResourceClaim, source)] with status.allocation
     nodes: list = field(default_factory=list)  # [(Node, source)]
+    pods: list = field(default_factory=list)  # [(Pod, source)]: requests already on their nodes
     problems: list = field(default_factory=list)  # [(source, message)] documents that cannot be used
     ignored: list = field(default_factory=list)  # [(source, kind)]
 
@@ -51,8 +52,8 @@ def add(out: Inputs, obj: dict, source: str, now: datetime) -> None:
     kind = obj.get("kind") if isinstance(obj.get("kind"), str) else ""
     api_version = obj.get("apiVersion") if isinstance(obj.get("apiVersion"), str) else ""
     group, _, version = api_version.rpartition("/")
-    if kind == "Node" and api_version == "v1":
-        out.nodes.append((obj, source))
+    if kind in ("Node", "Pod") and api_version == "v1":
+        (out.nodes if kind == "Node" else out.pods).append((obj, source))
         return
     if group != GROUP or kind not in ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"):
         out.ignored.append((source, kind or "object"))

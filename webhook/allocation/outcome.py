@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from webhook.allocation import footprint
 from webhook.allocation import state as allocated_state
 from webhook.allocation.allocator import AllocationError, Allocator
 from webhook.allocation.explain import explain_request
@@ -19,10 +20,16 @@ class ClaimOutcome:
     source: str
     allocation: dict | None = None
     explanation: list = field(default_factory=list)  # RequestExplanation
+    footprint: object = None  # footprint.Footprint, with DRANodeAllocatableResources
 
     def to_dict(self) -> dict:
-        return {"namespace": self.namespace, "name": self.name, "allocation": self.allocation,
-                "explanation": [e.to_dict() for e in self.explanation]}
+        out = {"namespace": self.namespace, "name": self.name, "allocation": self.allocation,
+               "explanation": [e.to_dict() for e in self.explanation]}
+        if self.footprint is not None:
+            out["nodeAllocatable"] = self.footprint.to_dict()
+            if self.footprint.problems:
+                out["nodeAllocatableProblems"] = list(self.footprint.problems)
+        return out
 
 
 @dataclass
@@ -31,10 +38,20 @@ class NodeOutcome:
     allocated: bool
     error: str | None
     claims: list
+    footprint: object = None  # the node's sum over the claims
+    fit: dict | None = None  # {"fits", "free", "short"} against status.allocatable
+    notes: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"node": self.node, "allocated": self.allocated, "error": self.error,
-                "claims": [c.to_dict() for c in self.claims]}
+        out = {"node": self.node, "allocated": self.allocated, "error": self.error,
+               "claims": [c.to_dict() for c in self.claims]}
+        if self.footprint is not None:
+            out["nodeAllocatable"] = self.footprint.to_dict()
+        if self.fit is not None:
+            out["nodeAllocatableFit"] = self.fit
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
 
 
 def build_allocator(inputs, profile) -> Allocator:
@@ -61,7 +78,9 @@ def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True) 
     if results is not None:
         for outcome, result in zip(outcomes, results):
             outcome.allocation = result
-        return NodeOutcome(name, True, None, outcomes)
+        done = NodeOutcome(name, True, None, outcomes)
+        _add_footprint(allocator, node, inputs, done)
+        return done
     if explain:
         for key in sorted(run.request_data):
             data = run.request_data[key]
@@ -71,6 +90,23 @@ def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True) 
                 continue
     _blame(outcomes)
     return NodeOutcome(name, False, None, outcomes)
+
+
+def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome) -> None:
+    slices = allocator.slices_for(done.node)
+    allocations = [c.allocation for c in done.claims]
+    if not allocator.features.node_allocatable_resources:
+        if footprint.has_mappings(allocations, slices, node):
+            done.notes.append("devices map node-allocatable resources, but the footprint is not counted: "
+                              f"{footprint.GATE} is off (enable it with --feature-gates {footprint.GATE}=true)")
+        return
+    total = footprint.Footprint()
+    for claim in done.claims:
+        claim.footprint = footprint.claim_footprint(claim.allocation, slices, node)
+        for name, amount in claim.footprint.amounts.items():
+            total.add(name, amount)
+    done.footprint = total
+    done.fit = footprint.fit(total, node, [p for p, _ in inputs.pods])
 
 
 def _blame(outcomes: list) -> None:

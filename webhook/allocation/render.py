@@ -55,10 +55,32 @@ def _node(outcome, out) -> None:
                 out.write(f"    {result['request']}: {result['driver']}/{result['pool']}/{result['device']}{extra}\n")
             if claim.allocation.get("nodeSelector"):
                 out.write(f"    node selector: {_selector_text(claim.allocation['nodeSelector'])}\n")
+            if claim.footprint is not None:
+                out.write(f"    takes from {outcome.node}: {_amounts(claim.footprint.to_dict())}\n")
+                for problem in claim.footprint.problems:
+                    out.write(f"    warning: {problem}\n")
             continue
         out.write(f"  claim {_claim_name(claim)}: not allocated\n")
         for explanation in claim.explanation:
             _request(explanation, out)
+    _footprint(outcome, out)
+
+
+def _amounts(amounts: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in amounts.items()) or "nothing"
+
+
+def _footprint(outcome, out) -> None:
+    if outcome.footprint is not None:
+        out.write(f"  the claims take from node {outcome.node}: {_amounts(outcome.footprint.to_dict())}\n")
+    if outcome.fit is not None:
+        if outcome.fit["fits"]:
+            out.write(f"  fits in what node {outcome.node} has left: {_amounts(outcome.fit['free'])}\n")
+        else:
+            out.write(f"  does not fit on node {outcome.node}: short by {_amounts(outcome.fit['short'])} "
+                      f"(left: {_amounts(outcome.fit['free'])})\n")
+    for note in outcome.notes:
+        out.write(f"  note: {note}\n")
 
 
 def _request(e, out) -> None:
