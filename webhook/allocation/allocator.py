@@ -7,40 +7,16 @@ makes allocation impossible. One Allocator serves many nodes (`--all-nodes`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from webhook.allocation import capacity as cap
-from webhook.allocation import constraints as cons
+from webhook.allocation import prepare
 from webhook.allocation.counters import Counters
+from webhook.allocation.errors import (  # noqa: F401 - Candidate and AllocationError are this module's API too
+    ALLOCATION_RESULTS_MAX_SIZE, AllocationError, Candidate, ResultMaxSizeExceeded, claim_ref)
 from webhook.allocation.nodes import NodeSelectorError, node_matches
 from webhook.allocation.pools import GatherError, gather_pools
-from webhook.allocation.requests import Request, RequestData, blocking_taint
+from webhook.allocation.requests import blocking_taint
 from webhook.allocation.results import build_results
 from webhook.allocation.selection import SelectorError
-
-ALLOCATION_RESULTS_MAX_SIZE = 32  # resource/v1 AllocationResultsMaxSize
-
-
-class AllocationError(Exception):
-    """The input makes allocation impossible (the scheduler's Allocate error)."""
-
-
-class _ResultMaxSizeExceeded(Exception):
-    pass
-
-
-@dataclass(frozen=True)
-class Candidate:
-    id: tuple  # (driver, pool, device)
-    device: dict
-    slice: object
-    pool: object
-
-
-def claim_ref(claim: dict) -> str:
-    """klog.KObj: namespace/name, or the name alone."""
-    meta = claim.get("metadata") or {}
-    return f"{meta['namespace']}/{meta.get('name', '')}" if meta.get("namespace") else meta.get("name", "")
 
 
 class Allocator:
@@ -91,97 +67,16 @@ class _Run:
         except GatherError as error:
             raise AllocationError(f"gather pool information: {error}") from None
         for index, claim in enumerate(self.claims):
-            self._prepare_claim(index, claim)
+            prepare.prepare_claim(self, index, claim)
         try:
             done = self.allocate_one((0, 0, 0, 0), False, (0, 0, 0))
-        except _ResultMaxSizeExceeded:
+        except ResultMaxSizeExceeded:
             done = False
         if not done:
             if any(p.invalid for p in self.pools):
                 raise AllocationError("invalid resource pools were encountered")
             return None
         return build_results(self)
-
-    # Preparation ------------------------------------------------------------------------------
-
-    def _prepare_claim(self, index: int, claim: dict) -> None:
-        devices = (claim.get("spec") or {}).get("devices") or {}
-        ref = claim_ref(claim)
-        min_devices = 0
-        for r_index, request in enumerate(devices.get("requests") or []):
-            subs = request.get("firstAvailable") or []
-            if subs and not self.features.prioritized_list:
-                raise AllocationError(f"claim {ref}, request {request.get('name')}: has subrequests, but the "
-                                      "DRAPrioritizedList feature is disabled")
-            if not self.features.consumable_capacity:
-                if (request.get("exactly") or {}).get("capacity") is not None:
-                    raise AllocationError(f"claim {ref}, request {request.get('name')}: has capacity requests, but "
-                                          "the DRAConsumableCapacity feature is disabled")
-                for sub in subs:
-                    if sub.get("capacity") is not None:
-                        raise AllocationError(f"claim {ref}, subrequest {sub.get('name')}: has capacity requests, "
-                                              "but the DRAConsumableCapacity feature is disabled")
-            if subs:
-                parent = Request.exact(request)
-                least = None
-                for s_index, sub in enumerate(subs):
-                    data = self.validate_request(Request.subrequest(sub), parent, (index, r_index, s_index))
-                    self.request_data[(index, r_index, s_index)] = data
-                    least = data.num_devices if least is None else min(least, data.num_devices)
-                min_devices += least or 0
-            else:
-                data = self.validate_request(Request.exact(request), None, (index, r_index, 0))
-                self.request_data[(index, r_index, 0)] = data
-                min_devices += data.num_devices
-        if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
-            raise AllocationError(f"claim {ref}: number of requested devices {min_devices} exceeds the claim limit "
-                                  f"of {ALLOCATION_RESULTS_MAX_SIZE}")
-        for c_index, constraint in enumerate(devices.get("constraints") or []):
-            built = cons.build(constraint, self.features.list_type_attributes)
-            if built is None:
-                raise AllocationError(f"claim {ref}, constraint #{c_index}: empty constraint (unsupported "
-                                      "constraint type?)")
-            self.constraints[index].append(built)
-
-    def validate_request(self, request: Request, parent: Request | None, key: tuple) -> RequestData:
-        ref = claim_ref(self.claims[key[0]])
-        data = RequestData(request, parent)
-        for i, selector in enumerate(request.selectors):
-            if not (selector or {}).get("cel"):
-                raise AllocationError(f"claim {ref}, request {request.name}, selector #{i}: CEL expression empty "
-                                      "(unsupported selector type?)")
-        if not self.features.admin_access and request.has_admin_access:
-            raise AllocationError(f"claim {ref}, request {request.name}: admin access is requested, but the "
-                                  "feature is disabled")
-        if not request.class_name:
-            raise AllocationError(f"claim {ref}, request {request.name}: missing device class name (unsupported "
-                                  "request type?)")
-        data.device_class = self.a.classes.get(request.class_name)
-        if data.device_class is None:
-            raise AllocationError(f"claim {ref}, request {request.name}: could not retrieve device class "
-                                  f"{request.class_name}: not found")
-        if request.mode == "ExactCount":
-            data.num_devices = request.count
-        elif request.mode == "All":
-            for pool in self.pools:
-                if pool.incomplete:
-                    raise AllocationError(f"claim {ref}, request {request.name}: asks for all devices, but resource "
-                                          f"pool {pool.id} is currently being updated")
-                if pool.invalid:
-                    raise AllocationError(f"claim {ref}, request {request.name}: asks for all devices, but resource "
-                                          f"pool {pool.id} is currently invalid")
-                for s in pool.slices:
-                    for d_index, device in enumerate(s.devices):
-                        if not self.is_selectable(key, data, s, d_index):
-                            continue
-                        candidate = Candidate((s.driver, s.pool, device.get("name")), device, s, pool)
-                        if self.features.consumable_capacity and not self.capacity_fits(request, candidate):
-                            continue
-                        data.all_devices.append(candidate)
-            data.num_devices = len(data.all_devices)
-        else:
-            raise AllocationError(f"claim {ref}, request {request.name}: unsupported count mode {request.mode}")
-        return data
 
     # Checks -------------------------------------------------------------------------------------
 
@@ -243,7 +138,7 @@ class _Run:
         if request_i >= len(requests):
             try:
                 return self.allocate_one((claim_i + 1, 0, 0, 0), False, (0, 0, 0))
-            except _ResultMaxSizeExceeded:
+            except ResultMaxSizeExceeded:
                 return False
         key = (claim_i, request_i, sub_i)
         data = self.request_data[key]
@@ -253,7 +148,7 @@ class _Run:
             while (claim_i, request_i, s_index) in self.request_data:
                 try:
                     ok = self.allocate_one((claim_i, request_i, s_index, device_i), True, (0, 0, 0))
-                except _ResultMaxSizeExceeded:
+                except ResultMaxSizeExceeded:
                     s_index += 1
                     continue
                 all_exceeded = False
@@ -262,7 +157,7 @@ class _Run:
                     return True
                 s_index += 1
             if all_exceeded:
-                raise _ResultMaxSizeExceeded()
+                raise ResultMaxSizeExceeded()
             return False
         request = data.request
         every = request.mode == "All"
@@ -271,7 +166,7 @@ class _Run:
         if device_i >= data.num_devices:
             return self.allocate_one((claim_i, request_i + 1, 0, 0), False, (0, 0, 0))
         if len(self.results[claim_i]) + data.num_devices - device_i > ALLOCATION_RESULTS_MAX_SIZE:
-            raise _ResultMaxSizeExceeded()
+            raise ResultMaxSizeExceeded()
         if every:
             ok, undo = self.allocate_device(r, data.all_devices[device_i], True)
             if not ok:

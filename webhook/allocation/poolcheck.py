@@ -95,9 +95,10 @@ def _pool_problems(pool_id: str, members: list) -> list:
             seen.setdefault(_d(device).get("name"), []).append(source)
     for device, sources in seen.items():
         if len(set(sources)) > 1:
-            out.append((sorted(set(sources), key=sources.index),
-                        f"pool {pool_id}: device name {device} appears in {_list([labels[s] for s in dict.fromkeys(sources)])}; "
-                        "the scheduler treats the pool as invalid"))
+            names = _list([labels[s] for s in dict.fromkeys(sources)])
+            out.append((list(dict.fromkeys(sources)),
+                        f"pool {pool_id}: device name {device} appears in {names}; the scheduler treats the pool as "
+                        "invalid"))
     defined = {_d(cs).get("name") for _, _, spec, _ in current for cs in _l(spec.get("sharedCounters"))}
     missing: dict = {}
     for source, _, spec, _ in current:
