@@ -87,8 +87,10 @@ def test_fits_and_does_not_fit_against_allocatable_and_bound_pods(tmp_path, caps
     base = [CLASS, resource_slice("s", devices(4, {"cpu": {"allocationMultiplier": "2"}})), host]
     code, report = run(capsys, tmp_path, base + [claim("c", request("r", "dev", 2))], *ON)
     assert report["nodeAllocatableFit"] == {"fits": True, "free": {"cpu": "10"}, "short": {}}
+    assert code == 0
     code, report = run(capsys, tmp_path, base + [busy, claim("c", request("r", "dev", 4))], *ON)
     assert report["nodeAllocatableFit"] == {"fits": False, "free": {"cpu": "6"}, "short": {"cpu": "2"}}
+    assert code == 1 and report["allocated"] is True  # allocated, but the scheduler's node fit fails
     cli.main(["allocate", write(tmp_path / "t.json", base + [busy, claim("c", request("r", "dev", 4))]), *ON])
     text = capsys.readouterr().out
     assert "    takes from node-1: cpu 8\n" in text
@@ -103,3 +105,29 @@ def test_gate_off_gives_no_footprint_and_says_which_gate(tmp_path, capsys):
     assert report["notes"] == ["devices map node-allocatable resources, but the footprint is not counted: "
                                "DRANodeAllocatableResources is off (enable it with --feature-gates "
                                "DRANodeAllocatableResources=true)"]
+
+
+def test_review_explain_prints_each_device_footprint_per_allocation(tmp_path, capsys):
+    cores = _shared("dra.example.com/cores", "64", {"cpu": {"capacityKey": "dra.example.com/cores",
+                                                            "allocationMultiplier": "2"}})
+    gpu = {"name": "gpu-0", "nodeAllocatableResourceMappings": {"memory": {"allocationMultiplier": "2Gi"}}}
+    path = write(tmp_path / "s.json", [resource_slice("s", [cores, gpu, {"name": "plain"}])])
+    code = cli.main(["review", "--explain", path])
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert lines[-2:] == [
+        f"{path}#0.items[0]: ResourceSlice/s: device pool-0 takes from its node per allocation: "
+        "cpu = consumed dra.example.com/cores x 2, at most 128",
+        f"{path}#0.items[0]: ResourceSlice/s: device gpu-0 takes from its node per allocation: "
+        "memory 2Gi per allocated device"]
+
+
+def test_the_footprint_example_is_the_readme_one(capsys):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    code = cli.main(["allocate", str(root / "examples" / "footprint"), *ON])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "    takes from node-1: cpu 8, memory 1Gi\n" in out
+    assert out in (root / "README.md").read_text()

@@ -94,6 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--no-defaults", action="store_true",
                         help="validate objects as written, without applying the API server's defaults first")
     review.add_argument("--warnings-as-errors", action="store_true", help="exit 1 when any object has warnings")
+    review.add_argument("--explain", action="store_true", help="also print what each ResourceSlice device takes "
+                                                                "from its node per allocation (text output)")
     _add_cel_engine(review)
 
     certs = sub.add_parser("certs", help="generate a CA and a serving certificate",
@@ -147,7 +149,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def run_review(args: argparse.Namespace) -> int:
     from webhook import admit, loader, report
-    from webhook.allocation import poolcheck
+    from webhook.allocation import footprint, poolcheck
     from webhook.review import ReviewError, decode_review
 
     try:
@@ -169,6 +171,8 @@ def run_review(args: argparse.Namespace) -> int:
         results.append(report.Result(doc.source, response.to_dict(), label=_label(request)))
     poolcheck.add_warnings(results, documents)
     report.WRITERS[args.output](results, sys.stdout)
+    if args.explain and args.output == "text":
+        footprint.write_explanations(documents, sys.stdout)
     if not results:
         print("dra-webhook review: no documents found", file=sys.stderr)
         return report.EXIT_INPUT

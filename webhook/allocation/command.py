@@ -14,7 +14,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description="Allocate ResourceClaims (and claim templates) on a node the way the Kubernetes scheduler "
                     "does, from DeviceClasses, ResourceSlices, claims already in use and Node objects; when it "
                     "cannot, say per request which devices were removed and why. Exit code 0: allocated; "
-                    "1: not allocatable; 2: usage error or unreadable input.")
+                    "1: not allocatable (or, with DRANodeAllocatableResources, the footprint does not fit); 2: usage "
+                    "error or unreadable input.")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="file, directory, or - for stdin")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--node", metavar="NAME", help="the node to allocate on (its Node object from the inputs "
@@ -73,4 +74,4 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"malformed input: {type(error).__name__}: {error}")
     writer = render.write_json if args.output == "json" else render.write_text
     writer(results, args.all_nodes, sys.stdout)
-    return EXIT_ALLOCATED if any(r.allocated for r in results) else EXIT_NOT_ALLOCATED
+    return EXIT_ALLOCATED if any(r.fits for r in results) else EXIT_NOT_ALLOCATED

@@ -135,3 +135,61 @@ def fit(total: Footprint, node: dict, pods: list) -> dict | None:
         if amount.value > left:
             short[resource] = str(Quantity(amount.value - left, amount.format, False))
     return {"fits": not short, "free": free, "short": short}
+
+
+def describe_device(device: dict) -> list:
+    """Per allocation of this device: what each mapping takes from the node (`review --explain`)."""
+    lines = []
+    capacity = device.get("capacity") or {}
+    for name in sorted(mapped(device)):
+        mapping = mapped(device)[name] or {}
+        multiplier = mapping.get("allocationMultiplier") or "1"
+        key = mapping.get("capacityKey")
+        if not key:
+            lines.append(f"{name} {qty(multiplier)} per allocated device")
+            continue
+        total = (capacity.get(key) or {}).get("value")
+        most = ""
+        if total is not None:
+            top = qty(total)
+            if qty(multiplier).value != 1:
+                top = Quantity(top.value * qty(multiplier).value, top.format, False)
+            most = f", at most {top}"
+        shared = "" if device.get("allowMultipleAllocations") else \
+            " (the device does not allow multiple allocations, so no capacity is consumed: the scheduler fails " \
+            "its accounting)"
+        lines.append(f"{name} = consumed {key} x {multiplier}{most}{shared}")
+    return lines
+
+
+def describe_slice(obj: dict) -> list:
+    """`device: what it takes` lines for the devices of a v1 ResourceSlice that map node resources."""
+    out = []
+    for device in ((obj.get("spec") or {}).get("devices") or []):
+        if isinstance(device, dict) and isinstance(device.get("nodeAllocatableResourceMappings"), dict):
+            try:
+                parts = describe_device(device)
+            except (TypeError, ValueError, AttributeError):
+                continue
+            if parts:
+                out.append(f"device {device.get('name')} takes from its node per allocation: {'; '.join(parts)}")
+    return out
+
+
+def write_explanations(documents: list, out) -> None:
+    """`review --explain`: each slice device's footprint per allocation, after the verdicts."""
+    from webhook import conversion
+    from webhook.allocation.inputs import object_of
+
+    for doc in documents:
+        obj = object_of(doc.review) if doc.error is None and doc.review else None
+        if not isinstance(obj, dict) or obj.get("kind") != "ResourceSlice" or \
+                not str(obj.get("apiVersion") or "").startswith("resource.k8s.io/"):
+            continue
+        try:
+            v1, _ = conversion.to_v1("ResourceSlice", str(obj["apiVersion"]).rpartition("/")[2], obj)
+        except (TypeError, ValueError, AttributeError, KeyError):
+            continue
+        name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
+        for line in describe_slice(v1):
+            out.write(f"{doc.source}: ResourceSlice/{name or '<unnamed>'}: {line}\n")

@@ -42,6 +42,11 @@ class NodeOutcome:
     fit: dict | None = None  # {"fits", "free", "short"} against status.allocatable
     notes: list = field(default_factory=list)
 
+    @property
+    def fits(self) -> bool:
+        """Allocated, and (with DRANodeAllocatableResources) the footprint fits what the node has left."""
+        return self.allocated and (self.fit is None or self.fit["fits"])
+
     def to_dict(self) -> dict:
         out = {"node": self.node, "allocated": self.allocated, "error": self.error,
                "claims": [c.to_dict() for c in self.claims]}

@@ -31,7 +31,7 @@ def _claim_name(claim) -> str:
 
 def write_text(outcomes: list, all_nodes: bool, out) -> None:
     if all_nodes:
-        fits = [o.node for o in outcomes if o.allocated]
+        fits = [o.node for o in outcomes if o.fits]
         out.write(f"{len(fits)} of {len(outcomes)} nodes fit" + (f": {', '.join(fits)}" if fits else "") + "\n\n")
     for index, outcome in enumerate(outcomes):
         if index:
