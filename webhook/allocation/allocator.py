@@ -31,8 +31,18 @@ class Allocator:
             else:
                 self.slices_on_node.setdefault(s.node_name, []).append(s)
         self.devices_on_nodes = sum(len(s.devices) for group in self.slices_on_node.values() for s in group)
+        self._generations: dict | None = None
         self.available_counters: dict = {}  # per pool name, computed once (as upstream)
         self.num_allocate_one = 0
+
+    def generations(self) -> dict:
+        """{(driver, pool): {generation: number of slices}} over every slice given (for explanations)."""
+        if self._generations is None:
+            self._generations = {}
+            for s in self.all_slices:
+                counts = self._generations.setdefault((s.driver, s.pool), {})
+                counts[s.generation] = counts.get(s.generation, 0) + 1
+        return self._generations
 
     def slices_for(self, node_name: str) -> list:
         return self.slices_on_node.get(node_name, []) + self.slices_shared

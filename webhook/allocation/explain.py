@@ -112,16 +112,22 @@ def _count_other_nodes(run, node_name: str, out: RequestExplanation) -> None:
                                  f"slice {s.name} is for node {s.node_name}"))
 
 
-def _pool_reason(s, pools: dict) -> str:
+def _pool_reason(run, s, pools: dict) -> str:
     pool = pools.get((s.driver, s.pool))
+    generations = run.a.generations()[(s.driver, s.pool)]
+    newest = max(generations)
+    if s.generation < newest:
+        return f"slice {s.name} is of generation {s.generation}, pool {s.driver}/{s.pool} is at generation {newest}"
     if pool is None:
-        return f"slice {s.name} belongs to an outdated generation of pool {s.driver}/{s.pool}"
+        return f"pool {s.driver}/{s.pool} is being replaced by a newer generation"
     if pool.incomplete:
-        return f"pool {pool.id} is incomplete: not all of its {s.slice_count} slices are published"
+        given = generations[s.generation]
+        return f"pool {pool.id} is incomplete: {given} of its {s.slice_count} slices (generation {s.generation}) " \
+               "are published"
     if pool.invalid:
         return f"pool {pool.id} is invalid: {pool.invalid_reason}"
     if s not in pool.slices:
-        return f"slice {s.name} belongs to an outdated generation of pool {pool.id}"
+        return f"slice {s.name} is not part of the pool's current generation"
     return ""
 
 
@@ -154,7 +160,7 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
                 if not here:
                     out.remove(ON_ANOTHER_NODE, label, reason or "the device's node selection does not match")
                     continue
-            reason = _pool_reason(s, pools)
+            reason = _pool_reason(run, s, pools)
             if reason:
                 out.remove(POOL_UNUSABLE, label, reason)
                 continue

@@ -41,8 +41,8 @@ def read(paths: list) -> Inputs:
             out.problems.append((doc.source, doc.error))
             continue
         obj = object_of(doc.review)
-        if obj is None:
-            out.problems.append((doc.source, "no object in the AdmissionReview"))
+        if obj is None:  # an AdmissionReview without an object (a DELETE): nothing to allocate with
+            out.ignored.append((doc.source, "AdmissionReview"))
             continue
         add(out, obj, doc.source, now)
     return out

@@ -116,8 +116,8 @@ def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome) 
 
 def _blame(outcomes: list) -> None:
     """A request that could be served alone is not the problem: name the requests that cannot."""
-    short = [f"{o.name}/{e.request}" for o in outcomes for e in o.explanation
-             if e.wanted != "All" and e.usable < int(e.wanted) or e.wanted == "All" and not e.usable]
+    short = list(dict.fromkeys(f"{o.name}/{e.request}" for o in outcomes for e in o.explanation
+                               if e.wanted != "All" and e.usable < int(e.wanted) or e.wanted == "All" and not e.usable))
     if not short:
         return
     for o in outcomes:
