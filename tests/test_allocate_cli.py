@@ -361,3 +361,29 @@ def test_the_example_cluster_explains_the_pending_training_claim(capsys):
     assert "taint example.com/maintenance=fan:NoSchedule is not tolerated" in out
     readme = (root / "README.md").read_text()
     assert out in readme  # the README shows this very output
+
+
+def test_first_available_subrequests_are_explained_each(tmp_path, capsys):
+    h100 = 'device.attributes["gpu.example.com"].model == "h100"'
+    prioritized = {"name": "gpu", "firstAvailable": [
+        {"name": "big", "deviceClassName": "gpu.example.com", "count": 1, "selectors": [{"cel": {"expression": h100}}]},
+        {"name": "two", "deviceClassName": "gpu.example.com", "count": 3}]}
+    objects = [GPU_CLASS, two_gpus(), claim("c", prioritized), node("node-1")]
+    code, report, _ = allocate_json(capsys, tmp_path, objects)
+    assert code == 1
+    explained = report["claims"][0]["explanation"]
+    assert [(e["request"], e["wanted"], e["usable"]) for e in explained] == [("gpu/big", "1", 0), ("gpu/two", "3", 2)]
+    objects[2] = claim("c", {**prioritized, "firstAvailable": prioritized["firstAvailable"][::-1][:1] + [
+        {"name": "one", "deviceClassName": "gpu.example.com", "count": 1}]})
+    code, report, _ = allocate_json(capsys, tmp_path, objects)
+    assert code == 0 and report["claims"][0]["allocation"]["devices"]["results"][0]["request"] == "gpu/one"
+
+
+def test_all_mode_needs_at_least_one_device(tmp_path, capsys):
+    objects = [GPU_CLASS, two_gpus(), claim("c", {"name": "all", "exactly": {"deviceClassName": "gpu.example.com",
+                                                                             "allocationMode": "All"}}),
+               node("node-1")]
+    code, report, _ = allocate_json(capsys, tmp_path, objects)
+    assert code == 0 and len(report["claims"][0]["allocation"]["devices"]["results"]) == 2
+    code, report, _ = allocate_json(capsys, tmp_path, objects[:1] + [two_gpus("node-2")] + objects[2:])
+    assert code == 1 and report["claims"][0]["explanation"][0]["wanted"] == "All"

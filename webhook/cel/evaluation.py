@@ -199,8 +199,12 @@ def _functions(with_includes: bool) -> tuple:
         *library._lists(),
     ]
     if with_includes:
-        ours.append(cel.FunctionDecl("includes", [_overload("dra_includes_dyn_dyn", B, [T.DYN, T.DYN],
-                                                            library._includes, True)]))
+        # The runtime matches argument kinds exactly (dyn matches nothing): one overload per kind.
+        overloads = []
+        for name, kind in (("int", I), ("bool", B), ("string", STR), ("semver", S)):
+            overloads.append(_overload(f"dra_includes_list_{name}", B, [T.List(T.DYN), kind], library._includes, True))
+            overloads.append(_overload(f"dra_includes_{name}_{name}", B, [kind, kind], library._includes, True))
+        ours.append(cel.FunctionDecl("includes", overloads))
     return tuple(ours)
 
 
