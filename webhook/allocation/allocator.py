@@ -19,6 +19,11 @@ from webhook.allocation.results import build_results
 from webhook.allocation.selection import SelectorError
 
 
+# The scheduler bounds the search by time (DRASchedulerFilterTimeout, 10 s); offline, a step count keeps
+# the answer independent of the machine.
+MAX_STEPS = 1_000_000
+
+
 class Allocator:
     def __init__(self, features, state, classes: dict, slices: list, selection) -> None:
         self.features, self.state, self.classes, self.selection = features, state, classes, selection
@@ -69,6 +74,7 @@ class _Run:
         self.allocating_capacity: dict[tuple, dict] = {}
         self.pools: list = []
         self.counters = Counters(alloc)
+        self.steps = 0
 
     def run(self):
         name = ((self.node or {}).get("metadata") or {}).get("name") or ""
@@ -141,6 +147,10 @@ class _Run:
     def allocate_one(self, r: tuple, allocate_sub: bool, start: tuple) -> bool:
         """allocateOne; r = (claim, request, subrequest, device) indices, start = (pool, slice, device)."""
         self.a.num_allocate_one += 1
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise AllocationError(f"gave up after {MAX_STEPS:,} search steps; the scheduler's filter would time out "
+                                  "(DRASchedulerFilterTimeout)")
         claim_i, request_i, sub_i, device_i = r
         if claim_i >= len(self.claims):
             return True
