@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from webhook.field import ErrorList, Path, duplicate, invalid, too_many
 from webhook.validation._helpers import as_dict, as_list, as_str
-from webhook.validation.names import is_qualified_name
+from webhook.validation.names import validate_label_name
 
 BINDING_CONDITIONS_MAX_SIZE = 4
 BINDING_FAILURE_CONDITIONS_MAX_SIZE = 4
@@ -17,7 +17,7 @@ def _validate_condition_list(items: list, max_size: int, path: Path) -> ErrorLis
     else:
         for i, item in enumerate(items):
             item = as_str(item)
-            errs.extend(invalid(path.index(i), item, m) for m in is_qualified_name(item))
+            errs.extend(validate_label_name(item, path.index(i)))
     return errs
 
 

@@ -148,7 +148,8 @@ def validate_dns_subdomain(value: str, path: Path) -> ErrorList:
     return [invalid(path, value, m) for m in is_dns1123_subdomain(value)]
 
 
-def validate_qualified_name(value: str, path: Path) -> ErrorList:
+def validate_label_name(value: str, path: Path) -> ErrorList:
+    """metav1validation.ValidateLabelName: label keys, taint and toleration keys, binding conditions."""
     return [invalid(path, value, m) for m in is_qualified_name(value)]
 
 

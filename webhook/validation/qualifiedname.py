@@ -52,13 +52,13 @@ def validate_c_identifier(value: str, path: Path) -> ErrorList:
     return materialise(c_identifier_problems(value), path)
 
 
-def validate_resource_qualified_name(name: str, path: Path) -> ErrorList:
-    """Upstream's validateQualifiedName (names.validate_qualified_name is the label-key one)."""
+def validate_qualified_name(name: str, path: Path) -> ErrorList:
+    """DRA's validateQualifiedName (attribute and capacity names), not apimachinery's label-key rule."""
     return materialise(qualified_name_problems(name), path)
 
 
 def validate_fully_qualified_name(name: str, path: Path) -> ErrorList:
-    errs = validate_resource_qualified_name(name, path)
+    errs = validate_qualified_name(name, path)
     if "/" not in name:
         errs.append(invalid(path, name, "a fully qualified name must be a domain and a name separated by a slash"))
     return errs
