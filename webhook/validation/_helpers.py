@@ -77,7 +77,7 @@ def validate_set(items: list | None, max_size: int, validate_item: ItemValidator
     return errs
 
 
-def truncate_key(key: str, max_len: int) -> str:
+def truncate_if_too_long(key: str, max_len: int) -> str:
     """The map-key shortening of validateMap: long keys keep their head and tail around '...'."""
     max_len = max(max_len, 16)
     if len(key) <= max_len:
@@ -97,7 +97,7 @@ def validate_map(entries: dict | None, max_size: int, key_trunc: int,
     errs: ErrorList = []
     for k, v in entries.items():
         errs.extend(validate_key(k, path))
-        errs.extend(validate_value(v, path.key(truncate_key(k, key_trunc))))
+        errs.extend(validate_value(v, path.key(truncate_if_too_long(k, key_trunc))))
     return errs
 
 

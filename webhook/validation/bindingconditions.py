@@ -21,7 +21,7 @@ def _validate_condition_list(items: list, max_size: int, path: Path) -> ErrorLis
     return errs
 
 
-def validate_binding_conditions(obj: dict, path: Path) -> ErrorList:
+def validate_device_binding_parameters(obj: dict, path: Path) -> ErrorList:
     obj = as_dict(obj)
     conditions = as_list(obj.get("bindingConditions"))
     failures = as_list(obj.get("bindingFailureConditions"))

@@ -10,7 +10,7 @@ from typing import Any
 
 from webhook.field import ErrorList, Path, forbidden, invalid, not_supported, required, too_long, too_many
 from webhook.validation._helpers import as_dict, as_list, as_str, validate_set, validate_slice
-from webhook.validation.bindingconditions import validate_binding_conditions
+from webhook.validation.bindingconditions import validate_device_binding_parameters
 from webhook.validation.conditions import validate_conditions
 from webhook.validation.deviceclaim import DEVICE_CONFIG_MAX_SIZE, validate_allocation_request_refs
 from webhook.validation.deviceconfig import validate_device_configuration
@@ -128,7 +128,7 @@ def validate_device_request_allocation_result(result: Any, path: Path, names: Re
     errs.extend(validate_driver_name(as_str(result.get("driver")), path.child("driver")))
     errs.extend(validate_pool_name(as_str(result.get("pool")), path.child("pool")))
     errs.extend(validate_dns_label(as_str(result.get("device")), path.child("device")))
-    errs.extend(validate_binding_conditions(result, path))
+    errs.extend(validate_device_binding_parameters(result, path))
     share_id = result.get("shareID")
     if isinstance(share_id, str):
         errs.extend(validate_uid(share_id, path.child("shareID")))

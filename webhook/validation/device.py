@@ -21,8 +21,8 @@ from webhook.field import (
     too_many,
 )
 from webhook.quantity import parse_json_quantity
-from webhook.validation._helpers import as_dict, as_list, as_str, materialise, truncate_key, validate_set
-from webhook.validation.bindingconditions import validate_binding_conditions
+from webhook.validation._helpers import as_dict, as_list, as_str, materialise, truncate_if_too_long, validate_set
+from webhook.validation.bindingconditions import validate_device_binding_parameters
 from webhook.validation.names import (
     byte_len,
     is_dns1123_label,
@@ -76,13 +76,13 @@ def num_entries_device_attribute(attributes: dict) -> int:
     return total
 
 
-def _validate_string_value(value: Any, path_fn) -> ErrorList:
+def validate_device_attribute_string_value(value: Any, path_fn) -> ErrorList:
     if isinstance(value, str) and byte_len(value) > DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH:
         return [too_long(path_fn(), "", DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH)]
     return []
 
 
-def _validate_version_value(value: Any, path_fn) -> ErrorList:
+def validate_device_attribute_version_value(value: Any, path_fn) -> ErrorList:
     value = as_str(value)
     errs: ErrorList = []
     if not _SEMVER.fullmatch(value):
@@ -102,10 +102,10 @@ def validate_device_attribute(attribute: Any, path: Path) -> ErrorList:
         num_fields += 1
     if (value := attribute.get("string")) is not None:
         num_fields += 1
-        errs.extend(_validate_string_value(value, lambda: path.child("string")))
+        errs.extend(validate_device_attribute_string_value(value, lambda: path.child("string")))
     if (value := attribute.get("version")) is not None:
         num_fields += 1
-        errs.extend(_validate_version_value(value, lambda: path.child("version")))
+        errs.extend(validate_device_attribute_version_value(value, lambda: path.child("version")))
     for name in _LIST_FIELDS:
         items = attribute.get(name)
         if items is None:
@@ -116,10 +116,10 @@ def validate_device_attribute(attribute: Any, path: Path) -> ErrorList:
             errs.append(invalid(path.child(name), [], "must not be empty if specified"))
         if name == "strings":
             for i, item in enumerate(items):
-                errs.extend(_validate_string_value(item, lambda i=i: path.child("strings").index(i)))
+                errs.extend(validate_device_attribute_string_value(item, lambda i=i: path.child("strings").index(i)))
         elif name == "versions":
             for i, item in enumerate(items):
-                errs.extend(_validate_version_value(item, lambda i=i: path.child("versions").index(i)))
+                errs.extend(validate_device_attribute_version_value(item, lambda i=i: path.child("versions").index(i)))
     if num_fields == 0:
         errs.append(invalid(path, "", "exactly one value must be specified"))
     elif num_fields > 1:
@@ -165,7 +165,7 @@ def _validate_attributes(attributes: dict, path: Path) -> tuple[ErrorList, int]:
         num_values += num_entries_device_attribute({key: attribute})
         map_path = map_path or path.child("attributes")
         errs.extend(validate_device_attribute(
-            attribute, map_path.key(truncate_key(key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH))))
+            attribute, map_path.key(truncate_if_too_long(key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH))))
     return errs, num_values
 
 
@@ -192,7 +192,8 @@ def _validate_capacity(capacity: dict, allow_multiple_allocations: bool, path: P
         if policy is None:
             continue
         map_path = map_path or path.child("capacity")
-        policy_path = map_path.key(truncate_key(key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH)).child("requestPolicy")
+        key_path = map_path.key(truncate_if_too_long(key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH))
+        policy_path = key_path.child("requestPolicy")
         if allow_multiple_allocations:
             errs.extend(validate_request_policy(parse_json_quantity(entry.get("value")), as_dict(policy), policy_path))
         else:
@@ -367,7 +368,7 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
     errs.extend(_validate_node_selection(device, per_device_node_selection, path))
 
     if device.get("bindingConditions") or device.get("bindingFailureConditions"):
-        errs.extend(validate_binding_conditions(device, path))
+        errs.extend(validate_device_binding_parameters(device, path))
     mappings = device.get("nodeAllocatableResourceMappings")
     if isinstance(mappings, dict) and mappings:
         errs.extend(validate_node_allocatable_resource_mappings(mappings, device.get("capacity"),

@@ -50,24 +50,14 @@ def validate_device_class_spec(spec: Any, old_spec: Any, path: Path, opts: Optio
     return errs
 
 
-def validate_device_class_only(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
-    """Upstream's ValidateDeviceClass."""
+def validate_device_class(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_object_meta_with_opts(obj.get("metadata"), namespaced=False)
     errs.extend(validate_device_class_spec(obj.get("spec"), None, Path("spec"), opts))
     return errs
 
 
-def validate_device_class_update_only(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
-    """Upstream's ValidateDeviceClassUpdate."""
+def validate_device_class_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_object_meta_with_opts(new.get("metadata"), namespaced=False)
     errs.extend(validate_object_meta_update(new.get("metadata"), old.get("metadata")))
     errs.extend(validate_device_class_spec(new.get("spec"), as_dict(old.get("spec")), Path("spec"), opts))
     return errs
-
-
-def validate_device_class(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
-    return validate_device_class_only(obj, opts)
-
-
-def validate_device_class_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
-    return validate_device_class_update_only(new, old, opts)

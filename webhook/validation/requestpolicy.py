@@ -28,11 +28,11 @@ def validate_request_policy(max_capacity: Quantity | None, policy: dict, path: P
     if valid_values and valid_range is not None:
         return [forbidden(path, 'exactly one policy can be specified, cannot specify "validValues" and '
                                 '"validRange" at the same time')]
-    return _validate_valid_request_values(max_capacity, policy, valid_values, valid_range, path)
+    return validate_valid_request_values(max_capacity, policy, valid_values, valid_range, path)
 
 
-def _validate_valid_request_values(max_capacity: Quantity | None, policy: dict, valid_values: list,
-                                   valid_range: object, path: Path) -> ErrorList:
+def validate_valid_request_values(max_capacity: Quantity | None, policy: dict, valid_values: list,
+                                  valid_range: object, path: Path) -> ErrorList:
     default = policy.get("default")
     if valid_values:
         if default is None:
@@ -112,14 +112,14 @@ def validate_request_policy_range(default: Quantity | None, max_capacity: Quanti
         if added > max_capacity:
             errs.append(invalid(step_path, str(step),
                                 f"one step {added} is larger than capacity value: {max_capacity}"))
-        errs.extend(_validate_request_policy_range_step(default, minimum, step, step_path))
+        errs.extend(validate_request_policy_range_step(default, minimum, step, step_path))
         if maximum is not None:
-            errs.extend(_validate_request_policy_range_step(maximum, minimum, step, step_path))
+            errs.extend(validate_request_policy_range_step(maximum, minimum, step, step_path))
     return errs
 
 
-def _validate_request_policy_range_step(value: Quantity, minimum: Quantity, step: Quantity,
-                                        path: Path) -> ErrorList:
+def validate_request_policy_range_step(value: Quantity, minimum: Quantity, step: Quantity,
+                                       path: Path) -> ErrorList:
     step_val = step.value_int()
     if step_val == 0:
         # Upstream divides by zero here (a server-side panic, so the request fails). Reject it too.

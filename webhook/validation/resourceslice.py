@@ -42,7 +42,7 @@ def resource_slice_warnings(new: dict, old: dict | None) -> list[str]:
     return []
 
 
-def _validate_resource_pool(pool: dict, path: Path) -> ErrorList:
+def validate_resource_pool(pool: dict, path: Path) -> ErrorList:
     errs = validate_pool_name(as_str(pool.get("name")), path.child("name"))
     count = as_int(pool.get("resourceSliceCount"))
     if count <= 0:
@@ -62,7 +62,7 @@ def _have_advanced_features(devices: list) -> bool:
     return any(has_list_attribute(as_dict(as_dict(device).get("attributes"))) for device in devices)
 
 
-def _lookup_device(old_spec: dict | None, name: str) -> dict | None:
+def lookup_device(old_spec: dict | None, name: str) -> dict | None:
     if old_spec is None:
         return None
     for device in as_list(old_spec.get("devices")):
@@ -74,7 +74,7 @@ def _lookup_device(old_spec: dict | None, name: str) -> dict | None:
 def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path) -> ErrorList:
     errs = validate_driver_name(as_str(spec.get("driver")), path.child("driver"))
     pool = as_dict(spec.get("pool"))
-    errs.extend(_validate_resource_pool(pool, path.child("pool")))
+    errs.extend(validate_resource_pool(pool, path.child("pool")))
     if old_spec is not None:
         old_pool = as_dict(old_spec.get("pool"))
         errs.extend(validate_immutable(as_str(pool.get("name")), as_str(old_pool.get("name")),
@@ -130,7 +130,7 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path) 
         errs.extend(validate_set(
             devices, max_devices,
             lambda device, p: validate_device(
-                device, _lookup_device(old_spec, as_str(as_dict(device).get("name"))), p, per_device_node_selection),
+                device, lookup_device(old_spec, as_str(as_dict(device).get("name"))), p, per_device_node_selection),
             lambda device: as_str(as_dict(device).get("name")),
             devices_path))
 
