@@ -2,7 +2,7 @@
 
 - as_dict / as_list / as_str / as_int: read a decoded JSON value as one type, or its zero value.
 - Problem / materialise: cached check results turned into field errors only when there are some.
-- List and map helpers with Kubernetes' size short-circuit (catalogue B-15).
+- validateSlice / validateSet and truncateIfTooLong, with Kubernetes' size short-circuit.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Binding conditions of a device or an allocation result (catalogue B-19)."""
+"""validateDeviceBindingParameters: binding conditions of a device or an allocation result."""
 
 from __future__ import annotations
 

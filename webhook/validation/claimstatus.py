@@ -1,4 +1,4 @@
-"""ResourceClaim status rules (catalogue §3.4, RC-S02..RC-S30): upstream's validateResourceClaimStatusUpdate.
+"""ResourceClaim status rules: upstream's validateResourceClaimStatusUpdate and the functions it calls.
 
 Request names come from the claim's spec; on a status update the API server has already reset the
 spec to the stored one, so the new object's spec is used, as upstream does.

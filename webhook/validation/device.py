@@ -1,4 +1,4 @@
-"""One device of a ResourceSlice (catalogue RD-01..RD-33, upstream validateDevice).
+"""One device of a ResourceSlice (upstream validateDevice).
 
 Written for speed on the common, valid case: name checks are cached (qualifiedname.py, names.py),
 and paths are only built when there is an error to report.

@@ -1,4 +1,4 @@
-"""DeviceClaim rules shared by ResourceClaim and ResourceClaimTemplate (catalogue §3.1, RC-01..RC-30).
+"""DeviceClaim rules shared by ResourceClaim and ResourceClaimTemplate (upstream validateDeviceClaim).
 
 Ported from upstream's validateDeviceClaim and the functions it calls, in the same order, so the
 error list comes out in the API server's order. `opts.stored` selects the CEL environment and skips the

@@ -1,4 +1,4 @@
-"""DeviceClass validation (catalogue §5).
+"""DeviceClass validation (ValidateDeviceClass, ValidateDeviceClassUpdate).
 
 Update runs ValidateDeviceClassUpdate(new, old) alone. It re-validates the metadata (create rules
 plus update rules) and the spec, the latter with "stored" semantics for a selectors or config list

@@ -1,4 +1,4 @@
-"""DeviceTaintRule validation (catalogue §6), served as v1beta2 and v1alpha3.
+"""DeviceTaintRule validation (ValidateDeviceTaintRule and its update functions), served as v1beta2 and v1alpha3.
 
 The taint itself goes through the shared validate_device_taint (also used for ResourceSlice
 devices); its effect is only checked when new or changed.

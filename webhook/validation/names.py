@@ -1,4 +1,4 @@
-"""Name formats of apimachinery's validation and content packages (B-01..B-10 of the catalogue).
+"""Name formats of apimachinery's validation and content packages (IsDNS1123Label, IsQualifiedName, ...).
 
 `is_*` functions return the list of failure messages, like Go's `IsDNS1123Label` etc.
 `validate_*` functions turn them into field errors at a path. Lengths are in bytes, as in Go,
@@ -158,7 +158,7 @@ def validate_label_value(value: str, path: Path) -> ErrorList:
 
 
 def validate_node_name(value: str, path: Path) -> ErrorList:
-    """B-05: a node name is a DNS subdomain."""
+    """validateNodeName: a node name is a DNS subdomain (core's ValidateNodeName)."""
     return validate_dns_subdomain(value, path)
 
 
@@ -176,7 +176,7 @@ def driver_name_problems(value: str) -> tuple[Problem, ...]:
 
 
 def validate_driver_name(value: str, path: Path) -> ErrorList:
-    """B-03 (ValidateCSIDriverName as 1.36 uses it): Required when empty, upper case allowed."""
+    """validateDriverName (core's ValidateCSIDriverName as 1.36 uses it): Required when empty, upper case allowed."""
     if not value:
         return [required(path, "")]
     return materialise(driver_name_problems(value), path)

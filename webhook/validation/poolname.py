@@ -1,4 +1,4 @@
-"""validatePoolName (catalogue B-04): Required when empty, TooLong over 253, each '/' segment a DNS subdomain."""
+"""validatePoolName: Required when empty, TooLong over 253, each '/' segment a DNS subdomain."""
 
 from __future__ import annotations
 

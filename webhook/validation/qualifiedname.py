@@ -1,4 +1,4 @@
-"""Attribute names (catalogue B-07/B-08): validateQualifiedName and validateFullyQualifiedName.
+"""Attribute names: validateQualifiedName and validateFullyQualifiedName.
 
 A name is `<C identifier>` or `<driver-like domain>/<C identifier>`; three or more parts are
 accepted without error, as upstream does.

@@ -1,4 +1,4 @@
-"""Capacity requestPolicy of a multi-allocatable device (catalogue §9, upstream validateRequestPolicy).
+"""Capacity requestPolicy of a multi-allocatable device (upstream validateRequestPolicy).
 
 Quantities compare exactly; `validValues` duplicates and step multiples use `Value()` (rounded up).
 The 1.36 quirks are kept: `default < min` is reported at `validRange.min` and `default > max` at

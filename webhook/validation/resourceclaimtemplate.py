@@ -1,4 +1,4 @@
-"""ResourceClaimTemplate validation (catalogue §4).
+"""ResourceClaimTemplate validation (ValidateResourceClaimTemplate, ValidateResourceClaimTemplateUpdate).
 
 Update follows the registry strategy: the full create validation of the new object, then
 ValidateResourceClaimTemplateUpdate (metadata update rules and an immutable spec).

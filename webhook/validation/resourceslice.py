@@ -1,4 +1,4 @@
-"""ResourceSlice validation (catalogue §2; upstream ValidateResourceSlice / ValidateResourceSliceUpdate).
+"""ResourceSlice validation (upstream ValidateResourceSlice / ValidateResourceSliceUpdate).
 
 Checks run in upstream order so error lists come out in the same order (Go map iteration aside).
 """

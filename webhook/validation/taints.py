@@ -1,4 +1,4 @@
-"""validateDeviceTaint (catalogue B-18), shared by ResourceSlice devices and DeviceTaintRule."""
+"""validateDeviceTaint, shared by ResourceSlice devices and DeviceTaintRule."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""validateDeviceToleration (catalogue B-17): tolerations of requests and subrequests.
+"""validateDeviceToleration: tolerations of requests and subrequests.
 
 Not checked upstream (so not here): an empty key with `Equal`, `tolerationSeconds`, and the
 documented maximum of 16 tolerations.
