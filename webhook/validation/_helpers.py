@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable, Iterable
+from typing import Any, Callable, Hashable
 
 from webhook.field import ErrorList, Path, duplicate, invalid, too_long, too_many
 
@@ -87,22 +87,3 @@ def truncate_if_too_long(key: str, max_len: int) -> str:
     tail = keep // 2
     return key[:head] + "..." + key[len(key) - tail:]
 
-
-def validate_map(entries: dict | None, max_size: int, key_trunc: int,
-                 validate_key: ItemValidator, validate_value: ItemValidator, path: Path) -> ErrorList:
-    """Key errors at the map path itself, value errors at `map[<shortened key>]`."""
-    entries = entries or {}
-    if max_size >= 0 and len(entries) > max_size:
-        return [too_many(path, len(entries), max_size)]
-    errs: ErrorList = []
-    for k, v in entries.items():
-        errs.extend(validate_key(k, path))
-        errs.extend(validate_value(v, path.key(truncate_if_too_long(k, key_trunc))))
-    return errs
-
-
-def first_index(values: Iterable[Any], target: Any) -> int:
-    for i, value in enumerate(values):
-        if value == target:
-            return i
-    return -1

@@ -11,7 +11,6 @@ from webhook.validation.options import Options
 from webhook.validation.rawjson import validate_raw_extension
 
 OPAQUE_PARAMETERS_MAX_LENGTH = 10 * 1024
-_ABSENT = object()
 
 
 def validate_opaque_configuration(opaque: dict, path: Path, opts: Options) -> ErrorList:

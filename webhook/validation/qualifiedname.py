@@ -20,6 +20,7 @@ DEVICE_MAX_ID_LENGTH = 32
 
 @lru_cache(maxsize=8192)
 def c_identifier_problems(value: str) -> tuple[Problem, ...]:
+    """validateCIdentifier, as cacheable problems (see _helpers.materialise)."""
     problems: list[Problem] = []
     if byte_len(value) > DEVICE_MAX_ID_LENGTH:
         problems.append(("TooLong", "", str(DEVICE_MAX_ID_LENGTH)))
@@ -46,10 +47,6 @@ def qualified_name_problems(name: str) -> tuple[Problem, ...]:
     else:
         problems.extend(c_identifier_problems(ident))
     return tuple(problems)
-
-
-def validate_c_identifier(value: str, path: Path) -> ErrorList:
-    return materialise(c_identifier_problems(value), path)
 
 
 def validate_qualified_name(name: str, path: Path) -> ErrorList:

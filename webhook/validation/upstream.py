@@ -24,7 +24,7 @@ UPSTREAM: dict[str, str] = {
     "validateLabelValue": _V + "names.validate_label_value",
     "validateQualifiedName": _V + "qualifiedname.validate_qualified_name",
     "validateFullyQualifiedName": _V + "qualifiedname.validate_fully_qualified_name",
-    "validateCIdentifier": _V + "qualifiedname.validate_c_identifier",
+    "validateCIdentifier": _V + "qualifiedname.c_identifier_problems",
     "validateRawExtension": _V + "rawjson.validate_raw_extension",
     # ResourceClaim.
     "ValidateResourceClaim": _V + "resourceclaim.validate_resource_claim",
