@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from webhook.field import ErrorList, Path, duplicate, invalid, too_many
+from webhook.limits import BINDING_CONDITIONS_MAX_SIZE, BINDING_FAILURE_CONDITIONS_MAX_SIZE
 from webhook.validation._helpers import as_dict, as_list, as_str
 from webhook.validation.names import validate_label_name
-
-BINDING_CONDITIONS_MAX_SIZE = 4
-BINDING_FAILURE_CONDITIONS_MAX_SIZE = 4
 
 
 def _validate_condition_list(items: list, max_size: int, path: Path) -> ErrorList:

@@ -20,6 +20,16 @@ from webhook.field import (
     too_long,
     too_many,
 )
+from webhook.limits import (
+    ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH,
+    DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH,
+    DEVICE_TAINTS_MAX_LENGTH,
+    RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE,
+    RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE,
+    RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET,
+    RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION,
+    RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
+)
 from webhook.quantity import parse_json_quantity
 from webhook.validation._helpers import as_dict, as_list, as_str, materialise, truncate_if_too_long, validate_set
 from webhook.validation.bindingconditions import validate_device_binding_parameters
@@ -31,19 +41,9 @@ from webhook.validation.names import (
     validate_node_name,
 )
 from webhook.validation.nodeselector import validate_node_selector
-from webhook.validation.qualifiedname import DEVICE_MAX_ID_LENGTH, qualified_name_problems
+from webhook.validation.qualifiedname import qualified_name_problems
 from webhook.validation.requestpolicy import validate_request_policy
 from webhook.validation.taints import validate_device_taint
-
-RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE = 32
-RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE = 48
-RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE = 2
-RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION = 32
-RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET = 32
-DEVICE_TAINTS_MAX_LENGTH = 16
-DEVICE_MAX_DOMAIN_LENGTH = 63
-DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH = 64
-ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH = DEVICE_MAX_DOMAIN_LENGTH + 1 + DEVICE_MAX_ID_LENGTH
 
 _LIST_FIELDS = ("bools", "ints", "strings", "versions")
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, invalid
+from webhook.limits import DEVICE_CONFIG_MAX_SIZE, DEVICE_SELECTORS_MAX_SIZE
 from webhook.validation._helpers import as_dict, as_list, validate_slice
-from webhook.validation.deviceclaim import DEVICE_CONFIG_MAX_SIZE
 from webhook.validation.deviceconfig import validate_device_configuration
 from webhook.validation.equality import semantic_equal
 from webhook.validation.meta import validate_object_meta_update, validate_object_meta_with_opts
 from webhook.validation.names import is_native_resource, is_qualified_name
 from webhook.validation.options import DEFAULT_OPTIONS, Options
-from webhook.validation.selectors import DEVICE_SELECTORS_MAX_SIZE, validate_selector
+from webhook.validation.selectors import validate_selector
 
 DEFAULT_RESOURCE_REQUESTS_PREFIX = "requests."
 

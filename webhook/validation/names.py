@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 
 from webhook.field import ErrorList, Path, invalid, required
+from webhook.limits import DRIVER_NAME_MAX_LENGTH
 from webhook.validation._helpers import Problem, materialise
 
 DNS1123_LABEL_MAX_LENGTH = 63
@@ -160,9 +161,6 @@ def validate_label_value(value: str, path: Path) -> ErrorList:
 def validate_node_name(value: str, path: Path) -> ErrorList:
     """validateNodeName: a node name is a DNS subdomain (core's ValidateNodeName)."""
     return validate_dns_subdomain(value, path)
-
-
-DRIVER_NAME_MAX_LENGTH = 63
 
 
 @lru_cache(maxsize=8192)

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from webhook.field import ErrorList, Path, required, too_long
+from webhook.limits import POOL_NAME_MAX_LENGTH
 from webhook.validation.names import byte_len, validate_dns_subdomain
-
-POOL_NAME_MAX_LENGTH = 253
 
 
 def validate_pool_name(name: str, path: Path) -> ErrorList:

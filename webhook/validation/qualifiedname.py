@@ -12,10 +12,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 from webhook.field import ErrorList, Path, invalid
+from webhook.limits import DEVICE_MAX_ID_LENGTH
 from webhook.validation._helpers import Problem, materialise
 from webhook.validation.names import byte_len, driver_name_problems, is_c_identifier
-
-DEVICE_MAX_ID_LENGTH = 32
 
 
 @lru_cache(maxsize=8192)

@@ -8,10 +8,9 @@ The 1.36 quirks are kept: `default < min` is reported at `validRange.min` and `d
 from __future__ import annotations
 
 from webhook.field import ErrorList, Path, duplicate, forbidden, internal_error, invalid, required, too_many
+from webhook.limits import CAPACITY_REQUEST_POLICY_DISCRETE_MAX_OPTIONS
 from webhook.validation._helpers import as_dict, as_list
 from webhook.quantity import Quantity, parse_json_quantity
-
-CAPACITY_REQUEST_POLICY_DISCRETE_MAX_OPTIONS = 10
 
 
 def _q(raw: object) -> Quantity | None:

@@ -6,6 +6,11 @@ Checks run in upstream order so error lists come out in the same order (Go map i
 from __future__ import annotations
 
 from webhook.field import ErrorList, Path, invalid, required, too_many
+from webhook.limits import (
+    RESOURCE_SLICE_MAX_COUNTER_SETS,
+    RESOURCE_SLICE_MAX_DEVICES,
+    RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES,
+)
 from webhook.validation._helpers import as_dict, as_int, as_list, as_str, validate_set
 from webhook.validation.device import has_list_attribute, validate_counter_set, validate_device
 from webhook.validation.options import DEFAULT_OPTIONS, Options
@@ -13,10 +18,6 @@ from webhook.validation.meta import validate_immutable, validate_object_meta, va
 from webhook.validation.names import validate_driver_name, validate_node_name
 from webhook.validation.nodeselector import validate_node_selector
 from webhook.validation.poolname import validate_pool_name
-
-RESOURCE_SLICE_MAX_DEVICES = 128
-RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES = 64
-RESOURCE_SLICE_MAX_COUNTER_SETS = 8
 
 _NODE_SELECTION_FIELDS = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
 
