@@ -202,3 +202,33 @@ def test_a_manifest_without_metadata_still_gets_the_namespace():
     claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "spec": CLAIM_SPEC}
     response = review(claim)
     assert [c["field"] for c in response.status["details"]["causes"]] == ["metadata.name"]
+
+
+ADMIN_CLAIM = manifest("resource.k8s.io/v1", "ResourceClaim", spec={"devices": {"requests": [
+    {"name": "monitor", "exactly": {"deviceClassName": "gpu.example.com", "allocationMode": "All",
+                                    "adminAccess": True}}]}})
+
+
+def test_admin_access_offline_needs_a_labelled_namespace_among_the_inputs(tmp_path):
+    path = tmp_path / "claim.yaml"
+    path.write_text(json.dumps(ADMIN_CLAIM))
+    denied = cli("review", "-o", "json", "-n", "gpu-monitoring", str(path))
+    assert denied.returncode == 1
+    [result] = json.loads(denied.stdout)
+    assert result["response"]["status"]["details"]["causes"] == [{
+        "reason": "FieldValueForbidden", "field": "spec.devices.requests[0].adminAccess",
+        "message": "Forbidden: admin access to devices requires the `resource.kubernetes.io/admin-access: true` "
+                   "label on the containing namespace"}]
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {
+        "name": "gpu-monitoring", "labels": {"resource.kubernetes.io/admin-access": "true"}}}
+    (tmp_path / "namespace.yaml").write_text(json.dumps(namespace))
+    allowed = cli("review", "-n", "gpu-monitoring", str(tmp_path))
+    assert allowed.returncode == 0, allowed.stdout
+
+
+def test_admin_access_served_is_a_warning_because_namespaces_cannot_be_seen():
+    claim = json.loads(json.dumps(ADMIN_CLAIM))
+    claim["metadata"]["namespace"] = "default"
+    response = admit.validate(decode_review(review_body(claim)))
+    assert response.allowed is True
+    assert response.warnings[0].startswith("spec.devices.requests[0].adminAccess: admin access to devices requires")

@@ -7,8 +7,9 @@ from collections import Counter
 
 import pytest
 
+from webhook.validation.options import Options
 from webhook.validation.resourceclaim import (
-    resource_claim_warnings,
+    resource_claim_strategy_checks,
     validate_resource_claim,
     validate_resource_claim_update,
 )
@@ -243,12 +244,24 @@ def test_validate_claim_update(pair, want):
     assert Counter(e.key for e in validate_resource_claim_update(new, old)) == Counter(want)
 
 
-def test_admin_access_is_a_warning_not_an_error():
+def test_admin_access_is_a_warning_where_namespaces_cannot_be_seen():
     c = claim({"name": GOOD, "exactly": exact()}, {"name": "admin", "exactly": exact(adminAccess=True)})
     assert validate_resource_claim(c) == []
-    warnings = resource_claim_warnings(c, None)
-    assert len(warnings) == 1 and warnings[0].startswith("spec.devices.requests[1].adminAccess: ")
-    assert resource_claim_warnings(claim(), None) == []
+    errors, warnings = resource_claim_strategy_checks(c, None, Options())
+    assert errors == [] and len(warnings) == 1
+    assert warnings[0].startswith("spec.devices.requests[1].adminAccess: ")
+    assert resource_claim_strategy_checks(claim(), None, Options()) == ([], [])
+
+
+def test_admin_access_is_decided_where_namespaces_are_known():
+    c = claim({"name": GOOD, "exactly": exact()}, {"name": "admin", "exactly": exact(adminAccess=True)})
+    namespace = c["metadata"]["namespace"]
+    errors, warnings = resource_claim_strategy_checks(c, None, Options(namespaces={namespace: {}}))
+    assert [str(e) for e in errors] == [
+        "spec.devices.requests[1].adminAccess: Forbidden: admin access to devices requires the "
+        "`resource.kubernetes.io/admin-access: true` label on the containing namespace"] and warnings == []
+    labelled = {namespace: {"resource.kubernetes.io/admin-access": "true"}}
+    assert resource_claim_strategy_checks(c, None, Options(namespaces=labelled)) == ([], [])
 
 
 def test_message_format_of_request_reference():

@@ -7,7 +7,8 @@ from collections import Counter
 
 import pytest
 
-from webhook.validation.resourceclaim import resource_claim_warnings, validate_resource_claim_status_update
+from webhook.validation.options import Options
+from webhook.validation.resourceclaim import resource_claim_strategy_checks, validate_resource_claim_status_update
 
 GOOD = "foo"
 BAD = "!@#$%^"
@@ -198,6 +199,9 @@ def test_admin_access_in_new_allocation_is_a_warning():
     old = base_claim()
     new, _ = case(old, set_status(allocation=allocation(result(), result(adminAccess=True))))
     assert validate_resource_claim_status_update(new, old) == []
-    warnings = resource_claim_warnings(new, old)
-    assert len(warnings) == 1 and warnings[0].startswith("status.allocation.devices.results[1].adminAccess: ")
-    assert resource_claim_warnings(new, new) == []
+    errors, warnings = resource_claim_strategy_checks(new, old, Options())
+    assert errors == [] and len(warnings) == 1
+    assert warnings[0].startswith("status.allocation.devices.results[1].adminAccess: ")
+    assert resource_claim_strategy_checks(new, new, Options()) == ([], [])
+    errors, _ = resource_claim_strategy_checks(new, old, Options(namespaces={}))
+    assert [e.field for e in errors] == ["status.allocation.devices.results[1].adminAccess"]

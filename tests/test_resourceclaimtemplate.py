@@ -7,8 +7,9 @@ from collections import Counter
 
 import pytest
 
+from webhook.validation.options import Options
 from webhook.validation.resourceclaimtemplate import (
-    resource_claim_template_warnings,
+    resource_claim_template_strategy_checks,
     validate_resource_claim_template,
     validate_resource_claim_template_update,
 )
@@ -91,4 +92,5 @@ def test_admin_access_warning_uses_upstream_path():
     t = template(request={"name": GOOD, "exactly": {"deviceClassName": GOOD, "allocationMode": "All",
                                                    "adminAccess": True}})
     assert validate_resource_claim_template(t) == []
-    assert resource_claim_template_warnings(t, None)[0].startswith("spec.devices.requests[0].adminAccess: ")
+    assert resource_claim_template_strategy_checks(t, None, Options())[1][0].startswith(
+        "spec.devices.requests[0].adminAccess: ")

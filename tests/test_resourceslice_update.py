@@ -14,7 +14,8 @@ from webhook.field import Path
 from webhook.review import decode_review
 from webhook.validation.requestpolicy import validate_request_policy
 from webhook.quantity import parse_quantity
-from webhook.validation.resourceslice import resource_slice_warnings, validate_resource_slice_update
+from webhook.validation.options import Options
+from webhook.validation.resourceslice import resource_slice_strategy_checks, validate_resource_slice_update
 
 from support import causes, review_body
 
@@ -159,9 +160,9 @@ def test_policy_checked_through_slice_when_multi_allocatable():
 
 
 def test_warnings():
-    assert resource_slice_warnings(test_slice(driver="Gpu.Example.com"), None) == [
-        'spec.driver: driver names should be lowercase; "Gpu.Example.com" contains uppercase characters']
-    assert resource_slice_warnings(test_slice(driver=DRIVER), None) == []
+    assert resource_slice_strategy_checks(test_slice(driver="Gpu.Example.com"), None, Options()) == ([], [
+        'spec.driver: driver names should be lowercase; "Gpu.Example.com" contains uppercase characters'])
+    assert resource_slice_strategy_checks(test_slice(driver=DRIVER), None, Options()) == ([], [])
 
 
 def _review(obj, **kw) -> dict:

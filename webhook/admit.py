@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from webhook import cel, kinds, manifest
 from webhook.api.decode import check_types
@@ -130,10 +130,10 @@ def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str, pro
 
 
 def _validate_objects(request: AdmissionRequest, target: Target, obj: dict, old: dict | None,
-                      warnings: list[str], profile: Profile) -> AdmissionResponse:
+                      warnings: list[str], opts: Options) -> AdmissionResponse:
     """Runs the kind's rules under one CEL budget and attaches the CEL fallback warnings."""
     with cel.request_budget(CEL_BUDGET_SECONDS), cel.collect_warnings() as cel_warnings:
-        response = _check_objects(request, target, obj, old, warnings, Options(profile))
+        response = _check_objects(request, target, obj, old, warnings, opts)
     for warning in cel_warnings:
         if f"dra-webhook: {warning}" not in response.warnings:
             response.warnings.append(f"dra-webhook: {warning}")
@@ -155,8 +155,10 @@ def _check_objects(request: AdmissionRequest, target: Target, obj: dict, old: di
                                               f"{target.kind} is not handled; allowed without checks"])
     else:
         errors = kind.update(obj, old or {}, opts)
-    if kind.warnings is not None:
-        warnings = warnings + kind.warnings(obj, old if request.operation == "UPDATE" else None)
+    if kind.strategy_checks is not None:  # upstream reports these before the validation errors
+        strategy_errors, strategy_warnings = kind.strategy_checks(obj, old if request.operation == "UPDATE" else None,
+                                                                  opts)
+        errors, warnings = strategy_errors + errors, warnings + strategy_warnings
     if errors:
         return deny(request.uid, status_invalid(GROUP, target.kind, target.name, errors), warnings)
     return allow(request.uid, warnings)
@@ -180,15 +182,25 @@ def _guarded(request: AdmissionRequest, body: Callable[[Target], AdmissionRespon
                                                  f"{target.kind or 'object'} {target.name!r} (uid {request.uid})"))
 
 
+@dataclass(frozen=True)
+class _Manifest:
+    """How a bare manifest reaches validation: kubectl's field validation, and the namespaces (with their
+    labels) the cluster is known to have."""
+
+    field_validation: str
+    namespaces: Mapping[str, Mapping[str, str]]
+
+
 def _validate_request(request: AdmissionRequest, target: Target, profile: Profile,
-                      manifest_validation: str | None = None) -> AdmissionResponse:
-    """`manifest_validation` is None for what a cluster sent (or recorded); for a bare manifest it is the
-    field validation kubectl asks for, and the registry strategy's drop step runs as it would."""
-    obj, warnings = _prepare(request, target, request.object, "object", profile, manifest_validation or WARN)
+                      manifest: _Manifest | None = None) -> AdmissionResponse:
+    """`manifest` is None for what a cluster sent (or recorded); for a bare manifest the registry
+    strategy's drop step runs as it would, and its admin-access check sees the known namespaces."""
+    field_validation = manifest.field_validation if manifest else WARN
+    obj, warnings = _prepare(request, target, request.object, "object", profile, field_validation)
     old = None
     if request.operation == "UPDATE":
         old, _ = _prepare(request, target, request.old_object, "oldObject", profile)
-    if manifest_validation is not None:  # what the registry strategy does before validation, said out loud
+    if manifest is not None:  # what the registry strategy does before validation, said out loud
         obj, dropped = kinds.drop_disabled_fields(target.kind, obj, old, profile, subresource=request.sub_resource)
         warnings.extend(d.warning() for d in dropped)
     else:  # the API server has dropped them already: if any arrive, our gates are not the cluster's
@@ -196,7 +208,8 @@ def _validate_request(request: AdmissionRequest, target: Target, profile: Profil
         warnings.extend(f"dra-webhook: {d.path} is set, but feature gate {d.gate} is disabled in this webhook's "
                         f"--feature-gates; the cluster's gates differ (a cluster with it disabled drops the field)"
                         for d in present)
-    return _validate_objects(request, target, obj, old, warnings, profile)
+    opts = Options(profile, namespaces=manifest.namespaces if manifest else None)
+    return _validate_objects(request, target, obj, old, warnings, opts)
 
 
 def validate(request: AdmissionRequest, *, profile: Profile = DEFAULT) -> AdmissionResponse:
@@ -231,18 +244,18 @@ def review(request: AdmissionRequest, *, profile: Profile = DEFAULT, apply_defau
     """Offline review of a recorded AdmissionReview: defaults first (unless disabled), then validation of
     the defaulted object. The response carries the defaulting patch, so reports can show what the API
     server would add."""
-    return _review(request, profile, apply_defaults, now, manifest_validation=None)
+    return _review(request, profile, apply_defaults, now, manifest=None)
 
 
 def _review(request: AdmissionRequest, profile: Profile, apply_defaults: bool, now: datetime | None,
-            manifest_validation: str | None) -> AdmissionResponse:
+            manifest: _Manifest | None) -> AdmissionResponse:
     def body(target: Target) -> AdmissionResponse:
         patch: list[dict] = []
         effective = request
         if apply_defaults and not request.sub_resource:
             after, patch = _defaulted(request, target, now or _now(), profile)
             effective = replace(request, object=after)
-        response = _validate_request(effective, target, profile, manifest_validation)
+        response = _validate_request(effective, target, profile, manifest)
         if patch:
             response.patch = patch
         return response
@@ -252,7 +265,8 @@ def _review(request: AdmissionRequest, profile: Profile, apply_defaults: bool, n
 
 def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, namespace: str = manifest.DEFAULT_NAMESPACE,
                     apply_defaults: bool = True, now: datetime | None = None,
-                    field_validation: str = STRICT) -> AdmissionResponse:
+                    field_validation: str = STRICT,
+                    namespaces: Mapping[str, Mapping[str, str]] | None = None) -> AdmissionResponse:
     """Offline review of bare manifests wrapped as a request (object, and oldObject for an UPDATE).
 
     First what kubectl and the API server do to a manifest: a group/version/kind the target Kubernetes
@@ -261,7 +275,11 @@ def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, na
     `namespace`, a cluster-scoped one loses any it names; a create with only `generateName` gets a
     name; unknown fields refuse the object under kubectl's default strict field validation. Then the
     review, with the fields of disabled gates dropped as the registry strategy drops them.
+
+    `namespaces` are the labels of namespaces known to exist (the Namespace objects of the inputs);
+    any other namespace is taken as unlabelled, as a new cluster's `default` is.
     """
+    context = _Manifest(field_validation, namespaces or {})
     source = request.object if isinstance(request.object, dict) else request.old_object
     if not isinstance(source, dict):
         return review(request, profile=profile, apply_defaults=apply_defaults, now=now)
@@ -275,13 +293,13 @@ def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, na
         effective = replace(effective, namespace=placed_namespace)
     mapping = manifest.map_manifest(source, profile)
     if mapping.refusal is None:
-        response = _review(effective, profile, apply_defaults, now, field_validation)
+        response = _review(effective, profile, apply_defaults, now, context)
         response.warnings[:0] = mapping.warnings
         return response
     warnings = list(mapping.warnings)
     if mapping.retired:
         kind = manifest.type_meta(source)[2]
-        converted = _review(effective, profile, apply_defaults, now, field_validation)
+        converted = _review(effective, profile, apply_defaults, now, context)
         verdict = "allowed" if converted.allowed else "denied: " + str((converted.status or {}).get("message", ""))
         warnings.append(f"dra-webhook: converted to {GROUP}/v1, this {kind} would be {verdict}")
     return deny(request.uid, status_not_found(mapping.refusal), warnings)

@@ -171,7 +171,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    from webhook import admit, loader, report
+    from webhook import admit, loader, manifest, report
     from webhook.allocation import footprint, poolcheck
     from webhook.review import ReviewError, decode_review
 
@@ -181,6 +181,7 @@ def run_review(args: argparse.Namespace) -> int:
         print(f"dra-webhook review: {exc}", file=sys.stderr)
         return report.EXIT_INPUT
     results: list[report.Result] = []
+    namespaces = manifest.namespaces_in(doc.review["request"].get("object") for doc in documents if doc.manifest)
     for doc in documents:
         if doc.error is not None:
             results.append(report.Result(doc.source, error=doc.error))
@@ -193,7 +194,7 @@ def run_review(args: argparse.Namespace) -> int:
         if doc.manifest:
             response = admit.review_manifest(request, profile=args.profile, namespace=args.namespace,
                                              apply_defaults=not args.no_defaults,
-                                             field_validation=args.validate.capitalize())
+                                             field_validation=args.validate.capitalize(), namespaces=namespaces)
         else:
             response = admit.review(request, profile=args.profile, apply_defaults=not args.no_defaults)
         results.append(report.Result(doc.source, response.to_dict(), label=_label(request)))

@@ -45,7 +45,8 @@ Converter = Callable[[dict], tuple[dict, list[str]]]
 Defaulter = Callable[[dict, "dict | None", str, datetime], None]
 CreateRule = Callable[[dict, Options], ErrorList]
 UpdateRule = Callable[[dict, dict, Options], ErrorList]
-WarningRule = Callable[[dict, "dict | None"], list[str]]
+# What the registry strategy adds to validation (namespace checks, warnings): (errors, warnings).
+StrategyChecks = Callable[[dict, "dict | None", Options], tuple[ErrorList, list[str]]]
 
 # How a Kubernetes version serves an API version of a kind.
 SERVED = "served"  # by default
@@ -80,7 +81,7 @@ class Kind:
     create: CreateRule
     update: UpdateRule
     status_update: UpdateRule | None = None
-    warnings: WarningRule | None = None
+    strategy_checks: StrategyChecks | None = None
     retired: Mapping[str, Retired] = field(default_factory=dict)
     # What the registry strategy drops when a gate is off (PrepareForCreate/Update), main resource and status.
     drop_disabled: DropStep | None = None
@@ -113,7 +114,7 @@ KINDS: dict[str, Kind] = {
         retired={"v1alpha3": Retired("1.32")},
         create=resourceslice.validate_resource_slice,
         update=resourceslice.validate_resource_slice_update,
-        warnings=resourceslice.resource_slice_warnings,
+        strategy_checks=resourceslice.resource_slice_strategy_checks,
         drop_disabled=slice_strategy.drop_disabled_fields,
     ),
     "ResourceClaim": Kind(
@@ -129,7 +130,7 @@ KINDS: dict[str, Kind] = {
         create=resourceclaim.validate_resource_claim,
         update=resourceclaim.validate_resource_claim_update,
         status_update=resourceclaim.validate_resource_claim_status_update,
-        warnings=resourceclaim.resource_claim_warnings,
+        strategy_checks=resourceclaim.resource_claim_strategy_checks,
         drop_disabled=claim_strategy.drop_disabled_spec_fields,
         drop_disabled_status=claim_strategy.drop_disabled_status_fields,
     ),
@@ -146,7 +147,7 @@ KINDS: dict[str, Kind] = {
                                      claim_defaults.default_resource_claim_template_v1beta1)},
         create=resourceclaimtemplate.validate_resource_claim_template,
         update=resourceclaimtemplate.validate_resource_claim_template_update,
-        warnings=resourceclaimtemplate.resource_claim_template_warnings,
+        strategy_checks=resourceclaimtemplate.resource_claim_template_strategy_checks,
         drop_disabled=template_strategy.drop_disabled_fields,
     ),
     "DeviceClass": Kind(

@@ -109,3 +109,15 @@ def namespace_of(obj: object) -> str | None:
     meta = obj.get("metadata") if isinstance(obj, dict) else None
     namespace = meta.get("namespace") if isinstance(meta, dict) else None
     return namespace if isinstance(namespace, str) else None
+
+
+def namespaces_in(objects) -> dict[str, dict[str, str]]:
+    """The core/v1 Namespace objects among `objects`, as {name: labels}: the namespaces a review knows."""
+    found: dict[str, dict[str, str]] = {}
+    for obj in objects:
+        if isinstance(obj, dict) and obj.get("apiVersion") == "v1" and obj.get("kind") == "Namespace":
+            meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+            labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
+            if isinstance(meta.get("name"), str):
+                found[meta["name"]] = {k: v for k, v in labels.items() if isinstance(k, str) and isinstance(v, str)}
+    return found

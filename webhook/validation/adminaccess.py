@@ -1,23 +1,27 @@
-"""The registry's admin-access namespace check (AuthorizedForAdmin, AuthorizedForAdminStatus), as warnings.
+"""The registry's admin-access namespace check (AuthorizedForAdmin, AuthorizedForAdminStatus).
 
 The API server forbids `adminAccess: true` in a request (create of a claim or template) or in a
 newly set allocation result (claim status update) unless the claim's namespace carries the label
-`resource.kubernetes.io/admin-access: "true"`. A webhook only sees the object, never its
-namespace, so it cannot decide this. Failing would reject valid claims in labelled namespaces and
-passing silently would hide the rule; we allow and warn once per object, naming the first field the
-API server would report, and leave the decision to the API server.
+`resource.kubernetes.io/admin-access: "true"`. The check needs the namespace object. Offline the
+namespaces are known (the Namespace objects of the inputs; any other namespace is taken as
+unlabelled, as a new cluster's `default` is), so the check is made and reported as the API server
+reports it. A served webhook never sees namespaces: failing would reject valid claims in labelled
+namespaces and passing silently would hide the rule, so it allows and warns once per object.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
-from webhook.field import Path
+from webhook.field import ErrorList, Path, forbidden
 from webhook.validation._helpers import as_dict, as_list
 
 DRA_ADMIN_NAMESPACE_LABEL_KEY = "resource.kubernetes.io/admin-access"
-_DETAIL = (f"admin access to devices requires the `{DRA_ADMIN_NAMESPACE_LABEL_KEY}: true` label on the "
-           "containing namespace; dra-webhook cannot see namespace labels, so the API server decides")
+_DETAIL = f"admin access to devices requires the `{DRA_ADMIN_NAMESPACE_LABEL_KEY}: true` label on the containing namespace"
+_UNDECIDED = "; dra-webhook cannot see namespace labels, so the API server decides"
+
+# Namespace name -> its labels, where known (offline); None where they cannot be seen (served).
+Namespaces = Mapping[str, Mapping[str, str]] | None
 
 
 def _first_admin_request(spec: Any) -> int:
@@ -27,15 +31,7 @@ def _first_admin_request(spec: Any) -> int:
     return -1
 
 
-def spec_admin_access_warnings(spec: Any) -> list[str]:
-    """Create of a claim or template. Upstream reports `spec.devices.requests[i].adminAccess` for both."""
-    i = _first_admin_request(spec)
-    if i < 0:
-        return []
-    return [f"{Path('spec', 'devices', 'requests').index(i).child('adminAccess')}: {_DETAIL}"]
-
-
-def _has_admin_result(status: Any) -> int:
+def _first_admin_result(status: Any) -> int:
     results = as_list(as_dict(as_dict(as_dict(status).get("allocation")).get("devices")).get("results"))
     for i, result in enumerate(results):
         if as_dict(result).get("adminAccess") is True:
@@ -43,12 +39,29 @@ def _has_admin_result(status: Any) -> int:
     return -1
 
 
-def status_admin_access_warnings(status: Any, old_status: Any) -> list[str]:
-    """Status update: only an allocation that newly brings admin access is checked upstream."""
-    if _has_admin_result(old_status) >= 0:
-        return []
-    i = _has_admin_result(status)
+def _decide(path: Path, namespace: str, namespaces: Namespaces) -> tuple[ErrorList, list[str]]:
+    if namespaces is None:
+        return [], [f"{path}: {_DETAIL}{_UNDECIDED}"]
+    if as_dict(namespaces.get(namespace)).get(DRA_ADMIN_NAMESPACE_LABEL_KEY) == "true":
+        return [], []
+    return [forbidden(path, _DETAIL)], []
+
+
+def authorized_for_admin(spec: Any, namespace: str, namespaces: Namespaces) -> tuple[ErrorList, list[str]]:
+    """Create of a claim or template. Upstream reports `spec.devices.requests[i].adminAccess` for both."""
+    i = _first_admin_request(spec)
     if i < 0:
-        return []
+        return [], []
+    return _decide(Path("spec", "devices", "requests").index(i).child("adminAccess"), namespace, namespaces)
+
+
+def authorized_for_admin_status(status: Any, old_status: Any, namespace: str,
+                                namespaces: Namespaces) -> tuple[ErrorList, list[str]]:
+    """Status update: only an allocation that newly brings admin access is checked upstream."""
+    if _first_admin_result(old_status) >= 0:
+        return [], []
+    i = _first_admin_result(status)
+    if i < 0:
+        return [], []
     path = Path("status", "allocation", "devices", "results").index(i).child("adminAccess")
-    return [f"{path}: {_DETAIL}"]
+    return _decide(path, namespace, namespaces)

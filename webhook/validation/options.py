@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from webhook.profile import DEFAULT, Profile
+from webhook.validation.adminaccess import Namespaces
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,8 @@ class Options:
     # Stored semantics: the stored-expressions CEL environment and no size limit on opaque parameters,
     # for parts of an update that did not change.
     stored: bool = False
+    # The namespaces and their labels where known (offline); None for a served request, which cannot see them.
+    namespaces: Namespaces = None
 
     def with_stored(self, stored: bool) -> Options:
         return self if stored == self.stored else replace(self, stored=stored)

@@ -3,7 +3,7 @@
 Composition follows the registry strategy: create is ValidateResourceClaim, update is
 ValidateResourceClaimUpdate (the spec is immutable and not re-validated), status is
 ValidateResourceClaimStatusUpdate. The admin-access namespace check of the strategy needs the
-namespace object and is reported as a warning by `resource_claim_warnings`.
+namespace object: `resource_claim_strategy_checks`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, invalid
-from webhook.validation._helpers import as_dict
-from webhook.validation.adminaccess import spec_admin_access_warnings, status_admin_access_warnings
+from webhook.validation._helpers import as_dict, as_str
+from webhook.validation.adminaccess import authorized_for_admin, authorized_for_admin_status
 from webhook.validation.claimstatus import _validate_resource_claim_status_update
 from webhook.validation.deviceclaim import validate_device_claim
 from webhook.validation.equality import semantic_equal
@@ -47,8 +47,9 @@ def validate_resource_claim_status_update(new: dict, old: dict, opts: Options = 
     return errs
 
 
-def resource_claim_warnings(obj: dict, old: dict | None) -> list[str]:
-    """Admin-access warnings: on create for the spec, on update for a newly set allocation."""
+def resource_claim_strategy_checks(obj: dict, old: dict | None, opts: Options) -> tuple[ErrorList, list[str]]:
+    """What the registry strategy adds: AuthorizedForAdmin on create, AuthorizedForAdminStatus on update."""
+    namespace = as_str(as_dict(obj.get("metadata")).get("namespace"))
     if old is None:
-        return spec_admin_access_warnings(obj.get("spec"))
-    return status_admin_access_warnings(obj.get("status"), old.get("status"))
+        return authorized_for_admin(obj.get("spec"), namespace, opts.namespaces)
+    return authorized_for_admin_status(obj.get("status"), old.get("status"), namespace, opts.namespaces)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, invalid
-from webhook.validation._helpers import as_dict
-from webhook.validation.adminaccess import spec_admin_access_warnings
+from webhook.validation._helpers import as_dict, as_str
+from webhook.validation.adminaccess import authorized_for_admin
 from webhook.validation.equality import semantic_equal
 from webhook.validation.meta import (
     FIELD_IMMUTABLE,
@@ -48,8 +48,9 @@ def validate_resource_claim_template_update(new: dict, old: dict, opts: Options 
     return validate_resource_claim_template(new, opts) + validate_resource_claim_template_update_only(new, old)
 
 
-def resource_claim_template_warnings(obj: dict, old: dict | None) -> list[str]:
-    """Admin-access warning on create; the path is upstream's (`spec.devices…`, not `spec.spec.devices…`)."""
+def resource_claim_template_strategy_checks(obj: dict, old: dict | None, opts: Options) -> tuple[ErrorList, list[str]]:
+    """AuthorizedForAdmin on create; the path is upstream's (`spec.devices…`, not `spec.spec.devices…`)."""
     if old is not None:
-        return []
-    return spec_admin_access_warnings(as_dict(obj.get("spec")).get("spec"))
+        return [], []
+    namespace = as_str(as_dict(obj.get("metadata")).get("namespace"))
+    return authorized_for_admin(as_dict(obj.get("spec")).get("spec"), namespace, opts.namespaces)

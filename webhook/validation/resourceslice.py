@@ -34,13 +34,13 @@ def validate_resource_slice_update(new: dict, old: dict, opts: Options = DEFAULT
     return errs
 
 
-def resource_slice_warnings(new: dict, old: dict | None) -> list[str]:
+def resource_slice_strategy_checks(new: dict, old: dict | None, opts: Options) -> tuple[ErrorList, list[str]]:
     """The registry's WarningsOnCreate / WarningsOnUpdate."""
     driver = as_str(as_dict(new.get("spec")).get("driver"))
     if driver != driver.lower():
         quoted = '"' + driver.replace("\\", "\\\\").replace('"', '\\"') + '"'
-        return [f"spec.driver: driver names should be lowercase; {quoted} contains uppercase characters"]
-    return []
+        return [], [f"spec.driver: driver names should be lowercase; {quoted} contains uppercase characters"]
+    return [], []
 
 
 def validate_resource_pool(pool: dict, path: Path) -> ErrorList:
