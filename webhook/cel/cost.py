@@ -189,7 +189,7 @@ class Coster:
         for arg in args:
             arg_costs.append(self.cost(arg))
             arg_nodes.append(self.new_node(arg))
-        overload_ids = self.ast.overloads.get(e.id)
+        overload_ids = self.ast.overloads(e.id)
         if not overload_ids:
             return ZERO
         sum_cost = ZERO
