@@ -13,17 +13,22 @@ Integration (one request = one AdmissionReview or one offline document):
 
 A selector checked after the budget ran out gets an InternalError "CEL time budget exhausted", so the
 request is denied, never silently allowed. Without `request_budget` there is no time limit.
+
+The environment follows the feature gates: `features=features_for(profile)`. DeviceClass selectors
+should be checked with `pinned=True`, so that one-off claim selectors never evict them from the cache.
 """
 
 from __future__ import annotations
 
 from webhook.cel.budget import BUDGET_EXHAUSTED, budget_exhausted, collect_warnings, request_budget, warn
+from webhook.cel import engines
 from webhook.cel.engines import ENGINES, active_engine, configure
+from webhook.cel.features import Features
 from webhook.field import ErrorList, Path, forbidden, internal_error, invalid, too_long
 
 __all__ = [
-    "ENGINES", "SELECTOR_EXPRESSION_MAX_LENGTH", "active_engine", "collect_warnings", "configure", "evaluate",
-    "request_budget", "validate_selector",
+    "ENGINES", "SELECTOR_EXPRESSION_MAX_LENGTH", "Features", "active_engine", "clear_cache", "collect_warnings",
+    "configure", "evaluate", "features_for", "request_budget", "validate_selector",
 ]
 
 SELECTOR_EXPRESSION_MAX_LENGTH = 10 * 1024  # resource/v1 CELSelectorExpressionMaxLength, in bytes
@@ -38,8 +43,30 @@ def _sanitize(expression: str) -> str:
     return expression
 
 
-def validate_selector(expression: str, path: Path, *, stored: bool = False) -> ErrorList:
-    """Field errors for one `selectors[j].cel.expression`; `stored` picks the stored-expressions environment."""
+def features_for(profile) -> Features:
+    """The CEL environment's feature set for a `webhook.profile.Profile`."""
+    return Features(consumable_capacity=profile.enabled("DRAConsumableCapacity"),
+                    list_type_attributes=profile.enabled("DRAListTypeAttributes"))
+
+
+def clear_cache() -> None:
+    """Forgets every cached verdict (both engines)."""
+    from webhook.cel import portable
+
+    portable.check.cache_clear()
+    if engines.cel_expr_available():
+        from webhook.cel import compiler
+
+        compiler.CACHE.clear()
+
+
+def validate_selector(expression: str, path: Path, *, stored: bool = False, features: Features = Features(),
+                      pinned: bool = False) -> ErrorList:
+    """Field errors for one `selectors[j].cel.expression`.
+
+    `stored` picks the stored-expressions environment, `features` the gates it follows, `pinned` the
+    cache tier of selectors that are reused by many requests (DeviceClass).
+    """
     expression = _sanitize(expression)
     if len(expression.encode("utf-8")) > SELECTOR_EXPRESSION_MAX_LENGTH:
         return [too_long(path, "", SELECTOR_EXPRESSION_MAX_LENGTH)]
@@ -48,7 +75,7 @@ def validate_selector(expression: str, path: Path, *, stored: bool = False) -> E
     if active_engine() == "cel-expr":
         from webhook.cel import compiler
 
-        verdict = compiler.check(expression, stored)
+        verdict = compiler.check(expression, stored, features, pinned)
     else:
         from webhook.cel import portable
 
@@ -64,8 +91,8 @@ def validate_selector(expression: str, path: Path, *, stored: bool = False) -> E
     return []
 
 
-def evaluate(expression: str, device: dict) -> bool:
+def evaluate(expression: str, device: dict, *, features: Features = Features()) -> bool:
     """Whether `device` matches the selector (offline matching); raises ValueError when it cannot say."""
     from webhook.cel.matching import evaluate as _evaluate
 
-    return _evaluate(expression, device)
+    return _evaluate(expression, device, features)

@@ -7,7 +7,7 @@ positions stay in the parsed message and are converted on demand.
 
 from __future__ import annotations
 
-from webhook.cel.protos import serialized_checked_class
+from webhook.cel.protos import message_class
 
 # Node kinds, named after cel-go's ast.ExprKind.
 LITERAL, IDENT, SELECT, CALL, LIST, MAP, STRUCT, COMPREHENSION = range(8)
@@ -27,11 +27,20 @@ _MESSAGE_ALIASES = {
 NOTABLE_CALLS = frozenset({"duration", "timestamp", "matches", "format"})
 
 
-class Expr:
-    """One node; comprehension parts are set on comprehension nodes only."""
+class _Parts:
+    """Defaults of the parts only some kinds of node have (set on those nodes only, to keep nodes cheap)."""
 
-    __slots__ = ("id", "kind", "value", "operand", "test_only", "args", "entries", "iter_var", "iter_var2",
-                 "accu_var", "iter_range", "accu_init", "loop_condition", "loop_step", "result")
+    __slots__ = ()
+    test_only = False  # select: has() test
+    entries: list | tuple = ()  # map/struct entries (struct keys are field names)
+    iter_var = iter_var2 = accu_var = ""
+    iter_range = accu_init = loop_condition = loop_step = result = None
+
+
+class Expr(_Parts):
+    """One node of the checked expression."""
+
+    __slots__ = ("id", "kind", "value", "operand", "args")
 
     def __init__(self, id: int, kind: int, value: object = None, operand: Expr | None = None,
                  args: list | tuple = ()) -> None:
@@ -39,33 +48,42 @@ class Expr:
         self.kind = kind
         self.value = value  # literal value (bytes stay bytes, uint is ("uint", n)), ident or function/field name
         self.operand = operand  # select operand, call target
-        self.test_only = False
         self.args = args  # call args, list elements
-        self.entries: list | tuple = ()  # map/struct entries (struct keys are field names)
-        self.iter_range = self.accu_init = self.loop_condition = self.loop_step = self.result = None
-        self.iter_var = self.iter_var2 = self.accu_var = ""
+
+
+class _Select(Expr):
+    __slots__ = ("test_only",)
+
+
+class _Aggregate(Expr):
+    __slots__ = ("entries",)
+
+
+class _Comprehension(Expr):
+    __slots__ = ("iter_var", "iter_var2", "accu_var", "iter_range", "accu_init", "loop_condition", "loop_step",
+                 "result")
 
 
 class CheckedAst:
-    __slots__ = ("root", "notable", "_checked", "_types", "_positions")
+    __slots__ = ("root", "notable", "types", "_checked", "_positions")
 
     def __init__(self, root: Expr, notable: list[Expr], checked) -> None:
         self.root = root
         self.notable = notable  # pre-order: LIST, MAP, COMPREHENSION nodes and NOTABLE_CALLS
         self._checked = checked
-        self._types: dict[int, tuple] = {}
+        memo = _TYPES
+        self.types: dict[int, tuple] = {}  # node id -> type
+        for node_id, raw in checked.type_map.items():
+            t = memo.get(raw)
+            self.types[node_id] = t if t is not None else _decoded(memo, raw, _type_from_bytes)
         self._positions: dict[int, int] | None = None
 
     def type_of(self, e: Expr) -> tuple:
-        t = self._types.get(e.id)
-        if t is None:
-            message = self._checked.type_map.get(e.id)
-            t = self._types[e.id] = DYN if message is None else _type(message)
-        return t
+        return self.types.get(e.id, DYN)
 
-    def overloads(self, node_id: int) -> list[str]:
-        reference = self._checked.reference_map.get(node_id)
-        return list(reference.overload_id) if reference is not None else []
+    def overloads(self, node_id: int) -> tuple[str, ...]:
+        raw = self._checked.reference_map.get(node_id)
+        return () if raw is None else _decoded(_REFERENCES, raw, _overloads_from_bytes)
 
     @property
     def positions(self) -> dict[int, int]:
@@ -73,6 +91,32 @@ class CheckedAst:
         if self._positions is None:
             self._positions = dict(self._checked.source_info.positions)
         return self._positions
+
+
+# Distinct serialized types and references are few (the same handful in every selector): decode each once.
+_MEMO_ENTRIES = 4096
+_TYPES: dict[bytes, tuple] = {}
+_REFERENCES: dict[bytes, tuple[str, ...]] = {}
+
+
+def _decoded(memo: dict, raw: bytes, decode_bytes):
+    try:
+        return memo[raw]
+    except KeyError:
+        pass
+    value = decode_bytes(raw)
+    if len(memo) >= _MEMO_ENTRIES:  # a hostile stream of odd types cannot grow it without bound
+        memo.clear()
+    memo[raw] = value
+    return value
+
+
+def _type_from_bytes(raw: bytes) -> tuple:
+    return _type(message_class("Type").FromString(raw))
+
+
+def _overloads_from_bytes(raw: bytes) -> tuple[str, ...]:
+    return tuple(message_class("Reference").FromString(raw).overload_id)
 
 
 def _constant(c) -> object:
@@ -102,9 +146,11 @@ class _Converter:
         which = m.WhichOneof("expr_kind")
         if which == "select_expr":
             s = m.select_expr
-            e = Expr(m.id, SELECT, s.field, self.expr(s.operand))
-            e.test_only = s.test_only
-            return e
+            if s.test_only:
+                e = _Select(m.id, SELECT, s.field, self.expr(s.operand))
+                e.test_only = True
+                return e
+            return Expr(m.id, SELECT, s.field, self.expr(s.operand))
         if which == "call_expr":
             c = m.call_expr
             function = c.function
@@ -126,7 +172,7 @@ class _Converter:
             return e
         if which == "struct_expr":
             s = m.struct_expr
-            e = Expr(m.id, STRUCT if s.message_name else MAP, s.message_name or None)
+            e = _Aggregate(m.id, STRUCT if s.message_name else MAP, s.message_name or None)
             if e.kind == MAP:
                 self.notable.append(e)
             e.entries = [(self.expr(x.map_key) if x.HasField("map_key") else x.field_key, self.expr(x.value))
@@ -136,7 +182,7 @@ class _Converter:
             return e
         if which == "comprehension_expr":
             c = m.comprehension_expr
-            e = Expr(m.id, COMPREHENSION)
+            e = _Comprehension(m.id, COMPREHENSION)
             self.notable.append(e)
             e.iter_var, e.iter_var2, e.accu_var = c.iter_var, c.iter_var2, c.accu_var
             e.iter_range = self.expr(c.iter_range)
@@ -180,7 +226,7 @@ def _type(t) -> tuple:
 
 def decode(serialized: bytes) -> CheckedAst:
     """Decodes `Expression.serialize()` output: an Any wrapping a CheckedExpr."""
-    checked = serialized_checked_class().FromString(serialized).value
+    checked = message_class("SerializedChecked").FromString(serialized).value
     if not checked.HasField("expr"):
         raise ValueError("checked expression without an expression tree")
     converter = _Converter()

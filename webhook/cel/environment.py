@@ -14,6 +14,7 @@ from functools import cache
 from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, struct_pb2
 
+from webhook.cel.features import Features
 from webhook.cel.library import kubernetes_functions
 from webhook.cel.sizes import DeviceSizes
 
@@ -34,14 +35,6 @@ extensions:
   version: 2
 - name: two-var-comprehensions
 """
-
-
-@dataclass(frozen=True)
-class Features:
-    """The feature gates that change the selector environment (1.36 defaults)."""
-
-    consumable_capacity: bool = True  # DRAConsumableCapacity: beta, on
-    list_type_attributes: bool = False  # DRAListTypeAttributes: alpha, off
 
 
 @dataclass(frozen=True)

@@ -57,8 +57,9 @@ _MESSAGES: dict[str, list[tuple]] = {
     "CheckedExpr": [("reference_map", 2, "CheckedExpr.ReferenceMapEntry", _REPEATED),
                     ("type_map", 3, "CheckedExpr.TypeMapEntry", _REPEATED), ("expr", 4, "Expr", None),
                     ("source_info", 5, "SourceInfo", None)],
-    "CheckedExpr.ReferenceMapEntry": [("key", 1, _INT64, None), ("value", 2, "Reference", None)],
-    "CheckedExpr.TypeMapEntry": [("key", 1, _INT64, None), ("value", 2, "Type", None)],
+    # Types and references repeat across nodes and expressions: kept as bytes, decoded once per distinct value.
+    "CheckedExpr.ReferenceMapEntry": [("key", 1, _INT64, None), ("value", 2, _BYTES, None)],
+    "CheckedExpr.TypeMapEntry": [("key", 1, _INT64, None), ("value", 2, _BYTES, None)],
     "SerializedChecked": [("type_url", 1, _STRING, None), ("value", 2, "CheckedExpr", None)],
 }
 _MAP_ENTRIES = {"SourceInfo.PositionsEntry", "CheckedExpr.ReferenceMapEntry", "CheckedExpr.TypeMapEntry"}
@@ -91,8 +92,13 @@ def _file() -> descriptor_pb2.FileDescriptorProto:
 
 
 @cache
-def serialized_checked_class():
-    """The message class that parses `Expression.serialize()` output."""
+def _pool() -> descriptor_pool.DescriptorPool:
     pool = descriptor_pool.DescriptorPool()
     pool.Add(_file())
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("dra_webhook.cel.SerializedChecked"))
+    return pool
+
+
+@cache
+def message_class(name: str):
+    """The class of one of the messages above, e.g. "SerializedChecked" for `Expression.serialize()` output."""
+    return message_factory.GetMessageClass(_pool().FindMessageTypeByName(f"dra_webhook.cel.{name}"))

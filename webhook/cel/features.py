@@ -1,0 +1,13 @@
+"""The feature gates that change the CEL selector environment (no CEL library imported here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Features:
+    """dynamic-resource-allocation cel.Features; defaults are the 1.36 gate defaults."""
+
+    consumable_capacity: bool = True  # DRAConsumableCapacity: beta, on (device.allowMultipleAllocations)
+    list_type_attributes: bool = False  # DRAListTypeAttributes: alpha, off (attribute values dyn, includes())
