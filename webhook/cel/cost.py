@@ -198,10 +198,12 @@ class Coster:
             return add(ONE, arg_cost)
         args = e.args
         arg_costs = [self.cost(arg) for arg in args]
-        arg_nodes = [self.new_node(arg) for arg in args]
         overload_ids = self.ast.overloads(e.id)
         if not overload_ids:
             return ZERO
+        if e.operand is None and _plain_operator(e.value, overload_ids):
+            return self.cost_plain_operator(e, overload_ids, arg_costs)
+        arg_nodes = [self.new_node(arg) for arg in args]
         sum_cost = ZERO
         target = None
         if e.operand is not None:
@@ -223,6 +225,21 @@ class Coster:
                 result_size = self.compute_size(e)
         self.set_size(e, result_size)
         return add(sum_cost, fn_cost)
+
+    def cost_plain_operator(self, e: Expr, overload_ids: tuple[str, ...], arg_costs: list[Estimate]) -> Estimate:
+        """`cost_call` for operators that no estimator prices: 1 + the arguments, without argument nodes."""
+        arg_sum = total(arg_costs)
+        result_size = None
+        for overload in overload_ids:
+            if overload in ("index_list", "index_map") and e.args:
+                entry = self.compute_entry_size(e.args[0])
+                result_size = entry.val if entry is not None else None
+                sub = "@items" if overload == "index_list" else "@values"
+                self.paths[e.id] = self.get_path(e.args[0]) + (sub,)
+            if result_size is None:
+                result_size = self.compute_size(e)
+        self.set_size(e, result_size)
+        return add(ONE, arg_sum)
 
     def cost_create_list(self, e: Expr) -> Estimate:
         sum_cost = ZERO
@@ -431,6 +448,16 @@ class Coster:
         return None
 
 
+def _plain_operator(function: str, overload_ids: tuple[str, ...]) -> bool:
+    """Whether every estimator leaves this operator call to builtin_cost's default (1 + arguments)."""
+    if function[:1].isalpha() or function == "_==_":  # callcost.library_estimate switches on such names
+        return False
+    for overload in overload_ids:
+        if overload.startswith(("list_", "lists_")) or overload in _BUILTIN_ESTIMATED:
+            return False
+    return True
+
+
 _SIZED_COMPARISONS = frozenset({
     "less_string", "greater_string", "less_equals_string", "greater_equals_string",
     "less_bytes", "greater_bytes", "less_equals_bytes", "greater_equals_bytes",
@@ -449,3 +476,10 @@ def _mul(x: int, y: int) -> int:
 def estimate_cost(ast: CheckedAst, sizes: DeviceSizes) -> Estimate:
     """cel-go `checker.Cost` with the Kubernetes estimator; callers compare the max with the limit."""
     return Coster(ast, sizes).cost(ast.root)
+
+# Overloads builtin_cost prices by themselves (everything else costs 1 + its arguments there).
+_BUILTIN_ESTIMATED = _SIZED_COMPARISONS | {
+    "string_format", "string_to_bytes", "bytes_to_string", "strings_quote", "starts_with_string", "ends_with_string",
+    "in_list", "matches_string", "contains_string", "logical_or", "logical_and", "conditional", "add_string",
+    "add_bytes", "add_list",
+}
