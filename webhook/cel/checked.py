@@ -71,15 +71,11 @@ class CheckedAst:
         self.root = root
         self.notable = notable  # pre-order: LIST, MAP, COMPREHENSION nodes and NOTABLE_CALLS
         self._checked = checked
-        memo = _TYPES
-        self.types: dict[int, tuple] = {}  # node id -> type
-        for node_id, raw in checked.type_map.items():
-            t = memo.get(raw)
-            self.types[node_id] = t if t is not None else _decoded(memo, raw, _type_from_bytes)
+        self.types = _Types(checked.type_map)  # node id -> type: `ast.types[e.id]`
         self._positions: dict[int, int] | None = None
 
     def type_of(self, e: Expr) -> tuple:
-        return self.types.get(e.id, DYN)
+        return self.types[e.id]
 
     def overloads(self, node_id: int) -> tuple[str, ...]:
         raw = self._checked.reference_map.get(node_id)
@@ -136,6 +132,21 @@ def _constant(c) -> object:
     return None
 
 
+class _Types(dict):
+    """Node id -> type, decoded on first lookup (`[]`; nodes without a type are dyn)."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw) -> None:
+        super().__init__()
+        self._raw = raw
+
+    def __missing__(self, node_id: int) -> tuple:
+        raw = self._raw.get(node_id)
+        t = self[node_id] = DYN if raw is None else _decoded(_TYPES, raw, _type_from_bytes)
+        return t
+
+
 class _Converter:
     __slots__ = ("notable",)
 
@@ -159,7 +170,7 @@ class _Converter:
                 self.notable.append(e)
             if c.HasField("target"):
                 e.operand = self.expr(c.target)
-            e.args = [self.expr(a) for a in c.args]
+            e.args = list(map(self.expr, c.args))
             return e
         if which == "const_expr":
             return Expr(m.id, LITERAL, _constant(m.const_expr))

@@ -122,7 +122,7 @@ class Coster:
         return stack[-1] if stack else None
 
     def _range_container(self, range_expr: Expr, entry: EntrySize | None) -> str:
-        return entry.container if entry is not None else kind(self.types.get(range_expr.id, DYN))
+        return entry.container if entry is not None else kind(self.types[range_expr.id])
 
     def push_iter_key(self, name: str, range_expr: Expr) -> None:
         entry = self.compute_entry_size(range_expr)
@@ -181,7 +181,7 @@ class Coster:
         if e.test_only:
             return add(_PRESENCE_TEST_COST, self.cost(e.operand))
         total_cost = self.cost(e.operand)
-        if self.types.get(e.operand.id, DYN)[0] in _SELECT_COSTED:
+        if self.types[e.operand.id][0] in _SELECT_COSTED:
             total_cost = (min(total_cost[0] + SELECT_AND_IDENT_COST, MAX_UINT64),
                           min(total_cost[1] + SELECT_AND_IDENT_COST, MAX_UINT64))
         self.paths[e.id] = self.get_path(e.operand) + (e.value,)
@@ -201,8 +201,11 @@ class Coster:
         overload_ids = self.ast.overloads(e.id)
         if not overload_ids:
             return ZERO
-        if e.operand is None and _plain_operator(e.value, overload_ids):
-            return self.cost_plain_operator(e, overload_ids, arg_costs)
+        if e.operand is None:
+            if _plain_operator(e.value, overload_ids):
+                return self.cost_plain_operator(e, overload_ids, arg_costs)
+            if overload_ids in _EQUALITY and len(args) == 2 and not self.library_equality(e.value, args):
+                return self.cost_sized_equality(e, arg_costs)
         arg_nodes = [self.new_node(arg) for arg in args]
         sum_cost = ZERO
         target = None
@@ -240,6 +243,22 @@ class Coster:
                 result_size = self.compute_size(e)
         self.set_size(e, result_size)
         return add(ONE, arg_sum)
+
+    def library_equality(self, function: str, args: list[Expr]) -> bool:
+        """Whether callcost.library_estimate prices this `_==_` (two equal opaque or struct types)."""
+        if function != "_==_":
+            return False
+        t = self.node_type(args[0], self.node_path(args[0]))
+        return t[0] in ("abstract", "message") and t == self.node_type(args[1], self.node_path(args[1]))
+
+    def cost_sized_equality(self, e: Expr, arg_costs: list[Estimate]) -> Estimate:
+        """`cost_call` for ==/!= that builtin_cost prices by the smaller operand, without argument nodes."""
+        lhs, rhs = self.compute_size(e.args[0]), self.compute_size(e.args[1])
+        smallest_max = min(MAX_UINT64 if lhs is None else lhs[1], MAX_UINT64 if rhs is None else rhs[1])
+        cost = add(by_factor((1 if smallest_max > 0 else 0, smallest_max), STRING_TRAVERSAL_COST_FACTOR),
+                   total(arg_costs))
+        self.set_size(e, self.compute_size(e))
+        return cost
 
     def cost_create_list(self, e: Expr) -> Estimate:
         sum_cost = ZERO
@@ -391,19 +410,24 @@ class Coster:
         """The node's type as Kubernetes declares it: capacity values are Quantity there, dyn to the compiler."""
         if e.kind == COMPREHENSION and self.is_bind(e):
             return self.type_of(e.result)
-        t = self.types.get(e.id, DYN)
+        t = self.types[e.id]
         if t[0] == "dyn":
             t = self.sizes.value_type(self.get_path(e)) or t
         return t
 
-    def new_node(self, e: Expr) -> Node:
-        path: tuple[str, ...] | None = self.get_path(e)
-        if path and path[0] in _ACCUMULATORS:  # only root variables get paths
-            path = None
-        t = self.types.get(e.id, DYN)
+    def node_path(self, e: Expr) -> tuple[str, ...] | None:
+        path = self.get_path(e)
+        return None if path and path[0] in _ACCUMULATORS else path  # only root variables get paths
+
+    def node_type(self, e: Expr, path: tuple[str, ...] | None) -> tuple:
+        t = self.types[e.id]
         if t[0] == "dyn" and path:
             t = self.sizes.value_type(path) or t
-        return Node(path, t, e, self.compute_size(e))
+        return t
+
+    def new_node(self, e: Expr) -> Node:
+        path = self.node_path(e)
+        return Node(path, self.node_type(e, path), e, self.compute_size(e))
 
     def set_size(self, e: Expr, size: Estimate | None) -> None:
         if size is not None:
@@ -429,7 +453,7 @@ class Coster:
         if size is not None:
             self.computed_sizes[e.id] = size
             return size
-        if is_scalar(self.types.get(e.id, DYN)):
+        if is_scalar(self.types[e.id]):
             return ONE
         if e.kind == IDENT:
             v = self._peek(e.value)
@@ -458,6 +482,7 @@ def _plain_operator(function: str, overload_ids: tuple[str, ...]) -> bool:
     return True
 
 
+_EQUALITY = frozenset({("equals",), ("not_equals",)})
 _SIZED_COMPARISONS = frozenset({
     "less_string", "greater_string", "less_equals_string", "greater_equals_string",
     "less_bytes", "greater_bytes", "less_equals_bytes", "greater_equals_bytes",
