@@ -34,13 +34,13 @@ __all__ = [
 SELECTOR_EXPRESSION_MAX_LENGTH = 10 * 1024  # resource/v1 CELSelectorExpressionMaxLength, in bytes
 
 
-def _sanitize(expression: str) -> str:
-    # The API server's JSON decoder turns lone surrogates into U+FFFD (also 3 bytes in UTF-8).
+def _sanitize(expression: str) -> tuple[str, int]:
+    """The expression as the API server decodes it, and its length in UTF-8 bytes."""
     try:
-        expression.encode("utf-8")
-    except UnicodeEncodeError:
-        return expression.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    return expression
+        return expression, len(expression.encode("utf-8"))
+    except UnicodeEncodeError:  # the API server's JSON decoder turns lone surrogates into U+FFFD (3 bytes)
+        expression = expression.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return expression, len(expression.encode("utf-8"))
 
 
 def features_for(profile) -> Features:
@@ -67,8 +67,8 @@ def validate_selector(expression: str, path: Path, *, stored: bool = False, feat
     `stored` picks the stored-expressions environment, `features` the gates it follows, `pinned` the
     cache tier of selectors that are reused by many requests (DeviceClass).
     """
-    expression = _sanitize(expression)
-    if len(expression.encode("utf-8")) > SELECTOR_EXPRESSION_MAX_LENGTH:
+    expression, size = _sanitize(expression)
+    if size > SELECTOR_EXPRESSION_MAX_LENGTH:
         return [too_long(path, "", SELECTOR_EXPRESSION_MAX_LENGTH)]
     if budget_exhausted():
         return [internal_error(path, BUDGET_EXHAUSTED)]
