@@ -178,13 +178,23 @@ class Coster:
         return _SELECT_AND_IDENT
 
     def cost_select(self, e: Expr) -> Estimate:
+        operand = e.operand
         if e.test_only:
-            return add(_PRESENCE_TEST_COST, self.cost(e.operand))
-        total_cost = self.cost(e.operand)
-        if self.types[e.operand.id][0] in _SELECT_COSTED:
+            return add(_PRESENCE_TEST_COST, self.cost(operand))
+        if operand.kind == IDENT:  # cost_ident and get_path, inlined: most selects start at `device`
+            v = self._peek(operand.value)
+            operand_path = self.paths[operand.id] = v.path if v is not None and v.path is not None \
+                else (operand.value,)
+            if v is not None:
+                operand_path = v.path or ()
+            total_cost = _SELECT_AND_IDENT
+        else:
+            total_cost = self.cost(operand)
+            operand_path = self.paths.get(operand.id, ())
+        if self.types[operand.id][0] in _SELECT_COSTED:
             total_cost = (min(total_cost[0] + SELECT_AND_IDENT_COST, MAX_UINT64),
                           min(total_cost[1] + SELECT_AND_IDENT_COST, MAX_UINT64))
-        self.paths[e.id] = self.get_path(e.operand) + (e.value,)
+        self.paths[e.id] = operand_path + (e.value,)
         return total_cost
 
     def cost_call(self, e: Expr) -> Estimate:
@@ -197,7 +207,7 @@ class Coster:
             self.copy_size_estimates(e, e.args[0])
             return add(ONE, arg_cost)
         args = e.args
-        arg_costs = [self.cost(arg) for arg in args]
+        arg_costs = [_CONST if arg.kind == LITERAL else self.cost(arg) for arg in args]
         overload_ids = self.ast.overloads(e.id)
         if not overload_ids:
             return ZERO

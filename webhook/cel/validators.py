@@ -66,7 +66,8 @@ def _duration_ok(value: object) -> bool:
     if not _DURATION.fullmatch(value):
         return False
     units = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
-    seconds = sum(float(n) * units[u] for n, _, _, u in re.findall(r"((\d+(\.\d*)?|\.\d+))(ns|us|µs|μs|ms|s|m|h)", value))
+    terms = re.findall(r"((\d+(\.\d*)?|\.\d+))(ns|us|µs|μs|ms|s|m|h)", value)
+    seconds = sum(float(n) * units[u] for n, _, _, u in terms)
     return seconds <= _MAX_DURATION_SECONDS
 
 
