@@ -13,10 +13,17 @@ through a flood of one-off claim selectors.
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import socket
+import ssl
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
+from pathlib import Path as FilePath
 
 from webhook import cel
 from webhook.field import Path
@@ -109,6 +116,59 @@ def flood(classes: list[str], one_offs: list[str]) -> None:
           f"warm before {warm_before * 1e3:.2f} ms, after {warm_after * 1e3:.2f} ms; cache {stats}")
 
 
+def claim_review(expressions: list[str]) -> bytes:
+    requests = [{"name": f"r{i}", "exactly": {"deviceClassName": "gpus", "allocationMode": "ExactCount", "count": 1,
+                                              "selectors": [{"cel": {"expression": e}}
+                                                            for e in expressions[32 * i:32 * i + 32]]}}
+                for i in range(len(expressions) // 32)]
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": "big", "namespace": "default"}, "spec": {"devices": {"requests": requests}}}
+    return json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                       "request": {"uid": "bench", "operation": "CREATE", "object": claim,
+                                   "kind": {"group": "resource.k8s.io", "version": "v1", "kind": "ResourceClaim"}}}
+                      ).encode()
+
+
+def served(expressions: list[str], rounds: int) -> None:
+    """The 32x32 claim over HTTPS: cold (a fresh server process) and warm (the same request again)."""
+    import httpx
+
+    from webhook import certs
+
+    files = certs.generate(FilePath(tempfile.mkdtemp(prefix="dra-bench-cel-")))
+    context = ssl.create_default_context(cafile=str(files.ca_cert))
+    body, headers = claim_review(expressions), {"content-type": "application/json"}
+    colds, warms = [], []
+    for _ in range(rounds):
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        root = str(FilePath(__file__).resolve().parent.parent)
+        proc = subprocess.Popen([sys.executable, "-m", "webhook", "serve", "--host", "127.0.0.1", "--port", str(port),
+                                 "--cert-file", str(files.cert), "--key-file", str(files.key), "--log-level",
+                                 "warning"], env={**os.environ, "PYTHONPATH": root},
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            with httpx.Client(verify=context, timeout=60) as client:
+                url = f"https://127.0.0.1:{port}"
+                for _ in range(300):
+                    try:
+                        client.get(url + "/healthz")
+                        break
+                    except httpx.TransportError:
+                        time.sleep(0.1)
+                for times in (colds, warms):
+                    start = time.perf_counter()
+                    reply = client.post(url + "/validate", content=body, headers=headers).json()["response"]
+                    times.append(time.perf_counter() - start)
+                    assert reply["allowed"], reply.get("status")
+        finally:
+            proc.terminate()
+            proc.wait()
+    print(f"served over HTTPS, 32x32 claim ({len(body)} B), median of {rounds} fresh servers: "
+          f"cold {statistics.median(colds) * 1e3:.0f} ms, warm {statistics.median(warms) * 1e3:.1f} ms, allowed")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
@@ -121,6 +181,7 @@ def main() -> None:
     large = [chain(10 * 1024, 5000 + seed) for seed in range(32)]
     side_by_side("300-byte selectors (32 requests x 32)", small, args.rounds)
     side_by_side("10 KiB selectors", large, args.rounds)
+    served(small, 3)
     memory_per_entry("300 B", small)
     memory_per_entry("10 KiB", [chain(10 * 1024, 7000 + seed) for seed in range(128)])
     flood([chain(200, 90_000 + seed) for seed in range(32)], [chain(320, 100_000 + seed) for seed in range(5000)])
