@@ -20,8 +20,8 @@ should be checked with `pinned=True`, so that one-off claim selectors never evic
 
 from __future__ import annotations
 
-from webhook.cel.budget import BUDGET_EXHAUSTED, budget_exhausted, collect_warnings, request_budget, warn
 from webhook.cel import engines
+from webhook.cel.budget import BUDGET_EXHAUSTED, budget_exhausted, collect_warnings, request_budget, warn
 from webhook.cel.engines import ENGINES, active_engine, configure
 from webhook.cel.features import Features
 from webhook.field import ErrorList, Path, forbidden, internal_error, invalid, too_long
