@@ -13,7 +13,12 @@ def selector(request: int, index: int) -> str:
     return " && ".join(terms) + f' && device.driver == "gpu-{request}-{index}.example.com"'
 
 
-def claim(selectors_per_request: int = 32, requests: int = 32, bad: tuple[tuple[int, int], ...] = ()) -> dict:
+# 256 distinct selectors: a quarter of the largest claim, so that a slow, busy machine stays far inside the
+# per-request CEL budget (the full 32x32 claim is timed in benchmarks/cel.py, not here).
+SIDE = 16
+
+
+def claim(selectors_per_request: int = SIDE, requests: int = SIDE, bad: tuple[tuple[int, int], ...] = ()) -> dict:
     def expression(i: int, j: int) -> str:
         return "device.nope == 1" if (i, j) in bad else selector(i, j)
 
@@ -31,10 +36,10 @@ def verdict(response: dict) -> tuple:
     return response["allowed"], causes(response), messages, sorted(response.get("warnings") or [])
 
 
-@pytest.mark.parametrize("bad", [(), ((0, 0), (31, 31))], ids=["valid 32x32", "two bad selectors"])
+@pytest.mark.parametrize("bad", [(), ((0, 0), (SIDE - 1, SIDE - 1))], ids=["valid", "two bad selectors"])
 def test_claim_verdict_is_the_same_cold_and_warm(tmp_path_factory, bad):
     body = review_body(claim(bad=bad))
-    assert 250 <= min(len(s) for s in (selector(i, j) for i in range(32) for j in range(32))) < 400
+    assert 250 <= min(len(selector(i, j)) for i in range(SIDE) for j in range(SIDE)) < 400
     verdicts = []
     for run in range(2):  # a fresh server process starts with an empty cache
         server = start_server(tmp_path_factory.mktemp(f"cold-warm-{run}"))
