@@ -208,3 +208,13 @@ def test_verdicts_are_the_same_cold_and_warm():
     with cel.collect_warnings() as warm_warnings:
         warm = [verdict(e, features=f) for f in (OFF, LIST_ON) for e in expressions]
     assert cold == warm and cold_warnings == warm_warnings
+
+
+def test_offline_matching_follows_the_gates():
+    device = {"driver": "dra.example.com", "attributes": {"dra.example.com": {"models": ["a100", "h100"]}},
+              "capacity": {}}
+    expression = 'device.attributes["dra.example.com"].models.exists(m, m == "%s")'
+    assert cel.evaluate(expression % "h100", device, features=LIST_ON) is True
+    assert cel.evaluate(expression % "v100", device, features=LIST_ON) is False
+    with pytest.raises(ValueError, match="cannot be the range of a comprehension"):
+        cel.evaluate(expression % "h100", device, features=OFF)
