@@ -142,6 +142,27 @@ def test_quantity_comparisons_cost_like_upstream(expression, expected, features)
     assert cost(expression, features) == expected
 
 
+@pytest.mark.parametrize("expression", [
+    'device.capacity["dra.example.com"].memory > 1',
+    'device.capacity["dra.example.com"]["memory"] == "64Gi"',
+    'size(device.capacity["dra.example.com"].memory) > 0',
+])
+def test_capacity_misuse_is_a_type_error(expression):
+    [(_, reason, detail)] = verdict(expression)
+    assert reason == "FieldValueInvalid"
+    assert "found no matching overload for" in detail and "kubernetes.Quantity" in detail
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    ("has(device.capacity)", 1),  # presence test 0 + device 1
+    ('has(device.capacity) && device.capacity["d"].memory == quantity("1")', 7),
+    ('"d" in device.capacity', 3),
+])
+def test_capacity_map_itself(expression, expected):
+    assert verdict(expression) == []
+    assert cost(expression) == expected
+
+
 # --- long left-associative chains: cel-go's parser allows depth 250
 
 

@@ -38,7 +38,7 @@ def _accepts_result(root_type: tuple, env: Environment) -> bool:
 
 def _verdict(expression: str, env: Environment) -> Verdict:
     try:
-        compiled = env.env.compile(expression)
+        compiled = env.env_for(expression).compile(expression)
     except TypeError as error:  # the caller sanitises strings; anything else the binding rejects
         return Verdict(INTERNAL, f"unexpected compilation error: {error}")
     except RuntimeError as error:
@@ -86,5 +86,5 @@ def _uncached(expression: str, stored: bool, features: Features) -> Verdict:
 
 
 def compile_expression(expression: str, stored: bool = False, features: Features = Features()):
-    """The compiled program, for evaluation."""
-    return get_environment(stored, features).env.compile(expression)
+    """The compiled program, for evaluation (capacity values are plain JSON there, so `device` alone)."""
+    return get_environment(stored, features).presence_env.compile(expression)

@@ -69,6 +69,9 @@ class _LocalVar:
 _CONST = fixed(CONST_COST)
 _SELECT_AND_IDENT = fixed(SELECT_AND_IDENT_COST)
 _LOGICAL = frozenset({"_&&_", "_||_"})  # overloads logical_and, logical_or
+# Qualified variables (environment.QUALIFIED_CAPACITY): cel-go sees the identifier `device` (1) and a
+# select on that struct (1).
+_QUALIFIED = {"device.capacity": (("device", "capacity"), fixed(2 * SELECT_AND_IDENT_COST))}
 _KINDS = {"message": "struct", "param": "type_param", "abstract": "opaque"}
 _SELECT_COSTED = frozenset({"map", "message", "param"})  # map, struct and type-param operands
 
@@ -173,6 +176,10 @@ class Coster:
         return ZERO
 
     def cost_ident(self, e: Expr) -> Estimate:
+        qualified = _QUALIFIED.get(e.value)  # local names never contain dots
+        if qualified is not None:
+            self.paths[e.id] = qualified[0]
+            return qualified[1]
         v = self._peek(e.value)
         self.paths[e.id] = v.path if v is not None and v.path is not None else (e.value,)
         return _SELECT_AND_IDENT
@@ -181,7 +188,7 @@ class Coster:
         operand = e.operand
         if e.test_only:
             return add(_PRESENCE_TEST_COST, self.cost(operand))
-        if operand.kind == IDENT:  # cost_ident and get_path, inlined: most selects start at `device`
+        if operand.kind == IDENT and operand.value not in _QUALIFIED:  # cost_ident and get_path, inlined
             v = self._peek(operand.value)
             operand_path = self.paths[operand.id] = v.path if v is not None and v.path is not None \
                 else (operand.value,)
