@@ -491,12 +491,18 @@ class Coster:
 
 def _plain_operator(function: str, overload_ids: tuple[str, ...]) -> bool:
     """Whether every estimator leaves this operator call to builtin_cost's default (1 + arguments)."""
-    if function[:1].isalpha() or function == "_==_":  # callcost.library_estimate switches on such names
-        return False
-    for overload in overload_ids:
-        if overload.startswith(("list_", "lists_")) or overload in _BUILTIN_ESTIMATED:
-            return False
-    return True
+    key = (function, overload_ids)
+    plain = _PLAIN.get(key)
+    if plain is None:
+        # callcost.library_estimate switches on names; callcost.overload_estimate on list_ overloads
+        plain = not (function[:1].isalpha() or function == "_==_") and not any(
+            overload.startswith(("list_", "lists_")) or overload in _BUILTIN_ESTIMATED for overload in overload_ids)
+        if len(_PLAIN) < 4096:  # a few dozen operator/overload pairs exist
+            _PLAIN[key] = plain
+    return plain
+
+
+_PLAIN: dict[tuple[str, tuple[str, ...]], bool] = {}
 
 
 _EQUALITY = frozenset({("equals",), ("not_equals",)})
