@@ -16,7 +16,7 @@ needs_cel_expr = pytest.mark.skipif(not HAS_CEL_EXPR, reason="cel-expr-python (w
 
 
 def reasons(expression: str, **kwargs) -> list[tuple[str, str]]:
-    return [e.key for e in cel.validate_selector(expression, PATH, **kwargs)]
+    return [e.key for e in cel.validate_cel_selector(expression, PATH, **kwargs)]
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def test_multi_byte_characters_count_as_bytes():
 
 
 def test_too_long_renders_like_kubernetes():
-    [error] = cel.validate_selector("x" * 10241, PATH)
+    [error] = cel.validate_cel_selector("x" * 10241, PATH)
     assert str(error) == "spec.selectors[0].cel.expression: Too long: may not be more than 10240 bytes"
 
 
@@ -135,7 +135,7 @@ def test_portable_engine_checks_syntax_and_warns(engine):
     ('"abc".find("[a-z]+") == "abc" && [1, 2].isSorted() && [1, 2].sum() == 3', None, ""),
 ])
 def test_compile_verdicts(expression, reason, detail):
-    errors = cel.validate_selector(expression, PATH)
+    errors = cel.validate_cel_selector(expression, PATH)
     if reason is None:
         assert errors == []
         return
@@ -150,7 +150,7 @@ def test_forbidden_renders_like_kubernetes():
     nested = "int('1'.find('[0-9]*')) < 100"
     for var in ("z5", "z4", "z3", "z2", "z", "y", "x"):
         nested = f"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all({var}, {nested})"
-    [error] = cel.validate_selector(nested, PATH)
+    [error] = cel.validate_cel_selector(nested, PATH)
     assert str(error) == "spec.selectors[0].cel.expression: Forbidden: too complex, exceeds cost limit"
 
 
@@ -229,7 +229,7 @@ def test_divergence_list_index_of_unavailable():
 ])
 def test_hostile_inputs_get_a_clean_verdict(expression):
     start = time.perf_counter()
-    errors = cel.validate_selector(expression, PATH)
+    errors = cel.validate_cel_selector(expression, PATH)
     assert time.perf_counter() - start < 2.0
     assert all(e.field == str(PATH) for e in errors)
     assert all(e.type.value in ("FieldValueInvalid", "FieldValueTooLong", "FieldValueForbidden") for e in errors)
@@ -245,7 +245,7 @@ def test_deeply_nested_comprehensions_saturate_and_are_forbidden():
 
 def test_exhausted_budget_fails_closed():
     with cel.request_budget(0):
-        errors = cel.validate_selector("device.driver == 'budget'", PATH)
+        errors = cel.validate_cel_selector("device.driver == 'budget'", PATH)
     assert [e.key for e in errors] == [(str(PATH), "InternalError")]
     assert errors[0].detail == "CEL time budget exhausted"
     assert reasons("device.driver == 'budget'") == []  # the budget ends with its block
@@ -258,7 +258,7 @@ def test_budget_bounds_a_claim_of_maximal_selectors():
     assert reasons(selectors[-1]) == []
     start = time.perf_counter()
     with cel.request_budget(1.0):
-        results = [cel.validate_selector(s, PATH) for s in selectors]
+        results = [cel.validate_cel_selector(s, PATH) for s in selectors]
     assert time.perf_counter() - start < 3.0
     kinds = {e.type.value for errs in results for e in errs}
     assert "InternalError" in kinds or not HAS_CEL_EXPR
@@ -268,8 +268,8 @@ def test_budget_bounds_a_claim_of_maximal_selectors():
 def test_warnings_are_collected_per_block(engine):
     engine("cel-python")
     with cel.collect_warnings() as outer:
-        cel.validate_selector("true", PATH)
-    cel.validate_selector("true", PATH)  # outside any block: dropped
+        cel.validate_cel_selector("true", PATH)
+    cel.validate_cel_selector("true", PATH)  # outside any block: dropped
     assert len(outer) == 1
 
 

@@ -7,7 +7,8 @@ from collections import Counter
 
 import pytest
 
-from webhook import cel
+from webhook.profile import make_profile
+from webhook.validation.options import Options
 from webhook.validation.deviceclass import validate_device_class, validate_device_class_update
 
 GOOD, BAD = "foo", "!@#$%^"
@@ -88,18 +89,17 @@ def test_validate_class_update(pair, want):
     assert Counter(e.key for e in validate_device_class_update(new, old)) == Counter(want)
 
 
-def test_unchanged_selectors_are_stored(monkeypatch):
-    seen = []
-
-    def fake(expression, path, *, stored=False, features=None):
-        seen.append(stored)
-        return []
-
-    monkeypatch.setattr(cel, "validate_selector", fake)
-    new, old = updated(lambda c: None)
-    validate_device_class_update(new, old)
-    assert seen == [True]  # update validation only, with stored semantics
-    seen.clear()
-    new, old = updated(lambda c: c["spec"]["selectors"].append(SEL))
-    validate_device_class_update(new, old)
-    assert seen == [False, False]
+def test_unchanged_selectors_are_stored():
+    # device.allowMultipleAllocations is only declared for new expressions when DRAConsumableCapacity is on;
+    # the stored-expressions environment has it always. Unchanged selectors of an update are stored ones.
+    opts = Options(make_profile(gates="DRAConsumableCapacity=false"))
+    multi = {"cel": {"expression": "device.allowMultipleAllocations"}}
+    old = klass(selectors=[multi])
+    old["metadata"]["resourceVersion"] = "1"
+    assert [e.key for e in validate_device_class(old, opts)] == [("spec.selectors[0].cel.expression", INV)]
+    unchanged = copy.deepcopy(old)
+    assert validate_device_class_update(unchanged, old, opts) == []  # update validation only, stored semantics
+    added = copy.deepcopy(old)
+    added["spec"]["selectors"].append(SEL)
+    assert [e.key for e in validate_device_class_update(added, old, opts)] == [
+        ("spec.selectors[0].cel.expression", INV)]

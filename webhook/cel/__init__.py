@@ -1,6 +1,6 @@
 """CEL selector checks. The only package that may import a CEL library.
 
-`validate_selector(expression, path, stored=...)` returns the field errors Kubernetes 1.36 reports at
+`validate_cel_selector(expression, path, stored=...)` (upstream validateCELSelector) returns the field errors Kubernetes 1.36 reports at
 `path` (`...selectors[j].cel.expression`), in its order of checks: byte length (TooLong, no compile),
 compilation against the DRA `device` environment (Invalid "compilation failed: ..."), result type
 (Invalid), estimated cost (Forbidden "too complex, exceeds cost limit").
@@ -8,55 +8,74 @@ compilation against the DRA `device` environment (Invalid "compilation failed: .
 Integration (one request = one AdmissionReview or one offline document):
 
     with cel.request_budget(seconds), cel.collect_warnings() as cel_warnings:
-        errors = rules.create(obj)          # calls validate_selector for every selector
+        errors = rules.create(obj)          # calls validate_cel_selector for every selector
     warnings += cel_warnings                # strings, ready for AdmissionResponse.warnings
 
 A selector checked after the budget ran out gets an InternalError "CEL time budget exhausted", so the
 request is denied, never silently allowed. Without `request_budget` there is no time limit.
+
+The environment follows the feature gates: `features=features_for(profile)`. DeviceClass selectors
+should be checked with `pinned=True`, so that one-off claim selectors never evict them from the cache.
 """
 
 from __future__ import annotations
 
+from webhook.cel import engines
 from webhook.cel.budget import BUDGET_EXHAUSTED, budget_exhausted, collect_warnings, request_budget, warn
 from webhook.cel.engines import ENGINES, active_engine, configure
 from webhook.cel.features import Features
 from webhook.field import ErrorList, Path, forbidden, internal_error, invalid, too_long
 
 __all__ = [
-    "ENGINES", "SELECTOR_EXPRESSION_MAX_LENGTH", "Features", "active_engine", "collect_warnings", "configure",
-    "evaluate", "features_for", "request_budget", "validate_selector",
+    "ENGINES", "SELECTOR_EXPRESSION_MAX_LENGTH", "Features", "active_engine", "clear_cache", "collect_warnings",
+    "configure", "evaluate", "features_for", "request_budget", "validate_cel_selector",
 ]
 
 SELECTOR_EXPRESSION_MAX_LENGTH = 10 * 1024  # resource/v1 CELSelectorExpressionMaxLength, in bytes
 
 
-def _sanitize(expression: str) -> str:
-    # The API server's JSON decoder turns lone surrogates into U+FFFD (also 3 bytes in UTF-8).
+def _sanitize(expression: str) -> tuple[str, int]:
+    """The expression as the API server decodes it, and its length in UTF-8 bytes."""
     try:
-        expression.encode("utf-8")
-    except UnicodeEncodeError:
-        return expression.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    return expression
+        return expression, len(expression.encode("utf-8"))
+    except UnicodeEncodeError:  # the API server's JSON decoder turns lone surrogates into U+FFFD (3 bytes)
+        expression = expression.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return expression, len(expression.encode("utf-8"))
 
 
 def features_for(profile) -> Features:
-    """The feature gates of a `webhook.profile.Profile` that shape the selector environment."""
+    """The CEL environment's feature set for a `webhook.profile.Profile`."""
     return Features(consumable_capacity=profile.enabled("DRAConsumableCapacity"),
                     list_type_attributes=profile.enabled("DRAListTypeAttributes"))
 
 
-def validate_selector(expression: str, path: Path, *, stored: bool = False,
-                      features: Features = Features()) -> ErrorList:
-    """Field errors for one `selectors[j].cel.expression`; `stored` picks the stored-expressions environment."""
-    expression = _sanitize(expression)
-    if len(expression.encode("utf-8")) > SELECTOR_EXPRESSION_MAX_LENGTH:
+def clear_cache() -> None:
+    """Forgets every cached verdict (both engines)."""
+    from webhook.cel import portable
+
+    portable.check.cache_clear()
+    if engines.cel_expr_available():
+        from webhook.cel import compiler
+
+        compiler.CACHE.clear()
+
+
+def validate_cel_selector(expression: str, path: Path, *, stored: bool = False, features: Features = Features(),
+                      pinned: bool = False) -> ErrorList:
+    """Field errors for one `selectors[j].cel.expression`.
+
+    `stored` picks the stored-expressions environment, `features` the gates it follows, `pinned` the
+    cache tier of selectors that are reused by many requests (DeviceClass).
+    """
+    expression, size = _sanitize(expression)
+    if size > SELECTOR_EXPRESSION_MAX_LENGTH:
         return [too_long(path, "", SELECTOR_EXPRESSION_MAX_LENGTH)]
     if budget_exhausted():
         return [internal_error(path, BUDGET_EXHAUSTED)]
     if active_engine() == "cel-expr":
         from webhook.cel import compiler
 
-        verdict = compiler.check(expression, stored, features)
+        verdict = compiler.check(expression, stored, features, pinned)
     else:
         from webhook.cel import portable
 
@@ -72,8 +91,8 @@ def validate_selector(expression: str, path: Path, *, stored: bool = False,
     return []
 
 
-def evaluate(expression: str, device: dict) -> bool:
+def evaluate(expression: str, device: dict, *, features: Features = Features()) -> bool:
     """Whether `device` matches the selector (offline matching); raises ValueError when it cannot say."""
     from webhook.cel.matching import evaluate as _evaluate
 
-    return _evaluate(expression, device)
+    return _evaluate(expression, device, features)

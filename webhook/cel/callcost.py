@@ -72,6 +72,8 @@ def _list_sort(coster: Coster, node: Node, elem_type: str) -> CallEstimate:
 
 def overload_estimate(coster: Coster, overload: str, target: Node | None, args: list[Node]) -> CallEstimate | None:
     """cel-go ext.Sets and ext.Lists(v3) overload estimators."""
+    if not overload.startswith(("list_", "lists_")):  # all of their overload ids do
+        return None
     if overload.startswith("list_sets_"):
         factor = {"list_sets_contains_list": 1.0, "list_sets_intersects_list": 1.0,
                   "list_sets_equivalent_list": 2.0}.get(overload)
@@ -120,7 +122,7 @@ def _list_element_node(node: Node) -> Node | None:
     params = node.type[1:] if node.type[0] in ("list", "map") else ()
     if not params:
         return None
-    path = node.path + ["@items"] if node.path is not None else None
+    path = node.path + ("@items",) if node.path is not None else None
     return Node(path, params[0], None, None)
 
 
@@ -133,6 +135,8 @@ def library_estimate(coster: Coster, function: str, overload: str, target: Node 
     """DRA's `includes`, then apiserver's library.CostEstimator.EstimateCallCost."""
     if function == "includes" and overload == "dra_includes_dyn_dyn" and target is not None:
         return multiply((0, RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE), ONE), None
+    if not function[:1].isalpha() and function != "_==_":  # the only operator the library prices
+        return None
     size = lambda node: _size(coster, node)  # noqa: E731
     if function == "check":
         return fixed(350000), None

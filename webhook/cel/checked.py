@@ -1,15 +1,13 @@
-"""A checked CEL AST in plain Python, decoded from the `cel.expr.CheckedExpr` wire format.
+"""A checked CEL AST in plain Python, read from the compiler's serialized `cel.expr.CheckedExpr`.
 
-The compiler hands back a serialized `google.protobuf.Any` holding a `CheckedExpr`. Only the parts the
-cost estimator and the literal validators need are decoded: the expression tree, the type of every
-node and the overload ids of every call. A small hand-written wire reader keeps this free of
-generated protobuf classes.
+protobuf's C parser reads the bytes (`protos`); one walk turns the expression tree into `Expr`
+nodes and notes the nodes the literal validators look at. Types, overload ids and source
+positions stay in the parsed message and are converted on demand.
 """
 
 from __future__ import annotations
 
-import struct
-from dataclasses import dataclass, field
+from webhook.cel.protos import message_class
 
 # Node kinds, named after cel-go's ast.ExprKind.
 LITERAL, IDENT, SELECT, CALL, LIST, MAP, STRUCT, COMPREHENSION = range(8)
@@ -25,286 +23,226 @@ _MESSAGE_ALIASES = {
     "google.protobuf.Value": DYN,
     "google.protobuf.ListValue": ("list", DYN),
 }
+# Calls the literal validators inspect (`format` exempts its arguments from homogeneity).
+NOTABLE_CALLS = frozenset({"duration", "timestamp", "matches", "format"})
 
 
-@dataclass(slots=True, eq=False)
-class Expr:
-    id: int
-    kind: int
-    value: object = None  # literal value (bytes literals stay bytes), ident or function/field name
-    operand: Expr | None = None  # select operand, call target
-    test_only: bool = False
-    args: list[Expr] = field(default_factory=list)  # call args, list elements
-    entries: list[tuple[Expr, Expr]] = field(default_factory=list)  # map/struct entries (struct keys are names)
-    # comprehension parts
-    iter_var: str = ""
-    iter_var2: str = ""
-    accu_var: str = ""
-    iter_range: Expr | None = None
-    accu_init: Expr | None = None
-    loop_condition: Expr | None = None
-    loop_step: Expr | None = None
-    result: Expr | None = None
+class _Parts:
+    """Defaults of the parts only some kinds of node have (set on those nodes only, to keep nodes cheap)."""
+
+    __slots__ = ()
+    test_only = False  # select: has() test
+    entries: list | tuple = ()  # map/struct entries (struct keys are field names)
+    iter_var = iter_var2 = accu_var = ""
+    iter_range = accu_init = loop_condition = loop_step = result = None
 
 
-@dataclass(slots=True)
+class Expr(_Parts):
+    """One node of the checked expression."""
+
+    __slots__ = ("id", "kind", "value", "operand", "args")
+
+    def __init__(self, id: int, kind: int, value: object = None, operand: Expr | None = None,
+                 args: list | tuple = ()) -> None:
+        self.id = id
+        self.kind = kind
+        self.value = value  # literal value (bytes stay bytes, uint is ("uint", n)), ident or function/field name
+        self.operand = operand  # select operand, call target
+        self.args = args  # call args, list elements
+
+
+class _Select(Expr):
+    __slots__ = ("test_only",)
+
+
+class _Aggregate(Expr):
+    __slots__ = ("entries",)
+
+
+class _Comprehension(Expr):
+    __slots__ = ("iter_var", "iter_var2", "accu_var", "iter_range", "accu_init", "loop_condition", "loop_step",
+                 "result")
+
+
 class CheckedAst:
-    root: Expr
-    types: dict[int, tuple]
-    overloads: dict[int, list[str]]
-    positions: dict[int, int] = field(default_factory=dict)  # node id -> code point offset
+    __slots__ = ("root", "notable", "types", "_checked", "_positions")
+
+    def __init__(self, root: Expr, notable: list[Expr], checked) -> None:
+        self.root = root
+        self.notable = notable  # pre-order: LIST, MAP, COMPREHENSION nodes and NOTABLE_CALLS
+        self._checked = checked
+        self.types = _Types(checked.type_map)  # node id -> type: `ast.types[e.id]`
+        self._positions: dict[int, int] | None = None
 
     def type_of(self, e: Expr) -> tuple:
-        return self.types.get(e.id, DYN)
+        return self.types[e.id]
+
+    def overloads(self, node_id: int) -> tuple[str, ...]:
+        raw = self._checked.reference_map.get(node_id)
+        return () if raw is None else _decoded(_REFERENCES, raw, _overloads_from_bytes)
+
+    @property
+    def positions(self) -> dict[int, int]:
+        """Node id -> code point offset."""
+        if self._positions is None:
+            self._positions = dict(self._checked.source_info.positions)
+        return self._positions
 
 
-class _Reader:
-    """Iterates (field number, wire type, value) over one message; nested messages stay bytes."""
-
-    __slots__ = ("buf", "pos", "end")
-
-    def __init__(self, buf: bytes | memoryview, pos: int = 0, end: int | None = None) -> None:
-        self.buf, self.pos, self.end = buf, pos, len(buf) if end is None else end
-
-    def varint(self) -> int:
-        buf, pos, result, shift = self.buf, self.pos, 0, 0
-        while True:
-            b = buf[pos]
-            pos += 1
-            result |= (b & 0x7F) << shift
-            if b < 0x80:
-                self.pos = pos
-                return result
-            shift += 7
-
-    def __iter__(self):
-        while self.pos < self.end:
-            key = self.varint()
-            number, wire = key >> 3, key & 7
-            if wire == 0:
-                yield number, self.varint()
-            elif wire == 2:
-                size = self.varint()
-                start = self.pos
-                self.pos += size
-                yield number, self.buf[start:self.pos]
-            elif wire == 1:
-                start = self.pos
-                self.pos += 8
-                yield number, self.buf[start:self.pos]
-            elif wire == 5:
-                start = self.pos
-                self.pos += 4
-                yield number, self.buf[start:self.pos]
-            else:
-                raise ValueError(f"unsupported wire type {wire}")
+# Distinct serialized types and references are few (the same handful in every selector): decode each once.
+_MEMO_ENTRIES = 4096
+_TYPES: dict[bytes, tuple] = {}
+_REFERENCES: dict[bytes, tuple[str, ...]] = {}
 
 
-def _signed(v: int) -> int:
-    return v - (1 << 64) if v >= 1 << 63 else v
+def _decoded(memo: dict, raw: bytes, decode_bytes):
+    try:
+        return memo[raw]
+    except KeyError:
+        pass
+    value = decode_bytes(raw)
+    if len(memo) >= _MEMO_ENTRIES:  # a hostile stream of odd types cannot grow it without bound
+        memo.clear()
+    memo[raw] = value
+    return value
 
 
-def _text(b) -> str:
-    return bytes(b).decode("utf-8", "surrogatepass")
+def _type_from_bytes(raw: bytes) -> tuple:
+    return _type(message_class("Type").FromString(raw))
 
 
-def _constant(buf) -> object:
-    for number, v in _Reader(buf):
-        if number == 1:
-            return None
-        if number == 2:
-            return bool(v)
-        if number == 3:
-            return _signed(v)
-        if number == 4:
-            return ("uint", v)  # keep uint distinct from int for the literal validators
-        if number == 5:
-            return struct.unpack("<d", v)[0]
-        if number == 6:
-            return _text(v)
-        if number == 7:
-            return bytes(v)
+def _overloads_from_bytes(raw: bytes) -> tuple[str, ...]:
+    return tuple(message_class("Reference").FromString(raw).overload_id)
+
+
+def _constant(c) -> object:
+    which = c.WhichOneof("constant_kind")
+    if which == "string_value":
+        return c.string_value
+    if which == "int64_value":
+        return c.int64_value
+    if which == "bool_value":
+        return c.bool_value
+    if which == "double_value":
+        return c.double_value
+    if which == "uint64_value":
+        return ("uint", c.uint64_value)  # kept distinct from int for the literal validators
+    if which == "bytes_value":
+        return c.bytes_value
     return None
 
 
-def _expr(buf) -> Expr:
-    e = Expr(0, LITERAL)
-    for number, v in _Reader(buf):
-        if number == 2:
-            e.id = v
-        elif number == 3:
-            e.kind, e.value = LITERAL, _constant(v)
-        elif number == 4:
-            e.kind = IDENT
-            for n, w in _Reader(v):
-                if n == 1:
-                    e.value = _text(w)
-        elif number == 5:
-            e.kind = SELECT
-            for n, w in _Reader(v):
-                if n == 1:
-                    e.operand = _expr(w)
-                elif n == 2:
-                    e.value = _text(w)
-                elif n == 3:
-                    e.test_only = bool(w)
-        elif number == 6:
-            e.kind = CALL
-            for n, w in _Reader(v):
-                if n == 1:
-                    e.operand = _expr(w)
-                elif n == 2:
-                    e.value = _text(w)
-                elif n == 3:
-                    e.args.append(_expr(w))
-        elif number == 7:
-            e.kind = LIST
-            for n, w in _Reader(v):
-                if n == 1:
-                    e.args.append(_expr(w))
-        elif number == 8:
-            e.kind = MAP
-            for n, w in _Reader(v):
-                if n == 1:
-                    e.value = _text(w)
-                    e.kind = STRUCT
-                elif n == 2:
-                    e.entries.append(_entry(w))
+class _Types(dict):
+    """Node id -> type, decoded on first lookup (`[]`; nodes without a type are dyn)."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw) -> None:
+        super().__init__()
+        self._raw = raw
+
+    def __missing__(self, node_id: int) -> tuple:
+        raw = self._raw.get(node_id)
+        t = self[node_id] = DYN if raw is None else _decoded(_TYPES, raw, _type_from_bytes)
+        return t
+
+
+class _Converter:
+    __slots__ = ("notable",)
+
+    def __init__(self) -> None:
+        self.notable: list[Expr] = []
+
+    def expr(self, m) -> Expr:
+        which = m.WhichOneof("expr_kind")
+        if which == "select_expr":
+            s = m.select_expr
+            if s.test_only:
+                e = _Select(m.id, SELECT, s.field, self.expr(s.operand))
+                e.test_only = True
+                return e
+            return Expr(m.id, SELECT, s.field, self.expr(s.operand))
+        if which == "call_expr":
+            c = m.call_expr
+            function = c.function
+            e = Expr(m.id, CALL, function)
+            if function in NOTABLE_CALLS:
+                self.notable.append(e)
+            if c.HasField("target"):
+                e.operand = self.expr(c.target)
+            e.args = list(map(self.expr, c.args))
+            return e
+        if which == "const_expr":
+            return Expr(m.id, LITERAL, _constant(m.const_expr))
+        if which == "ident_expr":
+            return Expr(m.id, IDENT, m.ident_expr.name)
+        if which == "list_expr":
+            e = Expr(m.id, LIST)
+            self.notable.append(e)
+            e.args = [self.expr(a) for a in m.list_expr.elements]
+            return e
+        if which == "struct_expr":
+            s = m.struct_expr
+            e = _Aggregate(m.id, STRUCT if s.message_name else MAP, s.message_name or None)
+            if e.kind == MAP:
+                self.notable.append(e)
+            e.entries = [(self.expr(x.map_key) if x.HasField("map_key") else x.field_key, self.expr(x.value))
+                         for x in s.entries]
             if e.entries and isinstance(e.entries[0][0], str):
                 e.kind = STRUCT
-        elif number == 9:
-            e.kind = COMPREHENSION
-            for n, w in _Reader(v):
-                if n == 1:
-                    e.iter_var = _text(w)
-                elif n == 2:
-                    e.iter_range = _expr(w)
-                elif n == 3:
-                    e.accu_var = _text(w)
-                elif n == 4:
-                    e.accu_init = _expr(w)
-                elif n == 5:
-                    e.loop_condition = _expr(w)
-                elif n == 6:
-                    e.loop_step = _expr(w)
-                elif n == 7:
-                    e.result = _expr(w)
-                elif n == 8:
-                    e.iter_var2 = _text(w)
-    return e
+            return e
+        if which == "comprehension_expr":
+            c = m.comprehension_expr
+            e = _Comprehension(m.id, COMPREHENSION)
+            self.notable.append(e)
+            e.iter_var, e.iter_var2, e.accu_var = c.iter_var, c.iter_var2, c.accu_var
+            e.iter_range = self.expr(c.iter_range)
+            e.accu_init = self.expr(c.accu_init)
+            e.loop_condition = self.expr(c.loop_condition)
+            e.loop_step = self.expr(c.loop_step)
+            e.result = self.expr(c.result)
+            return e
+        return Expr(m.id, LITERAL)
 
 
-def _entry(buf) -> tuple:
-    key: object = None
-    value = None
-    for n, w in _Reader(buf):
-        if n == 2:
-            key = _text(w)
-        elif n == 3:
-            key = _expr(w)
-        elif n == 4:
-            value = _expr(w)
-    return key, value
-
-
-def _type(buf) -> tuple:
-    for number, v in _Reader(buf):
-        if number == 1:
-            return DYN
-        if number == 2:
-            return ("null",)
-        if number in (3, 4):
-            prim = _PRIMITIVES.get(v, DYN)
-            return prim if number == 3 else ("wrapper", prim)
-        if number == 5:
-            return _WELL_KNOWN.get(v, DYN)
-        if number == 6:
-            elem = DYN
-            for n, w in _Reader(v):
-                if n == 1:
-                    elem = _type(w)
-            return ("list", elem)
-        if number == 7:
-            key, val = DYN, DYN
-            for n, w in _Reader(v):
-                if n == 1:
-                    key = _type(w)
-                elif n == 2:
-                    val = _type(w)
-            return ("map", key, val)
-        if number == 8:
-            return ("function",)
-        if number == 9:
-            name = _text(v)
-            return _MESSAGE_ALIASES.get(name, ("message", name))
-        if number == 10:
-            return ("param", _text(v))
-        if number == 11:
-            return ("type", _type(v))
-        if number == 12:
-            return ("error",)
-        if number == 14:
-            name, params = "", []
-            for n, w in _Reader(v):
-                if n == 1:
-                    name = _text(w)
-                elif n == 2:
-                    params.append(_type(w))
-            return ("abstract", name, *params)
+def _type(t) -> tuple:
+    which = t.WhichOneof("type_kind")
+    if which == "primitive":
+        return _PRIMITIVES.get(t.primitive, DYN)
+    if which == "message_type":
+        return _MESSAGE_ALIASES.get(t.message_type, ("message", t.message_type))
+    if which == "abstract_type":
+        a = t.abstract_type
+        return ("abstract", a.name, *(_type(p) for p in a.parameter_types))
+    if which == "list_type":
+        return ("list", _type(t.list_type.elem_type))
+    if which == "map_type":
+        return ("map", _type(t.map_type.key_type), _type(t.map_type.value_type))
+    if which == "well_known":
+        return _WELL_KNOWN.get(t.well_known, DYN)
+    if which == "wrapper":
+        return ("wrapper", _PRIMITIVES.get(t.wrapper, DYN))
+    if which == "null":
+        return ("null",)
+    if which == "type":
+        return ("type", _type(t.type))
+    if which == "type_param":
+        return ("param", t.type_param)
+    if which == "error":
+        return ("error",)
+    if which == "function":
+        return ("function",)
     return DYN
-
-
-def _map_entry(buf) -> tuple[int, object]:
-    key, value = 0, b""
-    for n, w in _Reader(buf):
-        if n == 1:
-            key = _signed(w)
-        elif n == 2:
-            value = w
-    return key, value
 
 
 def decode(serialized: bytes) -> CheckedAst:
     """Decodes `Expression.serialize()` output: an Any wrapping a CheckedExpr."""
-    payload = memoryview(serialized)
-    for n, w in _Reader(payload):
-        if n == 2:
-            payload = w
-            break
-    root: Expr | None = None
-    types: dict[int, tuple] = {}
-    overloads: dict[int, list[str]] = {}
-    positions: dict[int, int] = {}
-    for number, v in _Reader(payload):
-        if number == 2:
-            key, ref = _map_entry(v)
-            ids = [_text(w) for n, w in _Reader(ref) if n == 3]
-            if ids:
-                overloads[key] = ids
-        elif number == 3:
-            key, t = _map_entry(v)
-            types[key] = _type(t)
-        elif number == 4:
-            root = _expr(v)
-        elif number == 5:
-            positions = _positions(v)
-    if root is None:
+    checked = message_class("SerializedChecked").FromString(serialized).value
+    if not checked.HasField("expr"):
         raise ValueError("checked expression without an expression tree")
-    return CheckedAst(root, types, overloads, positions)
-
-
-def _positions(source_info) -> dict[int, int]:
-    positions: dict[int, int] = {}
-    for n, w in _Reader(source_info):
-        if n == 4:
-            key, offset = 0, 0
-            for m, x in _Reader(w):
-                if m == 1:
-                    key = _signed(x)
-                elif m == 2:
-                    offset = x
-            positions[key] = offset
-    return positions
+    converter = _Converter()
+    root = converter.expr(checked.expr)
+    return CheckedAst(root, converter.notable, checked)
 
 
 def type_name(t: tuple) -> str:

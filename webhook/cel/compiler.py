@@ -1,15 +1,15 @@
 """The faithful engine: compile, type-check, validate and cost one selector, as Kubernetes 1.36 does.
 
-`check()` returns a `Verdict` (plain data, cached per expression and environment). Mapping a
-verdict to field errors is the caller's job, so the cache never holds paths.
+`check()` returns a `Verdict` (plain data, cached per expression and environment in `cache`). Mapping
+a verdict to field errors is the caller's job, so the cache never holds paths.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from webhook.cel import depth
+from webhook.cel.cache import VerdictCache
 from webhook.cel.checked import CheckedAst, decode, type_name
 from webhook.cel.cost import Coster
 from webhook.cel.environment import Environment, Features, get_environment
@@ -17,7 +17,7 @@ from webhook.cel.validators import find_issues, format_issues
 from webhook.cel.verdict import FORBIDDEN, INTERNAL, INVALID, OK, Verdict
 
 SELECTOR_EXPRESSION_MAX_COST = 1_000_000  # resource/v1 CELSelectorExpressionMaxCost
-CACHE_SIZE = 4096
+CACHE = VerdictCache()
 
 _STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
 _STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
@@ -38,7 +38,7 @@ def _accepts_result(root_type: tuple, env: Environment) -> bool:
 
 def _verdict(expression: str, env: Environment) -> Verdict:
     try:
-        compiled = env.env.compile(expression)
+        compiled = env.env_for(expression).compile(expression)
     except TypeError as error:  # the caller sanitises strings; anything else the binding rejects
         return Verdict(INTERNAL, f"unexpected compilation error: {error}")
     except RuntimeError as error:
@@ -55,7 +55,7 @@ def _verdict(expression: str, env: Environment) -> Verdict:
     issues = find_issues(ast, env.sizes, not env.features.list_type_attributes, coster.paths)
     if issues:
         return Verdict(INVALID, "compilation failed: " + format_issues(expression, ast, issues))
-    root_type = ast.type_of(ast.root)
+    root_type = coster.type_of(ast.root)
     if not _accepts_result(root_type, env):
         return Verdict(INVALID, f"must evaluate to bool or the unknown type, not {type_name(root_type)}")
     if cost[1] > SELECTOR_EXPRESSION_MAX_COST:
@@ -63,9 +63,21 @@ def _verdict(expression: str, env: Environment) -> Verdict:
     return Verdict(OK, cost=cost[1])
 
 
-@lru_cache(maxsize=CACHE_SIZE)
-def check(expression: str, stored: bool = False, features: Features = Features()) -> Verdict:
-    """The verdict for one (already length-checked) expression; failures are cached as well."""
+def check(expression: str, stored: bool = False, features: Features = Features(), pinned: bool = False) -> Verdict:
+    """The verdict for one (already length-checked) expression; failures are cached as well.
+
+    `pinned` (implied by `stored`) keeps the verdict in the cache tier that claim selectors cannot evict.
+    """
+    key = (expression, stored, features)
+    pinned = pinned or stored
+    verdict = CACHE.get(key, pinned)
+    if verdict is None:
+        verdict = _uncached(expression, stored, features)
+        CACHE.put(key, verdict, pinned)
+    return verdict
+
+
+def _uncached(expression: str, stored: bool, features: Features) -> Verdict:
     try:
         env = get_environment(stored, features)
     except Exception as error:  # noqa: BLE001 - Kubernetes reports environment problems as internal errors
@@ -74,5 +86,5 @@ def check(expression: str, stored: bool = False, features: Features = Features()
 
 
 def compile_expression(expression: str, stored: bool = False, features: Features = Features()):
-    """The compiled program, for evaluation."""
-    return get_environment(stored, features).env.compile(expression)
+    """The compiled program, for evaluation (capacity values are plain JSON there, so `device` alone)."""
+    return get_environment(stored, features).presence_env.compile(expression)

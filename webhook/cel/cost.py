@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from webhook.cel import callcost
-from webhook.cel.checked import CALL, COMPREHENSION, IDENT, LIST, LITERAL, MAP, SELECT, STRUCT, CheckedAst, Expr
+from webhook.cel.checked import CALL, COMPREHENSION, DYN, IDENT, LIST, LITERAL, MAP, SELECT, STRUCT, CheckedAst, Expr
 from webhook.cel.estimates import (
     CONST_COST,
     LIST_CREATE_BASE_COST,
@@ -53,7 +53,7 @@ class EntrySize:
 class Node:
     """cel-go's checker.AstNode: what function estimators see of an argument or target."""
 
-    path: list[str] | None
+    path: tuple[str, ...] | None
     type: tuple
     expr: Expr | None
     computed_size: Estimate | None
@@ -61,13 +61,23 @@ class Node:
 
 @dataclass(slots=True)
 class _LocalVar:
-    path: list[str] | None
+    path: tuple[str, ...] | None
     size: Estimate | None
     entry_size: EntrySize | None
 
 
+_CONST = fixed(CONST_COST)
+_SELECT_AND_IDENT = fixed(SELECT_AND_IDENT_COST)
+_LOGICAL = frozenset({"_&&_", "_||_"})  # overloads logical_and, logical_or
+# Qualified variables (environment.QUALIFIED_CAPACITY): cel-go sees the identifier `device` (1) and a
+# select on that struct (1).
+_QUALIFIED = {"device.capacity": (("device", "capacity"), fixed(2 * SELECT_AND_IDENT_COST))}
+_KINDS = {"message": "struct", "param": "type_param", "abstract": "opaque"}
+_SELECT_COSTED = frozenset({"map", "message", "param"})  # map, struct and type-param operands
+
+
 def kind(t: tuple) -> str:
-    return {"message": "struct", "param": "type_param", "abstract": "opaque"}.get(t[0], t[0])
+    return _KINDS.get(t[0], t[0])
 
 
 def is_scalar(t: tuple) -> bool:
@@ -95,8 +105,9 @@ def _literal_size(e: Expr) -> Estimate | None:
 class Coster:
     def __init__(self, ast: CheckedAst, sizes: DeviceSizes) -> None:
         self.ast = ast
+        self.types = ast.types
         self.sizes = sizes
-        self.paths: dict[int, list[str]] = {}
+        self.paths: dict[int, tuple[str, ...]] = {}
         self.local_vars: dict[str, list[_LocalVar]] = {}
         self.computed_sizes: dict[int, Estimate] = {}
         self.computed_entry_sizes: dict[int, EntrySize] = {}
@@ -114,19 +125,19 @@ class Coster:
         return stack[-1] if stack else None
 
     def _range_container(self, range_expr: Expr, entry: EntrySize | None) -> str:
-        return entry.container if entry is not None else kind(self.ast.type_of(range_expr))
+        return entry.container if entry is not None else kind(self.types[range_expr.id])
 
     def push_iter_key(self, name: str, range_expr: Expr) -> None:
         entry = self.compute_entry_size(range_expr)
         container = self._range_container(range_expr, entry)
         sub = "@indices" if container == "list" else "@keys"
-        self._push(name, self.get_path(range_expr) + [sub], entry.key if entry else None, None)
+        self._push(name, self.get_path(range_expr) + (sub,), entry.key if entry else None, None)
 
     def push_iter_value(self, name: str, range_expr: Expr) -> None:
         entry = self.compute_entry_size(range_expr)
         container = self._range_container(range_expr, entry)
         sub = "@items" if container == "list" else "@values"
-        self._push(name, self.get_path(range_expr) + [sub], entry.val if entry else None, None)
+        self._push(name, self.get_path(range_expr) + (sub,), entry.val if entry else None, None)
 
     def push_iter_single(self, name: str, range_expr: Expr) -> None:
         entry = self.compute_entry_size(range_expr)
@@ -135,7 +146,7 @@ class Coster:
         if self._range_container(range_expr, entry) == "list":
             size = entry.val if entry else None
             sub = "@items"
-        self._push(name, self.get_path(range_expr) + [sub], size, None)
+        self._push(name, self.get_path(range_expr) + (sub,), size, None)
 
     def push_local_var(self, name: str, e: Expr) -> None:
         self._push(name, self.get_path(e), self.compute_size(e), self.compute_entry_size(e))
@@ -147,7 +158,7 @@ class Coster:
             return ZERO
         k = e.kind
         if k == LITERAL:
-            return fixed(CONST_COST)
+            return _CONST
         if k == IDENT:
             return self.cost_ident(e)
         if k == SELECT:
@@ -165,37 +176,58 @@ class Coster:
         return ZERO
 
     def cost_ident(self, e: Expr) -> Estimate:
+        qualified = _QUALIFIED.get(e.value)  # local names never contain dots
+        if qualified is not None:
+            self.paths[e.id] = qualified[0]
+            return qualified[1]
         v = self._peek(e.value)
-        self.paths[e.id] = list(v.path) if v is not None and v.path is not None else [e.value]
-        return fixed(SELECT_AND_IDENT_COST)
+        self.paths[e.id] = v.path if v is not None and v.path is not None else (e.value,)
+        return _SELECT_AND_IDENT
 
     def cost_select(self, e: Expr) -> Estimate:
+        operand = e.operand
         if e.test_only:
-            return add(_PRESENCE_TEST_COST, self.cost(e.operand))
-        total_cost = self.cost(e.operand)
-        if kind(self.ast.type_of(e.operand)) in ("map", "struct", "type_param"):
-            total_cost = add(total_cost, fixed(SELECT_AND_IDENT_COST))
-        self.paths[e.id] = self.get_path(e.operand) + [e.value]
+            return add(_PRESENCE_TEST_COST, self.cost(operand))
+        if operand.kind == IDENT and operand.value not in _QUALIFIED:  # cost_ident and get_path, inlined
+            v = self._peek(operand.value)
+            operand_path = self.paths[operand.id] = v.path if v is not None and v.path is not None \
+                else (operand.value,)
+            if v is not None:
+                operand_path = v.path or ()
+            total_cost = _SELECT_AND_IDENT
+        else:
+            total_cost = self.cost(operand)
+            operand_path = self.paths.get(operand.id, ())
+        if self.types[operand.id][0] in _SELECT_COSTED:
+            total_cost = (min(total_cost[0] + SELECT_AND_IDENT_COST, MAX_UINT64),
+                          min(total_cost[1] + SELECT_AND_IDENT_COST, MAX_UINT64))
+        self.paths[e.id] = operand_path + (e.value,)
         return total_cost
 
     def cost_call(self, e: Expr) -> Estimate:
+        if e.value in _LOGICAL and len(e.args) == 2 and e.operand is None:
+            # Shortcut of the general path below: && and || cost their left side plus, at most, the right.
+            lhs, rhs = self.cost(e.args[0]), self.cost(e.args[1])
+            return (lhs[0], min(lhs[1] + rhs[1], MAX_UINT64))
         if e.value == "dyn" and e.args:  # dyn() only disables type checking
             arg_cost = self.cost(e.args[0])
             self.copy_size_estimates(e, e.args[0])
             return add(ONE, arg_cost)
         args = e.args
-        arg_costs = []
-        arg_nodes = []
-        for arg in args:
-            arg_costs.append(self.cost(arg))
-            arg_nodes.append(self.new_node(arg))
-        overload_ids = self.ast.overloads.get(e.id)
+        arg_costs = [_CONST if arg.kind == LITERAL else self.cost(arg) for arg in args]
+        overload_ids = self.ast.overloads(e.id)
         if not overload_ids:
             return ZERO
+        if e.operand is None:
+            if _plain_operator(e.value, overload_ids):
+                return self.cost_plain_operator(e, overload_ids, arg_costs)
+            if overload_ids in _EQUALITY and len(args) == 2 and not self.library_equality(e.value, args):
+                return self.cost_sized_equality(e, arg_costs)
+        arg_nodes = [self.new_node(arg) for arg in args]
         sum_cost = ZERO
         target = None
         if e.operand is not None:
-            sum_cost = add(sum_cost, self.cost(e.operand))
+            sum_cost = self.cost(e.operand)
             target = self.new_node(e.operand)
         fn_cost = (MAX_UINT64, 0)
         result_size = None
@@ -208,11 +240,42 @@ class Coster:
                 entry = self.compute_entry_size(args[0])
                 result_size = entry.val if entry is not None else None
                 sub = "@items" if overload == "index_list" else "@values"
-                self.paths[e.id] = self.get_path(args[0]) + [sub]
+                self.paths[e.id] = self.get_path(args[0]) + (sub,)
             if result_size is None:
                 result_size = self.compute_size(e)
         self.set_size(e, result_size)
         return add(sum_cost, fn_cost)
+
+    def cost_plain_operator(self, e: Expr, overload_ids: tuple[str, ...], arg_costs: list[Estimate]) -> Estimate:
+        """`cost_call` for operators that no estimator prices: 1 + the arguments, without argument nodes."""
+        arg_sum = total(arg_costs)
+        result_size = None
+        for overload in overload_ids:
+            if overload in ("index_list", "index_map") and e.args:
+                entry = self.compute_entry_size(e.args[0])
+                result_size = entry.val if entry is not None else None
+                sub = "@items" if overload == "index_list" else "@values"
+                self.paths[e.id] = self.get_path(e.args[0]) + (sub,)
+            if result_size is None:
+                result_size = self.compute_size(e)
+        self.set_size(e, result_size)
+        return add(ONE, arg_sum)
+
+    def library_equality(self, function: str, args: list[Expr]) -> bool:
+        """Whether callcost.library_estimate prices this `_==_` (two equal opaque or struct types)."""
+        if function != "_==_":
+            return False
+        t = self.node_type(args[0], self.node_path(args[0]))
+        return t[0] in ("abstract", "message") and t == self.node_type(args[1], self.node_path(args[1]))
+
+    def cost_sized_equality(self, e: Expr, arg_costs: list[Estimate]) -> Estimate:
+        """`cost_call` for ==/!= that builtin_cost prices by the smaller operand, without argument nodes."""
+        lhs, rhs = self.compute_size(e.args[0]), self.compute_size(e.args[1])
+        smallest_max = min(MAX_UINT64 if lhs is None else lhs[1], MAX_UINT64 if rhs is None else rhs[1])
+        cost = add(by_factor((1 if smallest_max > 0 else 0, smallest_max), STRING_TRAVERSAL_COST_FACTOR),
+                   total(arg_costs))
+        self.set_size(e, self.compute_size(e))
+        return cost
 
     def cost_create_list(self, e: Expr) -> Estimate:
         sum_cost = ZERO
@@ -353,23 +416,35 @@ class Coster:
 
     # --- paths and sizes
 
-    def get_path(self, e: Expr) -> list[str]:
+    def get_path(self, e: Expr) -> tuple[str, ...]:
         if e.kind == IDENT:
             v = self._peek(e.value)
             if v is not None:
-                return list(v.path or [])
-        return list(self.paths.get(e.id, ()))
+                return v.path or ()
+        return self.paths.get(e.id, ())
+
+    def type_of(self, e: Expr) -> tuple:
+        """The node's type as Kubernetes declares it: capacity values are Quantity there, dyn to the compiler."""
+        if e.kind == COMPREHENSION and self.is_bind(e):
+            return self.type_of(e.result)
+        t = self.types[e.id]
+        if t[0] == "dyn":
+            t = self.sizes.value_type(self.get_path(e)) or t
+        return t
+
+    def node_path(self, e: Expr) -> tuple[str, ...] | None:
+        path = self.get_path(e)
+        return None if path and path[0] in _ACCUMULATORS else path  # only root variables get paths
+
+    def node_type(self, e: Expr, path: tuple[str, ...] | None) -> tuple:
+        t = self.types[e.id]
+        if t[0] == "dyn" and path:
+            t = self.sizes.value_type(path) or t
+        return t
 
     def new_node(self, e: Expr) -> Node:
-        path: list[str] | None = self.get_path(e)
-        if path and path[0] in _ACCUMULATORS:  # only root variables get paths
-            path = None
-        t = self.ast.type_of(e)
-        if t[0] == "dyn":  # capacity values are dyn to the compiler but Quantity to Kubernetes
-            decl = self.sizes.resolve(path)
-            if decl is not None and decl.cel_type is not None:
-                t = decl.cel_type
-        return Node(path, t, e, self.compute_size(e))
+        path = self.node_path(e)
+        return Node(path, self.node_type(e, path), e, self.compute_size(e))
 
     def set_size(self, e: Expr, size: Estimate | None) -> None:
         if size is not None:
@@ -386,17 +461,16 @@ class Coster:
             self.computed_entry_sizes[dst.id] = entry
 
     def compute_size(self, e: Expr) -> Estimate | None:
+        if e.kind == LITERAL or e.kind == LIST or e.kind == MAP:  # never in computed_sizes: same order
+            return _literal_size(e)
         size = self.computed_sizes.get(e.id)
-        if size is not None:
-            return size
-        size = _literal_size(e)
         if size is not None:
             return size
         size = self.sizes.estimate(self.get_path(e))
         if size is not None:
             self.computed_sizes[e.id] = size
             return size
-        if is_scalar(self.ast.type_of(e)):
+        if is_scalar(self.types[e.id]):
             return ONE
         if e.kind == IDENT:
             v = self._peek(e.value)
@@ -415,6 +489,23 @@ class Coster:
         return None
 
 
+def _plain_operator(function: str, overload_ids: tuple[str, ...]) -> bool:
+    """Whether every estimator leaves this operator call to builtin_cost's default (1 + arguments)."""
+    key = (function, overload_ids)
+    plain = _PLAIN.get(key)
+    if plain is None:
+        # callcost.library_estimate switches on names; callcost.overload_estimate on list_ overloads
+        plain = not (function[:1].isalpha() or function == "_==_") and not any(
+            overload.startswith(("list_", "lists_")) or overload in _BUILTIN_ESTIMATED for overload in overload_ids)
+        if len(_PLAIN) < 4096:  # a few dozen operator/overload pairs exist
+            _PLAIN[key] = plain
+    return plain
+
+
+_PLAIN: dict[tuple[str, tuple[str, ...]], bool] = {}
+
+
+_EQUALITY = frozenset({("equals",), ("not_equals",)})
 _SIZED_COMPARISONS = frozenset({
     "less_string", "greater_string", "less_equals_string", "greater_equals_string",
     "less_bytes", "greater_bytes", "less_equals_bytes", "greater_equals_bytes",
@@ -433,3 +524,10 @@ def _mul(x: int, y: int) -> int:
 def estimate_cost(ast: CheckedAst, sizes: DeviceSizes) -> Estimate:
     """cel-go `checker.Cost` with the Kubernetes estimator; callers compare the max with the limit."""
     return Coster(ast, sizes).cost(ast.root)
+
+# Overloads builtin_cost prices by themselves (everything else costs 1 + its arguments there).
+_BUILTIN_ESTIMATED = _SIZED_COMPARISONS | {
+    "string_format", "string_to_bytes", "bytes_to_string", "strings_quote", "starts_with_string", "ends_with_string",
+    "in_list", "matches_string", "contains_string", "logical_or", "logical_and", "conditional", "add_string",
+    "add_bytes", "add_list",
+}

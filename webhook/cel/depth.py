@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from webhook.cel import syntax
 
-_NESTING_ERRORS = ("recursion limit exceeded", "max recursion depth exceeded")
+# Texts of the compiler's nesting errors, e.g. "Exceeded max recursion depth of 32 when parsing" for
+# long left-associative chains (`1 + 1 + ... + 1`), which cel-go parses up to depth 250.
+_NESTING_ERRORS = ("recursion limit exceeded", "max recursion depth exceeded", "exceeded max recursion depth")
 
 
 def is_nesting_error(message: str) -> bool:

@@ -3,10 +3,17 @@
 Kubernetes builds two flavours (apiserver pkg/cel/environment): *new* expressions see only what the
 compatibility version (1.35 for a 1.36 server) and the enabled feature gates allow; *stored*
 expressions see everything, so an object that was once valid keeps validating.
+
+`device` is a proto message whose attribute and capacity maps hold Structs (dyn values). Capacity
+values are Quantity in Kubernetes, which a proto field cannot say, so the qualified variable
+`device.capacity` is declared as well, with that exact type: the checker resolves the longest
+declared name first. One quirk: this compiler turns `has(device.capacity)` into the variable itself,
+so such expressions are checked with the message alone (`presence_env`).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 from functools import cache
@@ -15,10 +22,12 @@ from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, struct_pb2
 
 from webhook.cel.features import Features
-from webhook.cel.library import kubernetes_functions
+from webhook.cel.library import QUANTITY, kubernetes_functions
 from webhook.cel.sizes import DeviceSizes
 
 DEVICE_TYPE = "kubernetes.DRADevice"
+QUALIFIED_CAPACITY = "device.capacity"  # map(string, map(string, kubernetes.Quantity))
+_CAPACITY_PRESENCE = re.compile(r"has\s*\(\s*device\s*\.\s*capacity\s*\)")
 
 # cel-go extension set of the 1.36 base environment, in the compiler's configuration language.
 # `lists` version 2 of this compiler carries cel-go's version 3 functions; `strings` stays at 2
@@ -39,10 +48,14 @@ extensions:
 
 @dataclass(frozen=True)
 class Environment:
-    env: cel.Env
+    env: cel.Env  # `device` and `device.capacity` with Quantity values
+    presence_env: cel.Env  # `device` alone: for has(device.capacity), and for evaluation
     sizes: DeviceSizes
     features: Features
     stored: bool
+
+    def env_for(self, expression: str) -> cel.Env:
+        return self.presence_env if _CAPACITY_PRESENCE.search(expression) else self.env
 
     @property
     def accepts_dyn_result(self) -> bool:
@@ -97,11 +110,16 @@ def _build(stored: bool, features: Features) -> Environment:
     # Stored expressions ignore versions and gates: every field and function is declared.
     with_multi_alloc = stored or features.consumable_capacity
     with_includes = stored or features.list_type_attributes
-    env = cel.NewEnv(
-        _pool(with_multi_alloc),
-        config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
-        variables={"device": cel.Type(DEVICE_TYPE)},
-        functions=list(kubernetes_functions(with_includes)),
-    )
-    env.compile("true")  # declaration conflicts only surface at the first compile: make them surface here
-    return Environment(env, DeviceSizes(features.list_type_attributes), features, stored)
+    T = cel.Type
+    envs = []
+    for variables in ({"device": T(DEVICE_TYPE), QUALIFIED_CAPACITY: T.Map(T.STRING, T.Map(T.STRING, QUANTITY))},
+                      {"device": T(DEVICE_TYPE)}):
+        env = cel.NewEnv(
+            _pool(with_multi_alloc),
+            config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
+            variables=variables,
+            functions=list(kubernetes_functions(with_includes)),
+        )
+        env.compile("true")  # declaration conflicts only surface at the first compile: make them surface here
+        envs.append(env)
+    return Environment(envs[0], envs[1], DeviceSizes(features.list_type_attributes), features, stored)

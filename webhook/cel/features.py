@@ -1,4 +1,4 @@
-"""The feature gates that shape the DRA selector environment (kept free of any CEL library import)."""
+"""The feature gates that change the CEL selector environment (no CEL library imported here)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Features:
-    """Defaults are Kubernetes 1.36's; `webhook.cel.features_for(profile)` derives them from a profile."""
+    """dynamic-resource-allocation cel.Features; defaults are the 1.36 gate defaults."""
 
-    consumable_capacity: bool = True  # DRAConsumableCapacity: beta, on
-    list_type_attributes: bool = False  # DRAListTypeAttributes: alpha, off
+    consumable_capacity: bool = True  # DRAConsumableCapacity: beta, on (device.allowMultipleAllocations)
+    list_type_attributes: bool = False  # DRAListTypeAttributes: alpha, off (attribute values dyn, includes())

@@ -15,8 +15,8 @@ from webhook.cel.environment import DEVICE_TYPE, Features, _pool
 
 
 @cache
-def _compiled(expression: str):
-    return compiler.compile_expression(expression, stored=True)
+def _compiled(expression: str, features: Features):
+    return compiler.compile_expression(expression, True, features)
 
 
 @cache
@@ -35,14 +35,14 @@ def _device_message(device: dict):
     return message
 
 
-def evaluate(expression: str, device: dict) -> bool:
+def evaluate(expression: str, device: dict, features: Features = Features()) -> bool:
     if not engines.cel_expr_available():
         raise ValueError("evaluating CEL selectors needs the cel-expr engine")
-    verdict = compiler.check(expression, True, Features())
+    verdict = compiler.check(expression, True, features)
     if verdict.outcome != "ok":
         raise ValueError(f"selector does not compile: {verdict.detail}")
     try:
-        result = _compiled(expression).eval(data={"device": _device_message(device)})
+        result = _compiled(expression, features).eval(data={"device": _device_message(device)})
         value = result.value()
     except Exception as error:  # noqa: BLE001 - runtime errors of the expression
         raise ValueError(f"CEL evaluation failed: {error}") from error

@@ -19,6 +19,7 @@ from webhook.limits import (
 )
 
 QUANTITY = ("abstract", "kubernetes.Quantity")
+_MEMO_ENTRIES = 4096
 
 
 @dataclass(eq=False)
@@ -53,10 +54,24 @@ class DeviceSizes:
             "attributes": _map(domain, _map(ident, self.attribute)),
             "capacity": _map(domain, _map(ident, self.quantity)),
         })
+        self._resolved: dict[tuple[str, ...], DeclNode | None] = {}
+        self._types: dict[tuple[str, ...], tuple | None] = {}
 
-    def resolve(self, path: list[str] | None) -> DeclNode | None:
+    def resolve(self, path: tuple[str, ...] | None) -> DeclNode | None:
+        """The declaration `path` leads to, as the DRA size estimator walks it (memoized: paths repeat)."""
         if not path or path[0] != "device":
             return None
+        try:
+            return self._resolved[path]
+        except KeyError:
+            pass
+        node = self._walk(path, by_type=False)
+        if len(self._resolved) >= _MEMO_ENTRIES:  # paths carry user-chosen names: keep the memo bounded
+            self._resolved.clear()
+        self._resolved[path] = node
+        return node
+
+    def _walk(self, path: tuple[str, ...], by_type: bool) -> DeclNode | None:
         node = self.device
         for name in path[1:]:
             if name in ("@items", "@values"):
@@ -65,14 +80,30 @@ class DeviceSizes:
                 nxt = node.key
             else:
                 nxt = node.fields.get(name)
-                # Any name under an attribute map has the attribute's bound, whatever the name.
-                if nxt is None and node.elem is self.attribute:
-                    nxt = self.attribute
+                # Any name under an attribute map has the attribute's bound, whatever the name. The type
+                # checker also gives any name under a capacity map the Quantity type (the size estimator
+                # does not know it).
+                if nxt is None and (node.elem is self.attribute or by_type and node.elem is self.quantity):
+                    nxt = node.elem
             if nxt is None:
                 return None
             node = nxt
         return node
 
-    def estimate(self, path: list[str] | None) -> Estimate | None:
+    def value_type(self, path: tuple[str, ...] | None) -> tuple | None:
+        """The CEL type Kubernetes declares at `path` where it is narrower than the compiler's `dyn`."""
+        if not path or path[0] != "device":
+            return None
+        try:
+            return self._types[path]
+        except KeyError:
+            pass
+        node = self._walk(path, by_type=True)
+        if len(self._types) >= _MEMO_ENTRIES:
+            self._types.clear()
+        t = self._types[path] = None if node is None else node.cel_type
+        return t
+
+    def estimate(self, path: tuple[str, ...] | None) -> Estimate | None:
         node = self.resolve(path)
         return None if node is None else (0, node.max_elements)

@@ -26,19 +26,20 @@ def _children(e: Expr):
         if isinstance(key, Expr):
             yield key
         yield value
-    for c in (e.iter_range, e.accu_init, e.loop_condition, e.loop_step, e.result):
-        if c is not None:
-            yield c
+    if e.kind == COMPREHENSION:
+        yield from (e.iter_range, e.accu_init, e.loop_condition, e.loop_step, e.result)
 
 
-def _walk(e: Expr, exempt: bool = False):
-    """Pre-order walk yielding (node, inside an exempt call); iterative so deep trees cannot recurse."""
-    stack = [(e, exempt)]
+def _exempt_ids(ast: CheckedAst) -> set[int]:
+    """Ids of the nodes below a `format` call (rare: walked only when there is one)."""
+    ids: set[int] = set()
+    stack = [c for n in ast.notable if n.kind == CALL and n.value in _EXEMPT_FROM_HOMOGENEITY for c in _children(n)]
     while stack:
-        node, inside = stack.pop()
-        yield node, inside
-        inside = inside or (node.kind == CALL and node.value in _EXEMPT_FROM_HOMOGENEITY)
-        stack.extend((c, inside) for c in reversed(list(_children(node))))
+        node = stack.pop()
+        if node.id not in ids:
+            ids.add(node.id)
+            stack.extend(_children(node))
+    return ids
 
 
 def _regex_ok(pattern: str) -> bool:
@@ -65,7 +66,8 @@ def _duration_ok(value: object) -> bool:
     if not _DURATION.fullmatch(value):
         return False
     units = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
-    seconds = sum(float(n) * units[u] for n, _, _, u in re.findall(r"((\d+(\.\d*)?|\.\d+))(ns|us|µs|μs|ms|s|m|h)", value))
+    terms = re.findall(r"((\d+(\.\d*)?|\.\d+))(ns|us|µs|μs|ms|s|m|h)", value)
+    seconds = sum(float(n) * units[u] for n, _, _, u in terms)
     return seconds <= _MAX_DURATION_SECONDS
 
 
@@ -89,7 +91,10 @@ def find_issues(ast: CheckedAst, sizes: DeviceSizes, attribute_values_are_any: b
                 attribute_paths: dict[int, list[str]]) -> list[tuple[int, str]]:
     """Returns (node id, message) for each cel-go issue, in cel-go's order of validators."""
     issues: list[tuple[int, str]] = []
-    calls = [n for n, _ in _walk(ast.root) if n.kind == CALL]
+    notable = ast.notable  # pre-order, as cel-go's validators visit
+    if not notable:
+        return issues
+    calls = [n for n in notable if n.kind == CALL]
     for name, check in (("duration", _duration_ok), ("timestamp", _timestamp_ok)):
         for call in calls:
             if call.value == name and call.args and call.args[0].kind == LITERAL and not check(call.args[0].value):
@@ -98,35 +103,30 @@ def find_issues(ast: CheckedAst, sizes: DeviceSizes, attribute_values_are_any: b
         if call.value == "matches" and call.args and call.args[0].kind == LITERAL \
                 and isinstance(call.args[0].value, str) and not _regex_ok(call.args[0].value):
             issues.append((call.args[0].id, "invalid matches argument"))
-    nodes = list(_walk(ast.root))
-    for node, exempt in nodes:
-        if exempt or node.kind != LIST:
+    exempt = _exempt_ids(ast) if calls else ()
+    for node in notable:
+        if node.kind != LIST or len(node.args) < 2 or node.id in exempt:
             continue
-        first = None
-        for elem in node.args:
+        first = ast.type_of(node.args[0])
+        for elem in node.args[1:]:
             t = ast.type_of(elem)
-            if first is None:
-                first = t
-            elif not _equivalent(first, t):
+            if not _equivalent(first, t):
                 issues.append((elem.id, f"expected type '{_render(first)}' but found '{_render(t)}'"))
                 break
-    for node, exempt in nodes:
-        if exempt or node.kind != MAP:
+    for node in notable:
+        if node.kind != MAP or len(node.entries) < 2 or node.id in exempt:
             continue
-        key_type = val_type = None
-        for key, value in node.entries:
+        (key, value), *rest = node.entries
+        key_type, val_type = ast.type_of(key), ast.type_of(value)
+        for key, value in rest:
             kt, vt = ast.type_of(key), ast.type_of(value)
-            if key_type is None:
-                key_type, val_type = kt, vt
-                continue
             if not _equivalent(key_type, kt):
                 issues.append((key.id, f"expected type '{_render(key_type)}' but found '{_render(kt)}'"))
             if not _equivalent(val_type, vt):
                 issues.append((value.id, f"expected type '{_render(val_type)}' but found '{_render(vt)}'"))
     if attribute_values_are_any:
-        for node, _ in nodes:
-            if node.kind == COMPREHENSION and node.iter_range is not None \
-                    and sizes.resolve(attribute_paths.get(node.iter_range.id)) is sizes.attribute:
+        for node in notable:
+            if node.kind == COMPREHENSION and sizes.resolve(attribute_paths.get(node.iter_range.id)) is sizes.attribute:
                 issues.append((node.iter_range.id, "expression of type 'any' cannot be the range of a "
                                "comprehension (must be list, map, or dynamic)"))
     return issues

@@ -38,7 +38,8 @@ def validate_device_class_spec(spec: Any, old_spec: Any, path: Path, opts: Optio
     stored = opts.with_stored(old_spec is not None
                               and semantic_equal(selectors, as_list(as_dict(old_spec).get("selectors"))))
     errs = validate_slice(selectors, DEVICE_SELECTORS_MAX_SIZE,
-                          lambda selector, p: validate_selector(selector, p, stored), path.child("selectors"))
+                          lambda selector, p: validate_selector(selector, p, stored, pinned=True),
+                          path.child("selectors"))
     config = as_list(spec.get("config"))
     stored = opts.with_stored(old_spec is not None
                               and semantic_equal(config, as_list(as_dict(old_spec).get("config"))))

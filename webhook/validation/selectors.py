@@ -1,6 +1,6 @@
 """Device selectors (validateSelectorSlice / validateSelector): claims, templates, DeviceClass.
 
-The CEL expression itself is checked only through `webhook.cel.validate_selector`.
+The CEL expression itself is checked only through `webhook.cel.validate_cel_selector`.
 """
 
 from __future__ import annotations
@@ -14,15 +14,16 @@ from webhook.validation._helpers import as_dict, as_str, validate_slice
 from webhook.validation.options import Options
 
 
-def validate_selector(selector: Any, path: Path, opts: Options) -> ErrorList:
+def validate_selector(selector: Any, path: Path, opts: Options, *, pinned: bool = False) -> ErrorList:
+    """`pinned`: a selector many requests reuse (a DeviceClass's), kept in the CEL cache's own tier."""
     selector = as_dict(selector)
     cel_selector = selector.get("cel")
     if not isinstance(cel_selector, dict):
         return [required(path.child("cel"), "")]
     expression = cel_selector.get("expression")
     expression = as_str(expression)
-    return list(cel.validate_selector(expression, path.child("cel", "expression"), stored=opts.stored,
-                                      features=cel.features_for(opts.profile)))
+    return list(cel.validate_cel_selector(expression, path.child("cel", "expression"), stored=opts.stored,
+                                      features=cel.features_for(opts.profile), pinned=pinned))
 
 
 def validate_selector_slice(selectors: Any, path: Path, opts: Options) -> ErrorList:

@@ -42,8 +42,8 @@ UPSTREAM: dict[str, str] = {
     "validateDeviceClass": _V + "deviceclaim.validate_device_class_ref",
     "validateSelectorSlice": _V + "selectors.validate_selector_slice",
     "validateSelector": _V + "selectors.validate_selector",
-    "validateCELSelector": "webhook.cel.validate_selector",
-    "convertCELErrorToValidationError": "folded into webhook.cel.validate_selector, which turns the compiler's "
+    "validateCELSelector": "webhook.cel.validate_cel_selector",
+    "convertCELErrorToValidationError": "folded into webhook.cel.validate_cel_selector, which turns the compiler's "
                                         "verdict into Invalid, Forbidden or InternalError",
     "validateDeviceConstraint": _V + "deviceclaim.validate_device_constraint",
     "validateDeviceClaimConfiguration": _V + "deviceclaim.validate_device_claim_configuration",
