@@ -212,7 +212,7 @@ ADMIN_CLAIM = manifest("resource.k8s.io/v1", "ResourceClaim", spec={"devices": {
 def test_admin_access_offline_needs_a_labelled_namespace_among_the_inputs(tmp_path):
     path = tmp_path / "claim.yaml"
     path.write_text(json.dumps(ADMIN_CLAIM))
-    denied = cli("review", "-o", "json", "-n", "gpu-monitoring", str(path))
+    denied = cli("review", "-o", "json", str(path))  # the default namespace of a new cluster: unlabelled
     assert denied.returncode == 1
     [result] = json.loads(denied.stdout)
     assert result["response"]["status"]["details"]["causes"] == [{
@@ -224,6 +224,11 @@ def test_admin_access_offline_needs_a_labelled_namespace_among_the_inputs(tmp_pa
     (tmp_path / "namespace.yaml").write_text(json.dumps(namespace))
     allowed = cli("review", "-n", "gpu-monitoring", str(tmp_path))
     assert allowed.returncode == 0, allowed.stdout
+    # A namespace the inputs do not show may be labelled in the real cluster: only a warning.
+    (tmp_path / "namespace.yaml").unlink()
+    unknown = cli("review", "-o", "json", "-n", "gpu-monitoring", str(path))
+    assert unknown.returncode == 0
+    assert "dra-webhook cannot see namespace labels" in json.loads(unknown.stdout)[0]["response"]["warnings"][0]
 
 
 def test_admin_access_served_is_a_warning_because_namespaces_cannot_be_seen():

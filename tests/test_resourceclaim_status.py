@@ -203,5 +203,6 @@ def test_admin_access_in_new_allocation_is_a_warning():
     assert errors == [] and len(warnings) == 1
     assert warnings[0].startswith("status.allocation.devices.results[1].adminAccess: ")
     assert resource_claim_strategy_checks(new, new, Options()) == ([], [])
-    errors, _ = resource_claim_strategy_checks(new, old, Options(namespaces={}))
+    known = {new["metadata"]["namespace"]: {}}  # known, and unlabelled
+    errors, _ = resource_claim_strategy_checks(new, old, Options(namespaces=known))
     assert [e.field for e in errors] == ["status.allocation.devices.results[1].adminAccess"]

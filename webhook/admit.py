@@ -276,10 +276,11 @@ def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, na
     name; unknown fields refuse the object under kubectl's default strict field validation. Then the
     review, with the fields of disabled gates dropped as the registry strategy drops them.
 
-    `namespaces` are the labels of namespaces known to exist (the Namespace objects of the inputs);
-    any other namespace is taken as unlabelled, as a new cluster's `default` is.
+    `namespaces` are the labels of the namespaces known to exist (`manifest.namespaces_in`, the
+    default: a new cluster's); the admin-access check is decided for them and only warned about for
+    any other namespace.
     """
-    context = _Manifest(field_validation, namespaces or {})
+    context = _Manifest(field_validation, manifest.namespaces_in(()) if namespaces is None else namespaces)
     source = request.object if isinstance(request.object, dict) else request.old_object
     if not isinstance(source, dict):
         return review(request, profile=profile, apply_defaults=apply_defaults, now=now)

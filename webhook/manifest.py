@@ -16,6 +16,8 @@ from webhook.kinds import GROUP, KINDS, OPT_IN, UNCHECKED, ApiVersion, Retired
 from webhook.profile import Profile
 
 DEFAULT_NAMESPACE = "default"
+# The namespaces every new cluster has, none of them labelled for DRA admin access.
+BUILT_IN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 # apiserver's SimpleNameGenerator: the prefix cut to 58 characters plus 5 of utilrand's alphabet.
 _MAX_GENERATED_NAME_PREFIX = 58
 _RANDOM_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -112,8 +114,9 @@ def namespace_of(obj: object) -> str | None:
 
 
 def namespaces_in(objects) -> dict[str, dict[str, str]]:
-    """The core/v1 Namespace objects among `objects`, as {name: labels}: the namespaces a review knows."""
-    found: dict[str, dict[str, str]] = {}
+    """The namespaces a review knows, as {name: labels}: a new cluster's, and the core/v1 Namespace
+    objects among `objects` (which kubectl would create or update along with the rest)."""
+    found: dict[str, dict[str, str]] = {name: {} for name in BUILT_IN_NAMESPACES}
     for obj in objects:
         if isinstance(obj, dict) and obj.get("apiVersion") == "v1" and obj.get("kind") == "Namespace":
             meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}

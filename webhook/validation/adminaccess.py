@@ -2,11 +2,11 @@
 
 The API server forbids `adminAccess: true` in a request (create of a claim or template) or in a
 newly set allocation result (claim status update) unless the claim's namespace carries the label
-`resource.kubernetes.io/admin-access: "true"`. The check needs the namespace object. Offline the
-namespaces are known (the Namespace objects of the inputs; any other namespace is taken as
-unlabelled, as a new cluster's `default` is), so the check is made and reported as the API server
-reports it. A served webhook never sees namespaces: failing would reject valid claims in labelled
-namespaces and passing silently would hide the rule, so it allows and warns once per object.
+`resource.kubernetes.io/admin-access: "true"`. The check needs the namespace object. Where the
+namespace is known (offline: the Namespace objects of the inputs, and the namespaces a new cluster
+has, unlabelled), the check is made and reported as the API server reports it. Elsewhere (any
+namespace served, an unknown one offline) failing would reject valid claims in labelled namespaces
+and passing silently would hide the rule, so it allows and warns once per object.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ DRA_ADMIN_NAMESPACE_LABEL_KEY = "resource.kubernetes.io/admin-access"
 _DETAIL = f"admin access to devices requires the `{DRA_ADMIN_NAMESPACE_LABEL_KEY}: true` label on the containing namespace"
 _UNDECIDED = "; dra-webhook cannot see namespace labels, so the API server decides"
 
-# Namespace name -> its labels, where known (offline); None where they cannot be seen (served).
+# Namespace name -> its labels, for the namespaces known (offline); None where none can be seen (served).
 Namespaces = Mapping[str, Mapping[str, str]] | None
 
 
@@ -40,7 +40,7 @@ def _first_admin_result(status: Any) -> int:
 
 
 def _decide(path: Path, namespace: str, namespaces: Namespaces) -> tuple[ErrorList, list[str]]:
-    if namespaces is None:
+    if namespaces is None or namespace not in namespaces:
         return [], [f"{path}: {_DETAIL}{_UNDECIDED}"]
     if as_dict(namespaces.get(namespace)).get(DRA_ADMIN_NAMESPACE_LABEL_KEY) == "true":
         return [], []
