@@ -106,7 +106,7 @@ def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str, pro
     warnings = _version_warnings(target, profile) if role == "object" else []
     converted, conversion_warnings = kinds.to_v1(target.kind, target.version, raw, profile)
     warnings.extend(conversion_warnings)
-    type_errors, unknown = check_types(KINDS[target.kind].model, converted)
+    type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), converted)
     if role == "object":
         warnings.extend(unknown)
     if type_errors:

@@ -17,6 +17,7 @@ from typing import Callable, Mapping
 from pydantic import BaseModel
 
 from webhook.api.deviceclass import DeviceClass
+from webhook.api import kube137
 from webhook.api.devicetaintrule import DeviceTaintRule
 from webhook.api.resourceclaim import ResourceClaim
 from webhook.api.resourceclaimtemplate import ResourceClaimTemplate
@@ -67,7 +68,8 @@ class Kind:
     name: str
     plural: str
     namespaced: bool
-    model: type[BaseModel]  # the v1 wire shape, for type checks (webhook.api.decode)
+    # Kubernetes version -> the v1 wire shape, for type checks (webhook.api.decode).
+    model: Mapping[str, type[BaseModel]]
     # Kubernetes version -> API version -> how it is served.
     served: Mapping[str, Mapping[str, ApiVersion]]
     create: CreateRule
@@ -85,19 +87,62 @@ class Kind:
     def served_versions(self, profile: Profile) -> list[str]:
         return list(self.served.get(profile.version, {}))
 
+    def wire_model(self, profile: Profile) -> type[BaseModel]:
+        return self.model[profile.version]
+
 
 def _on_beta_apis(served_v1: ApiVersion, v1beta2: ApiVersion, v1beta1: ApiVersion) -> dict[str, ApiVersion]:
     return {"v1": served_v1, "v1beta2": v1beta2, "v1beta1": v1beta1}
 
 
+def _delta(base: Mapping[str, ApiVersion], **changes: ApiVersion) -> dict[str, ApiVersion]:
+    """A later Kubernetes version's entry: the earlier one with these API versions changed or added."""
+    return {**base, **changes}
+
+
+def _same(model: type[BaseModel]) -> dict[str, type[BaseModel]]:
+    """A wire model that no supported Kubernetes version changed."""
+    return {"1.36": model, "1.37": model}
+
+
+_SLICE_1_36 = _on_beta_apis(
+    ApiVersion(SERVED, defaulter=slice_defaults.default_resource_slice),
+    ApiVersion(OPT_IN, defaulter=slice_defaults.default_resource_slice),
+    ApiVersion(OPT_IN, slice_conversion.resource_slice_from_v1beta1, slice_defaults.default_resource_slice_v1beta1),
+)
+_CLAIM_1_36 = _on_beta_apis(
+    ApiVersion(SERVED, defaulter=claim_defaults.default_resource_claim),
+    ApiVersion(OPT_IN, defaulter=claim_defaults.default_resource_claim),
+    ApiVersion(OPT_IN, claim_conversion.resource_claim_from_v1beta1, claim_defaults.default_resource_claim_v1beta1),
+)
+_TEMPLATE_1_36 = _on_beta_apis(
+    ApiVersion(SERVED, defaulter=claim_defaults.default_resource_claim_template),
+    ApiVersion(OPT_IN, defaulter=claim_defaults.default_resource_claim_template),
+    ApiVersion(OPT_IN, claim_conversion.resource_claim_template_from_v1beta1,
+               claim_defaults.default_resource_claim_template_v1beta1),
+)
+_CLASS_1_36 = _on_beta_apis(
+    ApiVersion(SERVED),
+    ApiVersion(OPT_IN),
+    ApiVersion(OPT_IN, claim_conversion.device_class_from_v1beta1),
+)
+_TAINT_RULE_1_36 = {
+    "v1beta2": ApiVersion(OPT_IN, defaulter=taint_rule_defaults.default_device_taint_rule, gate="DRADeviceTaintRules"),
+    "v1alpha3": ApiVersion(OPT_IN, defaulter=taint_rule_defaults.default_device_taint_rule, gate="DRADeviceTaintRules"),
+}
+
+
 KINDS: dict[str, Kind] = {
     "ResourceSlice": Kind(
-        name="ResourceSlice", plural="resourceslices", namespaced=False, model=ResourceSlice,
-        served={"1.36": _on_beta_apis(
-            ApiVersion(SERVED, defaulter=slice_defaults.default_resource_slice),
-            ApiVersion(OPT_IN, defaulter=slice_defaults.default_resource_slice),
-            ApiVersion(OPT_IN, slice_conversion.resource_slice_from_v1beta1,
-                       slice_defaults.default_resource_slice_v1beta1),
+        name="ResourceSlice", plural="resourceslices", namespaced=False,
+        model={"1.36": ResourceSlice, "1.37": kube137.ResourceSlice},
+        served={"1.36": _SLICE_1_36, "1.37": _delta(
+            _SLICE_1_36,
+            # No allocationMultiplier default any more; v1beta1 lifts nodeAllocatableResources from `basic`.
+            v1=ApiVersion(SERVED, defaulter=slice_defaults.default_resource_slice_1_37),
+            v1beta2=ApiVersion(OPT_IN, defaulter=slice_defaults.default_resource_slice_1_37),
+            v1beta1=ApiVersion(OPT_IN, slice_conversion.resource_slice_from_v1beta1_1_37,
+                               slice_defaults.default_resource_slice_v1beta1_1_37),
         )},
         # v1alpha3 slices held capacities as bare quantities: no converter, checked as written.
         retired={"v1alpha3": Retired("1.32")},
@@ -106,12 +151,12 @@ KINDS: dict[str, Kind] = {
         warnings=resourceslice.resource_slice_warnings,
     ),
     "ResourceClaim": Kind(
-        name="ResourceClaim", plural="resourceclaims", namespaced=True, model=ResourceClaim,
-        served={"1.36": _on_beta_apis(
-            ApiVersion(SERVED, defaulter=claim_defaults.default_resource_claim),
-            ApiVersion(OPT_IN, defaulter=claim_defaults.default_resource_claim),
-            ApiVersion(OPT_IN, claim_conversion.resource_claim_from_v1beta1,
-                       claim_defaults.default_resource_claim_v1beta1),
+        name="ResourceClaim", plural="resourceclaims", namespaced=True,
+        model={"1.36": ResourceClaim, "1.37": kube137.ResourceClaim},
+        served={"1.36": _CLAIM_1_36, "1.37": _delta(
+            _CLAIM_1_36,
+            v1beta1=ApiVersion(OPT_IN, claim_conversion.resource_claim_from_v1beta1_1_37,
+                               claim_defaults.default_resource_claim_v1beta1),
         )},
         retired={"v1alpha3": Retired("1.32", claim_conversion.resource_claim_from_v1alpha3,
                                      claim_defaults.default_resource_claim_v1beta1)},
@@ -122,12 +167,11 @@ KINDS: dict[str, Kind] = {
     ),
     "ResourceClaimTemplate": Kind(
         name="ResourceClaimTemplate", plural="resourceclaimtemplates", namespaced=True,
-        model=ResourceClaimTemplate,
-        served={"1.36": _on_beta_apis(
-            ApiVersion(SERVED, defaulter=claim_defaults.default_resource_claim_template),
-            ApiVersion(OPT_IN, defaulter=claim_defaults.default_resource_claim_template),
-            ApiVersion(OPT_IN, claim_conversion.resource_claim_template_from_v1beta1,
-                       claim_defaults.default_resource_claim_template_v1beta1),
+        model={"1.36": ResourceClaimTemplate, "1.37": kube137.ResourceClaimTemplate},
+        served={"1.36": _TEMPLATE_1_36, "1.37": _delta(
+            _TEMPLATE_1_36,
+            v1beta1=ApiVersion(OPT_IN, claim_conversion.resource_claim_template_from_v1beta1_1_37,
+                               claim_defaults.default_resource_claim_template_v1beta1),
         )},
         retired={"v1alpha3": Retired("1.32", claim_conversion.resource_claim_template_from_v1alpha3,
                                      claim_defaults.default_resource_claim_template_v1beta1)},
@@ -136,24 +180,19 @@ KINDS: dict[str, Kind] = {
         warnings=resourceclaimtemplate.resource_claim_template_warnings,
     ),
     "DeviceClass": Kind(
-        name="DeviceClass", plural="deviceclasses", namespaced=False, model=DeviceClass,
-        served={"1.36": _on_beta_apis(
-            ApiVersion(SERVED),
-            ApiVersion(OPT_IN),
-            ApiVersion(OPT_IN, claim_conversion.device_class_from_v1beta1),
-        )},
+        name="DeviceClass", plural="deviceclasses", namespaced=False, model=_same(DeviceClass),
+        served={"1.36": _CLASS_1_36, "1.37": _delta(_CLASS_1_36)},
         retired={"v1alpha3": Retired("1.32", claim_conversion.device_class_from_v1beta1)},
         create=deviceclass.validate_device_class,
         update=deviceclass.validate_device_class_update,
     ),
     "DeviceTaintRule": Kind(
-        name="DeviceTaintRule", plural="devicetaintrules", namespaced=False, model=DeviceTaintRule,
-        served={"1.36": {
-            "v1beta2": ApiVersion(OPT_IN, defaulter=taint_rule_defaults.default_device_taint_rule,
-                                  gate="DRADeviceTaintRules"),
-            "v1alpha3": ApiVersion(OPT_IN, defaulter=taint_rule_defaults.default_device_taint_rule,
-                                   gate="DRADeviceTaintRules"),
-        }},
+        name="DeviceTaintRule", plural="devicetaintrules", namespaced=False, model=_same(DeviceTaintRule),
+        served={"1.36": _TAINT_RULE_1_36, "1.37": _delta(
+            _TAINT_RULE_1_36,
+            # 1.37 serves the kind as v1 (v1beta2's shape) and its gate is GA, on by default.
+            v1=ApiVersion(SERVED, defaulter=taint_rule_defaults.default_device_taint_rule, gate="DRADeviceTaintRules"),
+        )},
         create=devicetaintrule.validate_device_taint_rule,
         update=devicetaintrule.validate_device_taint_rule_update,
         status_update=devicetaintrule.validate_device_taint_rule_status_update,
@@ -162,7 +201,8 @@ KINDS: dict[str, Kind] = {
 
 # Kinds of the group that a supported Kubernetes version serves but dra-webhook does not check.
 UNCHECKED: dict[str, Mapping[str, Mapping[str, ApiVersion]]] = {
-    "ResourcePoolStatusRequest": {"1.36": {"v1alpha3": ApiVersion(OPT_IN, gate="DRAResourcePoolStatus")}},
+    "ResourcePoolStatusRequest": {version: {"v1alpha3": ApiVersion(OPT_IN, gate="DRAResourcePoolStatus")}
+                                  for version in ("1.36", "1.37")},
 }
 
 
