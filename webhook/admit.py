@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from webhook import cel, kinds, manifest
 from webhook.api.decode import check_types
+from webhook.conversion import paths
 from webhook.kinds import GROUP, KINDS, Retired
 from webhook.mutation.patch import make_patch
 from webhook.profile import DEFAULT, Profile
@@ -143,6 +144,7 @@ def _check_objects(request: AdmissionRequest, target: Target, obj: dict, old: di
                                               f"{target.kind} is not handled; allowed without checks"])
     else:
         errors = kind.update(obj, old or {}, opts)
+    errors = paths.to_request_version(target.kind, target.version, errors, opts.profile)
     if kind.warnings is not None:
         warnings = warnings + kind.warnings(obj, old if request.operation == "UPDATE" else None)
     if errors:
