@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -132,3 +133,22 @@ def test_total_cost_of_derived_attributes_in_one_claim(requests, causes):
     obj = claim(*[exact(f"r{i}", derivedAttributes=[{"name": "derived/x", "expression": _NESTED}])
                   for i in range(requests)], constraints=[{"matchAttribute": "derived/x"}])
     assert _verdict(Case("cost", obj, {}, {}), PROFILE_1_37)[0] == Counter(causes)
+
+
+def test_review_of_the_1_37_examples_needs_the_1_37_profile(capsys):
+    from pathlib import Path
+
+    from webhook import cli
+
+    examples = Path(__file__).resolve().parent.parent / "examples" / "kubernetes-1.37"
+    manifests = [str(p) for p in sorted(examples.glob("*.yaml")) if p.name != "suite.yaml"]
+    gates = "DRAPartitionableDevicesType=true,DRADeviceCompatibilityGroups=true,DRANodeAllocatableResources=true," \
+            "DRADerivedAttributes=true"
+    assert cli.main(["review", "--warnings-as-errors", "--kubernetes-version", "1.37", "--feature-gates", gates,
+                     *manifests]) == 0
+    capsys.readouterr()
+    # Under 1.36 the new fields are unknown and v1 DeviceTaintRule is no served version.
+    assert cli.main(["review", "-o", "json", *manifests]) == 1
+    results = {Path(r["source"].split("#")[0]).name: r["response"] for r in json.loads(capsys.readouterr().out)}
+    assert results["devicetaintrule-maintenance.yaml"]["allowed"] is False
+    assert 'unknown field "spec.partitionTypeAttribute"' in results["resourceslice-node-1-devices.yaml"]["warnings"]
