@@ -145,6 +145,15 @@ CASES = [
     # Declarative validation: the taint effect of an unchanged device is checked once the device list changes.
     Case("old-taint-effect-in-a-changed-device-list", _taint_slice_new,
          {}, {("spec.devices[0].taints[0].effect", NOT_SUPPORTED): 1}, old=_taint_slice_old),
+    Case("new-device-copying-an-old-invalid-taint",
+         slice_({"name": "gpu-0", "taints": [{"key": "k", "effect": "Bogus"}]}, {"name": "gpu-1"},
+                {"name": "gpu-0-other", "taints": [{"key": "k", "effect": "Bogus"}]}),
+         {("spec.devices[2].taints[0].effect", NOT_SUPPORTED): 1},
+         {("spec.devices[0].taints[0].effect", NOT_SUPPORTED): 1, ("spec.devices[2].taints[0].effect", NOT_SUPPORTED): 1},
+         old=_taint_slice_old),
+    Case("unchanged-device-list-keeps-its-old-taint-effect",
+         dict(_taint_slice_old, metadata={"name": "node-1-gpu", "resourceVersion": "1", "labels": {"a": "b"}}),
+         {}, {}, old=_taint_slice_old),
     # New slice fields.
     Case("partition-type-attribute",
          slice_({"name": "gpu-0", "attributes": {"type": {"int": 1}},

@@ -95,3 +95,63 @@ def test_a_step_must_be_positive(step, value):
     errors = validate_resource_slice_spec(spec, None, Path("spec"), Options(make_profile("1.37")))
     assert [(e.field, e.type.value, e.bad_value, e.detail) for e in errors] == [
         (_path(0, "validRange", "step"), "FieldValueInvalid", value, "must be greater than zero")]
+
+
+def _spell_5_twice(c, p):
+    p.update(default="5", validValues=["5", "5.0", "100"])
+
+
+def _just_below_10(c, p):
+    p["validValues"][0] = "9.9"
+
+
+def _negative_min(c, p):
+    c["requestPolicy"] = {"default": "0", "validRange": {"min": "-1", "step": "1"}}
+
+
+def _too_large_for_milli(c, p):
+    c.update(value=MAX_INT64)
+    _range_only(p, MAX_INT64, min="0", step="1m", max=MAX_INT64)
+
+
+def _add_capacity_b(device):
+    device["capacity"]["b"] = {"value": "1"}
+
+
+def _relabel(device):
+    pass  # only metadata changes
+
+
+# (name, fractional gate, old capacity change, new capacity change, device change, causes)
+UPDATES = [
+    ("valid-values-integer", False, None, _just_below_10, None, {("validValues[1]", "FieldValueDuplicate")}),
+    ("valid-values-integer-okay-if-stored", False, _just_below_10, _just_below_10, None, set()),
+    ("valid-values-spelling-fractional-gate", True, None, _spell_5_twice, None, {("validValues[1]", "FieldValueDuplicate")}),
+    ("valid-values-spelling-fractional-gate-okay-if-stored", True, _spell_5_twice, _spell_5_twice, _relabel, set()),
+    ("valid-values-spelling-fractional-gate-rechecked", True, _spell_5_twice, _spell_5_twice, _add_capacity_b,
+     {("validValues[1]", "FieldValueDuplicate")}),
+    ("valid-range-out-of-int64-bound", False, None, _negative_min, None, {("validRange.min", "FieldValueInvalid")}),
+    ("valid-range-out-of-int64-bound-okay-if-stored", False, _negative_min, _negative_min, None, set()),
+    ("valid-values-milli-values", True, None, _just_below_10, None, set()),
+    ("valid-range-integer", False, None, _too_large_for_milli, None, set()),
+    ("valid-range-integer-okay-if-stored", True, _too_large_for_milli, _too_large_for_milli, None, set()),
+    ("valid-range-milli-values", True, None, _too_large_for_milli, None,
+     {("validRange.default", "FieldValueInvalid"), ("validRange.max", "FieldValueInvalid")}),
+]
+
+
+@pytest.mark.parametrize("fractional,old_change,new_change,device_change,causes",
+                         [pytest.param(*u[1:], id=u[0]) for u in UPDATES])
+def test_capacity_is_ratcheted_on_update(fractional, old_change, new_change, device_change, causes):
+    def spec(change):
+        capacity = _changed(change or (lambda c, p: None))
+        return {"driver": "valid", "pool": {"name": "valid", "resourceSliceCount": 1}, "nodeName": "valid",
+                "devices": [_device(0, capacity)]}
+
+    old, new = spec(old_change), spec(new_change)
+    if device_change is not None:
+        device_change(new["devices"][0])
+    profile = make_profile("1.37", {"DRAFractionalCapacityRange": fractional})
+    errors = validate_resource_slice_spec(new, old, Path("spec"), Options(profile))
+    prefix = _path(0) + "."
+    assert {(e.field.removeprefix(prefix), e.type.value) for e in errors} == causes
