@@ -19,6 +19,7 @@ INVALID, REQUIRED, NOT_FOUND, DUPLICATE = "FieldValueInvalid", "FieldValueRequir
     "FieldValueDuplicate"
 NOT_SUPPORTED, TOO_MANY, FORBIDDEN, INTERNAL = "FieldValueNotSupported", "FieldValueTooMany", \
     "FieldValueForbidden", "InternalError"
+TOO_LONG = "FieldValueTooLong"
 
 
 def slice_(*devices: dict, version: str = "v1", **spec) -> dict:
@@ -75,6 +76,8 @@ class Case:
         return "UPDATE" if self.old is not None else "CREATE"
 
 
+_LONG_KEY = "a" * 63 + "/" + "b" * 33
+_SHORT_KEY = "a" * 47 + "..." + "a" * 12 + "/" + "b" * 33  # upstream truncateIfTooLong to 96 bytes
 _NA = "spec.devices[0].nodeAllocatableResources"
 _NARM = "spec.devices[0].nodeAllocatableResourceMappings"
 _P = "spec.devices[0].capacity[mem].requestPolicy"
@@ -154,6 +157,12 @@ CASES = [
     Case("unchanged-device-list-keeps-its-old-taint-effect",
          dict(_taint_slice_old, metadata={"name": "node-1-gpu", "resourceVersion": "1", "labels": {"a": "b"}}),
          {}, {}, old=_taint_slice_old),
+    # Declarative validation does not shorten long map keys in paths (hand-written validation does).
+    Case("long-attribute-key-with-an-invalid-value",
+         slice_({"name": "gpu-0", "attributes": {_LONG_KEY: {}}}),
+         {("spec.devices[0].attributes", TOO_LONG): 1, (f"spec.devices[0].attributes[{_SHORT_KEY}]", INVALID): 1},
+         {("spec.devices[0].attributes", TOO_LONG): 1, (f"spec.devices[0].attributes[{_SHORT_KEY}]", INVALID): 1,
+          (f"spec.devices[0].attributes[{_LONG_KEY}]", INVALID): 1}),
     # New slice fields.
     Case("partition-type-attribute",
          slice_({"name": "gpu-0", "attributes": {"type": {"int": 1}},
