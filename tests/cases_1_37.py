@@ -23,7 +23,8 @@ TOO_LONG = "FieldValueTooLong"
 
 
 def slice_(*devices: dict, version: str = "v1", **spec) -> dict:
-    return {"apiVersion": f"{GROUP}/{version}", "kind": "ResourceSlice", "metadata": {"name": "node-1-gpu", "resourceVersion": "1"},
+    return {"apiVersion": f"{GROUP}/{version}", "kind": "ResourceSlice",
+            "metadata": {"name": "node-1-gpu", "resourceVersion": "1"},
             "spec": {"driver": "gpu.example.com", "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
                      "nodeName": "node-1", "devices": list(devices) or [{"name": "gpu-0"}], **spec}}
 
@@ -96,7 +97,8 @@ CASES = [
     # nodeAllocatableResources replaced nodeAllocatableResourceMappings.
     Case("node-allocatable-resources-new-shape",
          slice_({"name": "gpu-0", "capacity": {"memory": {"value": "40Gi"}},
-                 "nodeAllocatableResources": {"memory": {"mapping": {"capacityKey": "memory", "capacityMultiplier": "1"}},
+                 "nodeAllocatableResources": {"memory": {"mapping": {"capacityKey": "memory",
+                                                                     "capacityMultiplier": "1"}},
                                               "cpu": {"overhead": {"perPod": "100m"}}}}),
          {}, {}, warnings_136=[f'unknown field "{_NA}"']),
     Case("node-allocatable-resources-rules",
@@ -152,7 +154,8 @@ CASES = [
          slice_({"name": "gpu-0", "taints": [{"key": "k", "effect": "Bogus"}]}, {"name": "gpu-1"},
                 {"name": "gpu-0-other", "taints": [{"key": "k", "effect": "Bogus"}]}),
          {("spec.devices[2].taints[0].effect", NOT_SUPPORTED): 1},
-         {("spec.devices[0].taints[0].effect", NOT_SUPPORTED): 1, ("spec.devices[2].taints[0].effect", NOT_SUPPORTED): 1},
+         {("spec.devices[0].taints[0].effect", NOT_SUPPORTED): 1,
+          ("spec.devices[2].taints[0].effect", NOT_SUPPORTED): 1},
          old=_taint_slice_old),
     Case("unchanged-device-list-keeps-its-old-taint-effect",
          dict(_taint_slice_old, metadata={"name": "node-1-gpu", "resourceVersion": "1", "labels": {"a": "b"}}),
@@ -184,7 +187,8 @@ CASES = [
              {"counterSet": "set", "counters": {"mem": {"value": "1"}}, "compatibilityGroups": ["a", "a"]},
              {"counterSet": "other", "counters": {"mem": {"value": "1"}}, "compatibilityGroups": ["x", "y", "z"]}]},
              {"name": "gpu-1", "consumesCounters": [
-                 {"counterSet": "set", "counters": {"mem": {"value": "1"}}, "compatibilityGroups": ["Upper", "a" * 64]}]}),
+                 {"counterSet": "set", "counters": {"mem": {"value": "1"}},
+                  "compatibilityGroups": ["Upper", "a" * 64]}]}),
          {}, {("spec.devices[0].consumesCounters[0].compatibilityGroups[1]", DUPLICATE): 1,
               ("spec.devices[0].consumesCounters[1].compatibilityGroups", TOO_MANY): 1,
               ("spec.devices[1].consumesCounters[0].compatibilityGroups[0]", INVALID): 1,

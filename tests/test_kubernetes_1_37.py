@@ -98,8 +98,8 @@ def test_allocation_multiplier_is_defaulted_only_by_1_36():
 
 
 @pytest.mark.parametrize("kind,obj,path", [
-    ("ResourceSlice", slice_({"name": "gpu-0", "basic": {"nodeAllocatableResources": {"cpu": {"overhead": {"perPod": "1"}}}}},
-                             version="v1beta1"),
+    ("ResourceSlice", slice_({"name": "gpu-0", "basic": {"nodeAllocatableResources": {
+        "cpu": {"overhead": {"perPod": "1"}}}}}, version="v1beta1"),
      ("spec", "devices", 0, "nodeAllocatableResources")),
     ("ResourceClaim", claim({"name": "gpu", "deviceClassName": "gpu.example.com",
                              "derivedAttributes": [{"name": "derived/x", "expression": "true"}]}, version="v1beta1"),

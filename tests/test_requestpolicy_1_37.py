@@ -126,7 +126,8 @@ def _relabel(device):
 UPDATES = [
     ("valid-values-integer", False, None, _just_below_10, None, {("validValues[1]", "FieldValueDuplicate")}),
     ("valid-values-integer-okay-if-stored", False, _just_below_10, _just_below_10, None, set()),
-    ("valid-values-spelling-fractional-gate", True, None, _spell_5_twice, None, {("validValues[1]", "FieldValueDuplicate")}),
+    ("valid-values-spelling-fractional-gate", True, None, _spell_5_twice, None,
+     {("validValues[1]", "FieldValueDuplicate")}),
     ("valid-values-spelling-fractional-gate-okay-if-stored", True, _spell_5_twice, _spell_5_twice, _relabel, set()),
     ("valid-values-spelling-fractional-gate-rechecked", True, _spell_5_twice, _spell_5_twice, _add_capacity_b,
      {("validValues[1]", "FieldValueDuplicate")}),

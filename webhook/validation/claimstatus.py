@@ -63,7 +63,8 @@ def _consumer_key(ref: Any) -> str:
 
 
 def _validate_resource_claim_status_update(status: Any, old_status: Any, claim_deleted: bool,
-                                          names: RequestNames, path: Path, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
+                                          names: RequestNames, path: Path,
+                                          opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     status, old_status = as_dict(status), as_dict(old_status)
     reserved_for = as_list(status.get("reservedFor"))
     errs = validate_set(reserved_for, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, validate_resource_claim_user_reference,

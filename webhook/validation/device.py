@@ -22,7 +22,7 @@ from webhook.field import (
 )
 from webhook.quantity import parse_json_quantity
 from webhook.validation._helpers import as_dict, as_list, as_str, materialise, truncate_key, validate_set
-from webhook.validation import declarative
+from webhook.validation import devicedeclarative
 from webhook.validation.bindingconditions import validate_binding_conditions
 from webhook.validation.equality import semantic_equal
 from webhook.validation.names import (
@@ -37,14 +37,13 @@ from webhook.validation.nodeselector import validate_node_selector
 from webhook.validation.options import DEFAULT_OPTIONS, Options
 from webhook.validation.qualifiedname import DEVICE_MAX_ID_LENGTH, qualified_name_problems
 from webhook.validation.requestpolicy import validate_request_policy
-from webhook.validation.taints import VALID_DEVICE_TAINT_EFFECTS, validate_device_taint
+from webhook.validation.taints import validate_device_taint
 
 RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE = 32
 RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE = 48
 RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE = 2
 RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION = 32
 RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET = 32
-DEVICE_COMPATIBILITY_GROUPS_MAX_SIZE = 2
 DEVICE_TAINTS_MAX_LENGTH = 16
 DEVICE_MAX_DOMAIN_LENGTH = 63
 DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH = 64
@@ -338,49 +337,6 @@ def validate_node_allocatable_resource_mappings(mappings: dict, capacities: Any,
 
 # The device ------------------------------------------------------------------------------------
 
-def validate_compatibility_groups(groups: Any, path: Path) -> ErrorList:
-    """Kubernetes 1.37 `consumesCounters[j].compatibilityGroups`: declarative rules only."""
-    groups = as_list(groups)
-    errs = declarative.max_items(groups, DEVICE_COMPATIBILITY_GROUPS_MAX_SIZE, path)
-    if errs:
-        return errs
-    errs = declarative.unique_set(groups, path)
-    for k, group in enumerate(groups):
-        errs.extend(declarative.short_name(as_str(group), path.index(k)))
-    return errs
-
-
-def _declarative_device_rules(device: dict, path: Path) -> ErrorList:
-    """1.37: declarative rules inside a device without a hand-written twin that ran here.
-
-    `spec.devices` is an atomic list, so declarative validation sees no old device: a taint effect
-    that hand-written validation ratchets is still checked, and long attribute keys are not shortened.
-    """
-    errs: ErrorList = []
-    for j, consumption in enumerate(as_list(device.get("consumesCounters"))):
-        groups = as_dict(consumption).get("compatibilityGroups")
-        if groups is not None:
-            errs.extend(validate_compatibility_groups(groups, path.child("consumesCounters").index(j)
-                                                      .child("compatibilityGroups")))
-    for key, attribute in as_dict(device.get("attributes")).items():
-        if len(key) > ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH:
-            union = [e for e in validate_device_attribute(attribute, path.child("attributes").key(key))
-                     if e.field == str(path.child("attributes").key(key))]
-            errs.extend(declarative.mark(union))
-    return errs
-
-
-def _declarative_taint_effects(taints: list, path: Path) -> ErrorList:
-    errs: ErrorList = []
-    for k, taint in enumerate(taints):
-        effect = as_str(as_dict(taint).get("effect"))
-        if effect == "":
-            errs.append(required(path.index(k).child("effect"), ""))
-        elif effect not in VALID_DEVICE_TAINT_EFFECTS:
-            errs.extend(declarative.enum(effect, VALID_DEVICE_TAINT_EFFECTS, path.index(k).child("effect")))
-    return declarative.mark(errs)
-
-
 def validate_device(device: Any, old_device: dict | None, path: Path, per_device_node_selection: Any,
                     opts: Options = DEFAULT_OPTIONS, declarative_rules: bool = False) -> ErrorList:
     """`declarative_rules`: Kubernetes 1.37 and the device list is new or changed."""
@@ -412,7 +368,7 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
         if taints:
             errs.extend(_validate_taints(taints, path.child("taints")))
     elif declarative_rules and len(taints) <= DEVICE_TAINTS_MAX_LENGTH:
-        errs.extend(_declarative_taint_effects(taints, path.child("taints")))
+        errs.extend(devicedeclarative.declarative_taint_effects(taints, path.child("taints")))
 
     consumes = as_list(device.get("consumesCounters"))
     if consumes:
@@ -430,7 +386,8 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
             errs.extend(validate_node_allocatable_resources(resources, device.get("capacity"),
                                                             path.child("nodeAllocatableResources"), declarative_rules))
         if declarative_rules:
-            errs.extend(_declarative_device_rules(device, path))
+            errs.extend(devicedeclarative.declarative_device_rules(device, path,
+                                                                   ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH))
         return errs
     mappings = device.get("nodeAllocatableResourceMappings")
     if isinstance(mappings, dict) and mappings:

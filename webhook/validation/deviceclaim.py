@@ -85,8 +85,9 @@ def _validate_request_body(request: dict, path: Path, opts: Options, state: Clai
     errs = validate_device_class_ref(as_str(request.get("deviceClassName")), path.child("deviceClassName"))
     errs.extend(validate_selector_slice(request.get("selectors"), path.child("selectors"), opts))
     if opts.profile.at_least("1.37") and request.get("derivedAttributes") is not None:
-        errs.extend(validate_device_derived_attributes(request.get("derivedAttributes"), path.child("derivedAttributes"),
-                                                       opts, request_name, state or ClaimState()))
+        errs.extend(validate_device_derived_attributes(request.get("derivedAttributes"),
+                                                       path.child("derivedAttributes"), opts, request_name,
+                                                       state or ClaimState()))
     errs.extend(validate_device_allocation_mode(as_str(request.get("allocationMode")), request.get("count"),
                                                 path.child("allocationMode"), path.child("count")))
     errs.extend(validate_device_tolerations(request.get("tolerations"), path.child("tolerations")))

@@ -37,7 +37,8 @@ def _text(raw: Any) -> str:
     return str(quantity) if quantity is not None else str(raw)
 
 
-def validate_node_allocatable_resources(resources: dict, capacities: Any, path: Path, declarative_rules: bool = True) -> ErrorList:
+def validate_node_allocatable_resources(resources: dict, capacities: Any, path: Path,
+                                        declarative_rules: bool = True) -> ErrorList:
     """`declarative_rules` is False when declarative validation ratchets the (unchanged) device list."""
     errs: ErrorList = []
     for resource_name, entry in resources.items():
@@ -56,7 +57,8 @@ def validate_node_allocatable_resources(resources: dict, capacities: Any, path: 
     return errs
 
 
-def validate_node_allocatable_mapping(mapping: dict, capacities: Any, path: Path, declarative_rules: bool = True) -> ErrorList:
+def validate_node_allocatable_mapping(mapping: dict, capacities: Any, path: Path,
+                                      declarative_rules: bool = True) -> ErrorList:
     errs: ErrorList = []
     capacity_key = mapping.get("capacityKey")
     capacity_multiplier = mapping.get("capacityMultiplier")
@@ -67,7 +69,8 @@ def validate_node_allocatable_mapping(mapping: dict, capacities: Any, path: Path
         elif not isinstance(capacities, dict) or capacity_key not in capacities:
             errs.append(not_found(path.child("capacityKey"), capacity_key))
         if capacity_multiplier is None:
-            errs.append(required(path.child("capacityMultiplier"), "capacityMultiplier is required when capacityKey is set"))
+            errs.append(required(path.child("capacityMultiplier"),
+                                 "capacityMultiplier is required when capacityKey is set"))
         elif (_sign(capacity_multiplier) or 0) <= 0:
             errs.append(invalid(path.child("capacityMultiplier"), _text(capacity_multiplier), "must be positive"))
     device_multiplier = mapping.get("deviceMultiplier")
