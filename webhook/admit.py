@@ -170,11 +170,20 @@ def _guarded(request: AdmissionRequest, body: Callable[[Target], AdmissionRespon
                                                  f"{target.kind or 'object'} {target.name!r} (uid {request.uid})"))
 
 
-def _validate_request(request: AdmissionRequest, target: Target, profile: Profile) -> AdmissionResponse:
+def _validate_request(request: AdmissionRequest, target: Target, profile: Profile,
+                      drop_disabled: bool = False) -> AdmissionResponse:
     obj, warnings = _prepare(request, target, request.object, "object", profile)
     old = None
     if request.operation == "UPDATE":
         old, _ = _prepare(request, target, request.old_object, "oldObject", profile)
+    if drop_disabled:  # what the registry strategy does before validation, said out loud
+        obj, dropped = kinds.drop_disabled_fields(target.kind, obj, old, profile, subresource=request.sub_resource)
+        warnings.extend(d.warning() for d in dropped)
+    else:  # the API server has dropped them already: if any arrive, our gates are not the cluster's
+        present = kinds.disabled_fields_present(target.kind, obj, old, profile, subresource=request.sub_resource)
+        warnings.extend(f"dra-webhook: {d.path} is set, but feature gate {d.gate} is disabled in this webhook's "
+                        f"--feature-gates; the cluster's gates differ (a cluster with it disabled drops the field)"
+                        for d in present)
     return _validate_objects(request, target, obj, old, warnings, profile)
 
 
@@ -210,14 +219,18 @@ def review(request: AdmissionRequest, *, profile: Profile = DEFAULT, apply_defau
     """Offline review of a recorded AdmissionReview: defaults first (unless disabled), then validation of
     the defaulted object. The response carries the defaulting patch, so reports can show what the API
     server would add."""
+    return _review(request, profile, apply_defaults, now, drop_disabled=False)
 
+
+def _review(request: AdmissionRequest, profile: Profile, apply_defaults: bool, now: datetime | None,
+            drop_disabled: bool) -> AdmissionResponse:
     def body(target: Target) -> AdmissionResponse:
         patch: list[dict] = []
         effective = request
         if apply_defaults and not request.sub_resource:
             after, patch = _defaulted(request, target, now or _now(), profile)
             effective = replace(request, object=after)
-        response = _validate_request(effective, target, profile)
+        response = _validate_request(effective, target, profile, drop_disabled)
         if patch:
             response.patch = patch
         return response
@@ -246,7 +259,7 @@ def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, na
     mapping = manifest.map_manifest(source, profile)
     if mapping.refusal is not None:
         return _refused(effective, source, mapping, profile, apply_defaults, now)
-    response = review(effective, profile=profile, apply_defaults=apply_defaults, now=now)
+    response = _review(effective, profile, apply_defaults, now, drop_disabled=True)
     response.warnings[:0] = mapping.warnings
     return response
 
@@ -256,7 +269,7 @@ def _refused(request: AdmissionRequest, source: dict, mapping: manifest.Mapping,
     warnings = list(mapping.warnings)
     if mapping.retired:
         group, version, kind = manifest.type_meta(source)
-        converted = review(request, profile=profile, apply_defaults=apply_defaults, now=now)
+        converted = _review(request, profile, apply_defaults, now, drop_disabled=True)
         verdict = "allowed" if converted.allowed else "denied: " + str((converted.status or {}).get("message", ""))
         warnings.append(f"dra-webhook: converted to {GROUP}/v1, this {kind} would be {verdict}")
     return deny(request.uid, status_not_found(mapping.refusal), warnings)

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from webhook import __version__
+from webhook.allocation import command as allocation_command
 
 log = logging.getLogger("dra-webhook")
 
@@ -115,6 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--no-defaults", action="store_true",
                         help="validate objects as written, without applying the API server's defaults first")
     review.add_argument("--warnings-as-errors", action="store_true", help="exit 1 when any object has warnings")
+    review.add_argument("--explain", action="store_true", help="also print what each ResourceSlice device takes "
+                                                                "from its node per allocation (text output)")
     _add_cel_engine(review)
     _add_cluster(review, namespace=True)
 
@@ -131,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="ECDSA P-256 or RSA-2048 (default: %(default)s)")
     certs.add_argument("--days", type=_positive_int, default=365, help="serving certificate validity in days")
     _add_test_command(sub)
+    allocation_command.add_parser(sub)
     return parser
 
 
@@ -168,6 +172,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def run_review(args: argparse.Namespace) -> int:
     from webhook import admit, loader, report
+    from webhook.allocation import footprint, poolcheck
     from webhook.review import ReviewError, decode_review
 
     try:
@@ -191,7 +196,10 @@ def run_review(args: argparse.Namespace) -> int:
         else:
             response = admit.review(request, profile=args.profile, apply_defaults=not args.no_defaults)
         results.append(report.Result(doc.source, response.to_dict(), label=_label(request)))
+    poolcheck.add_warnings(results, documents)
     report.WRITERS[args.output](results, sys.stdout)
+    if args.explain and args.output == "text":
+        footprint.write_explanations(documents, sys.stdout)
     if not results:
         print("dra-webhook review: no documents found", file=sys.stderr)
         return report.EXIT_INPUT
@@ -255,7 +263,8 @@ def run_certs(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test": run_test}
+COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test": run_test,
+            "allocate": allocation_command.run}
 
 
 def main(argv: list[str] | None = None) -> int:

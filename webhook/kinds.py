@@ -29,6 +29,13 @@ from webhook.mutation import claims as claim_defaults
 from webhook.mutation import devicetaintrule as taint_rule_defaults
 from webhook.mutation import resourceslice as slice_defaults
 from webhook.profile import DEFAULT, Profile
+from webhook import strategy
+from webhook.strategy import DropStep, DroppedField
+from webhook.strategy import deviceclass as class_strategy
+from webhook.strategy import devicetaintrule as taint_rule_strategy
+from webhook.strategy import resourceclaim as claim_strategy
+from webhook.strategy import resourceclaimtemplate as template_strategy
+from webhook.strategy import resourceslice as slice_strategy
 from webhook.validation import deviceclass, devicetaintrule, resourceclaim, resourceclaimtemplate, resourceslice
 from webhook.validation.options import Options
 
@@ -77,6 +84,9 @@ class Kind:
     status_update: UpdateRule | None = None
     warnings: WarningRule | None = None
     retired: Mapping[str, Retired] = field(default_factory=dict)
+    # What the registry strategy drops when a gate is off (PrepareForCreate/Update), main resource and status.
+    drop_disabled: DropStep | None = None
+    drop_disabled_status: DropStep | None = None
 
     def api_version(self, profile: Profile, version: str) -> ApiVersion | Retired | None:
         served = self.served.get(profile.version, {})
@@ -149,6 +159,7 @@ KINDS: dict[str, Kind] = {
         create=resourceslice.validate_resource_slice,
         update=resourceslice.validate_resource_slice_update,
         warnings=resourceslice.resource_slice_warnings,
+        drop_disabled=slice_strategy.drop_disabled_fields,
     ),
     "ResourceClaim": Kind(
         name="ResourceClaim", plural="resourceclaims", namespaced=True,
@@ -164,6 +175,8 @@ KINDS: dict[str, Kind] = {
         update=resourceclaim.validate_resource_claim_update,
         status_update=resourceclaim.validate_resource_claim_status_update,
         warnings=resourceclaim.resource_claim_warnings,
+        drop_disabled=claim_strategy.drop_disabled_spec_fields,
+        drop_disabled_status=claim_strategy.drop_disabled_status_fields,
     ),
     "ResourceClaimTemplate": Kind(
         name="ResourceClaimTemplate", plural="resourceclaimtemplates", namespaced=True,
@@ -178,6 +191,7 @@ KINDS: dict[str, Kind] = {
         create=resourceclaimtemplate.validate_resource_claim_template,
         update=resourceclaimtemplate.validate_resource_claim_template_update,
         warnings=resourceclaimtemplate.resource_claim_template_warnings,
+        drop_disabled=template_strategy.drop_disabled_fields,
     ),
     "DeviceClass": Kind(
         name="DeviceClass", plural="deviceclasses", namespaced=False, model=_same(DeviceClass),
@@ -185,6 +199,7 @@ KINDS: dict[str, Kind] = {
         retired={"v1alpha3": Retired("1.32", claim_conversion.device_class_from_v1beta1)},
         create=deviceclass.validate_device_class,
         update=deviceclass.validate_device_class_update,
+        drop_disabled=class_strategy.drop_disabled_fields,
     ),
     "DeviceTaintRule": Kind(
         name="DeviceTaintRule", plural="devicetaintrules", namespaced=False, model=_same(DeviceTaintRule),
@@ -196,6 +211,8 @@ KINDS: dict[str, Kind] = {
         create=devicetaintrule.validate_device_taint_rule,
         update=devicetaintrule.validate_device_taint_rule_update,
         status_update=devicetaintrule.validate_device_taint_rule_status_update,
+        drop_disabled=taint_rule_strategy.drop_disabled_fields,
+        drop_disabled_status=taint_rule_strategy.drop_disabled_fields,
     ),
 }
 
@@ -226,3 +243,22 @@ def apply_defaults(kind: str, version: str, obj: dict, old: dict | None, operati
     if defaulter is not None and isinstance(defaulted, dict):
         defaulter(defaulted, old if isinstance(old, dict) else None, operation, now)
     return defaulted
+
+
+def _drop_step(kind: str, subresource: str) -> DropStep | None:
+    entry = KINDS.get(kind)
+    if entry is None or subresource not in ("", "status"):
+        return None
+    return entry.drop_disabled_status if subresource == "status" else entry.drop_disabled
+
+
+def drop_disabled_fields(kind: str, obj: dict, old: dict | None, profile: Profile, *,
+                         subresource: str = "") -> tuple[dict, list[DroppedField]]:
+    """`obj` (v1 shape) as the registry strategy leaves it with `profile`'s gates, and what it dropped."""
+    return strategy.drop_disabled_fields(_drop_step(kind, subresource), obj, old, profile)
+
+
+def disabled_fields_present(kind: str, obj: dict, old: dict | None, profile: Profile, *,
+                            subresource: str = "") -> list[DroppedField]:
+    """What `drop_disabled_fields` would drop, without copying `obj`."""
+    return strategy.disabled_fields_present(_drop_step(kind, subresource), obj, old, profile)

@@ -1,0 +1,66 @@
+"""Small builders of DRA objects for the allocate tests (v1 JSON shapes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+V1 = "resource.k8s.io/v1"
+
+
+def device_class(name: str, *expressions: str, config: list | None = None) -> dict:
+    spec: dict = {"selectors": [{"cel": {"expression": e}} for e in expressions]}
+    if config:
+        spec["config"] = config
+    return {"apiVersion": V1, "kind": "DeviceClass", "metadata": {"name": name}, "spec": spec}
+
+
+def gpu(name: str, model: str = "a100", memory: str = "40Gi", **extra) -> dict:
+    return {"name": name, "attributes": {"model": {"string": model}, "index": {"int": int(name.rsplit("-", 1)[-1])}},
+            "capacity": {"memory": {"value": memory}}, **extra}
+
+
+def resource_slice(name: str, devices: list, node: str | None = "node-1", pool: str | None = None,
+                   driver: str = "gpu.example.com", count: int = 1, generation: int = 1, **spec) -> dict:
+    body: dict = {"driver": driver, "pool": {"name": pool or node or "shared", "generation": generation,
+                                             "resourceSliceCount": count}, **spec}
+    if node:
+        body["nodeName"] = node
+    elif "nodeSelector" not in spec and "perDeviceNodeSelection" not in spec:
+        body.setdefault("allNodes", True)
+    if devices:
+        body["devices"] = devices
+    return {"apiVersion": V1, "kind": "ResourceSlice", "metadata": {"name": name}, "spec": body}
+
+
+def request(name: str, class_name: str = "gpu.example.com", count: int = 1, *selectors: str, **extra) -> dict:
+    exactly: dict = {"deviceClassName": class_name, "count": count, **extra}
+    if selectors:
+        exactly["selectors"] = [{"cel": {"expression": s}} for s in selectors]
+    return {"name": name, "exactly": exactly}
+
+
+def claim(name: str, *requests: dict, constraints: list | None = None, namespace: str = "default",
+          allocation: dict | None = None) -> dict:
+    devices: dict = {"requests": list(requests)}
+    if constraints:
+        devices["constraints"] = constraints
+    obj = {"apiVersion": V1, "kind": "ResourceClaim", "metadata": {"name": name, "namespace": namespace},
+           "spec": {"devices": devices}}
+    if allocation is not None:
+        obj["status"] = {"allocation": allocation}
+    return obj
+
+
+def template(name: str, *requests: dict) -> dict:
+    return {"apiVersion": V1, "kind": "ResourceClaimTemplate", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"spec": {"devices": {"requests": list(requests)}}}}
+
+
+def node(name: str, **labels: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}}
+
+
+def write(path: Path, objects: list) -> str:
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
+    return str(path)

@@ -1,0 +1,156 @@
+"""Offline manifests meet the cluster first: served versions (kubectl's RESTMapper) and the namespace."""
+
+import json
+
+import pytest
+
+from support import cli, review_body
+from webhook import admit
+from webhook.loader import as_review
+from webhook.profile import make_profile
+from webhook.review import decode_review
+
+CLAIM_SPEC = {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}}
+
+
+def manifest(api_version, kind, name="x", **fields):
+    obj = {"kind": kind, "metadata": {"name": name}, **fields}
+    if api_version is not None:
+        obj["apiVersion"] = api_version
+    return obj
+
+
+def review(obj, **kwargs):
+    return admit.review_manifest(decode_review(as_review(obj)), **kwargs)
+
+
+SERVED_BY_1_36 = ("Kubernetes 1.36 serves DeviceClass as resource.k8s.io/v1, resource.k8s.io/v1beta2 (when enabled), "
+                  "resource.k8s.io/v1beta1 (when enabled)")
+
+
+@pytest.mark.parametrize("obj,message", [
+    (manifest("resource.k8s.io/v1alpha3", "DeviceClass", spec={}),
+     'no matches for kind "DeviceClass" in version "resource.k8s.io/v1alpha3"; ' + SERVED_BY_1_36
+     + " (resource.k8s.io/v1alpha3 is no longer served since Kubernetes 1.32)"),
+    (manifest("resource.k8s.io/v1alpha2", "ResourceClass", driverName="gpu.example.com"),
+     'no matches for kind "ResourceClass" in version "resource.k8s.io/v1alpha2": Kubernetes 1.36 serves no kind '
+     "'ResourceClass' in resource.k8s.io"),
+    (manifest("resource.k8s.io/v1alpha2", "PodSchedulingContext", spec={}),
+     'no matches for kind "PodSchedulingContext" in version "resource.k8s.io/v1alpha2": Kubernetes 1.36 serves no '
+     "kind 'PodSchedulingContext' in resource.k8s.io"),
+    (manifest("resource.k8s.io/v1alpha2", "ResourceClaim", spec={}),
+     'no matches for kind "ResourceClaim" in version "resource.k8s.io/v1alpha2"; Kubernetes 1.36 serves '
+     "ResourceClaim as resource.k8s.io/v1, resource.k8s.io/v1beta2 (when enabled), resource.k8s.io/v1beta1 "
+     "(when enabled)"),
+    (manifest("resource.k8s.io/v1alpha1", "ResourceSlice", spec={}),
+     'no matches for kind "ResourceSlice" in version "resource.k8s.io/v1alpha1"; Kubernetes 1.36 serves '
+     "ResourceSlice as resource.k8s.io/v1, resource.k8s.io/v1beta2 (when enabled), resource.k8s.io/v1beta1 "
+     "(when enabled)"),
+    (manifest("resource.k8s.io/v1", "DeviceTaintRule", spec={}),
+     'no matches for kind "DeviceTaintRule" in version "resource.k8s.io/v1"; Kubernetes 1.36 serves DeviceTaintRule '
+     "as resource.k8s.io/v1beta2 (when enabled), resource.k8s.io/v1alpha3 (when enabled)"),
+    (manifest("resource.k8s.io/v9", "DeviceClass", spec={}),
+     'no matches for kind "DeviceClass" in version "resource.k8s.io/v9"; ' + SERVED_BY_1_36),
+    (manifest("resource.k8s.io/v1", "DeviceClas", spec={}),
+     'no matches for kind "DeviceClas" in version "resource.k8s.io/v1": Kubernetes 1.36 serves no kind '
+     "'DeviceClas' in resource.k8s.io"),
+    (manifest(None, "DeviceClass", spec={}), "apiVersion not set"),
+    (manifest("resource.k8s.io/v1", "", spec={}), "kind not set"),
+], ids=["v1alpha3 DeviceClass", "ResourceClass", "PodSchedulingContext", "v1alpha2 claim", "v1alpha1 slice",
+        "v1 DeviceTaintRule", "v9", "misspelled kind", "no apiVersion", "no kind"])
+def test_what_the_target_does_not_serve_is_refused_in_kubectls_words(obj, message):
+    response = review(obj)
+    assert response.allowed is False
+    assert response.status["code"] == 404 and response.status["reason"] == "NotFound"
+    assert response.status["message"] == message
+
+
+def test_a_retired_claim_shape_gets_the_converted_verdict_as_a_hint():
+    alpha = manifest("resource.k8s.io/v1alpha3", "ResourceClaim", spec={
+        "devices": {"requests": [{"name": "gpu", "deviceClassName": "gpu.example.com"}]}})
+    response = review(alpha)
+    assert response.allowed is False and response.status["reason"] == "NotFound"
+    assert response.warnings[-1] == "dra-webhook: converted to resource.k8s.io/v1, this ResourceClaim would be allowed"
+    alpha["spec"]["devices"]["requests"][0]["name"] = "Not_A_Label"
+    response = review(alpha)
+    assert response.warnings[-1].startswith("dra-webhook: converted to resource.k8s.io/v1, this ResourceClaim would "
+                                            'be denied: ResourceClaim.resource.k8s.io "x" is invalid: '
+                                            "spec.devices.requests[0].name: Invalid value")
+
+
+@pytest.mark.parametrize("version", ["v1beta1", "v1beta2"])
+def test_versions_served_when_enabled_pass_with_a_warning(version):
+    response = review(manifest(f"resource.k8s.io/{version}", "DeviceClass", spec={}))
+    assert response.allowed is True
+    assert response.warnings == [f"dra-webhook: resource.k8s.io/{version} DeviceClass is served only by clusters "
+                                 f"with the API version enabled (kube-apiserver --runtime-config="
+                                 f"resource.k8s.io/{version}=true)"]
+
+
+def test_the_device_taint_rule_gate_is_named_until_it_is_on():
+    rule = manifest("resource.k8s.io/v1alpha3", "DeviceTaintRule", spec={
+        "taint": {"key": "example.com/maintenance", "effect": "NoExecute"}})
+    assert "feature gate DRADeviceTaintRules enabled" in review(rule).warnings[0]
+    on = review(rule, profile=make_profile(gates="DRADeviceTaintRules=true"))
+    assert on.allowed is True and "feature gate" not in on.warnings[0]
+
+
+def test_v1_objects_get_no_served_warning():
+    response = review(manifest("resource.k8s.io/v1", "DeviceClass", spec={}))
+    assert response.allowed is True and response.warnings == []
+
+
+def test_a_recorded_admission_review_keeps_what_the_cluster_sent():
+    # The cluster sent it, so the cluster serves it: converted and validated, no refusal.
+    obj = manifest("resource.k8s.io/v1alpha3", "DeviceClass", spec={})
+    response = admit.review(decode_review(review_body(obj)))
+    assert response.allowed is True
+    assert response.warnings == ["resource.k8s.io/v1alpha3 DeviceClass is no longer served (since Kubernetes 1.32)"]
+
+
+def test_namespaced_manifests_get_the_default_namespace():
+    response = review(manifest("resource.k8s.io/v1", "ResourceClaim", spec=CLAIM_SPEC))
+    assert response.allowed is True, response.status
+    assert review(manifest("resource.k8s.io/v1", "ResourceClaim", spec=CLAIM_SPEC), namespace="gpu-jobs").allowed
+
+
+def test_the_namespace_of_a_manifest_wins_and_is_validated():
+    claim = manifest("resource.k8s.io/v1", "ResourceClaim", spec=CLAIM_SPEC)
+    claim["metadata"]["namespace"] = "Not_A_Namespace"
+    response = review(claim, namespace="default")
+    assert response.allowed is False
+    assert [c["field"] for c in response.status["details"]["causes"]] == ["metadata.namespace"]
+
+
+def test_a_cluster_scoped_manifest_loses_its_namespace_as_the_api_server_clears_it():
+    cls = manifest("resource.k8s.io/v1", "DeviceClass", spec={})
+    cls["metadata"]["namespace"] = "default"
+    assert review(cls).allowed is True
+    # Served, the API server has already cleared it; a namespace arriving there is an error.
+    served = admit.validate(decode_review(review_body(cls)))
+    assert served.allowed is False
+
+
+def test_the_namespace_flag_and_its_default(tmp_path):
+    path = tmp_path / "claim.yaml"
+    path.write_text(json.dumps(manifest("resource.k8s.io/v1", "ResourceClaim", spec=CLAIM_SPEC)))
+    assert cli("review", str(path)).returncode == 0
+    assert cli("review", "--namespace", "gpu-jobs", str(path)).returncode == 0
+    bad = cli("review", "-n", "Bad_Namespace", "-o", "json", str(path))
+    assert bad.returncode == 1
+    [result] = json.loads(bad.stdout)
+    assert result["response"]["status"]["details"]["causes"][0]["field"] == "metadata.namespace"
+
+
+@pytest.mark.parametrize("command", ["review", "test", "serve"])
+def test_an_unknown_gate_is_a_usage_error(command, tmp_path):
+    args = [command, "--feature-gates", "DRANoSuchGate=true"] + ([] if command == "serve" else [str(tmp_path)])
+    result = cli(*args)
+    assert result.returncode == 2
+    assert "unrecognized feature gate: DRANoSuchGate; known DRA gates of Kubernetes 1.36:" in result.stderr
+    assert "DRAListTypeAttributes" in result.stderr
+
+
+def test_an_unsupported_kubernetes_version_is_a_usage_error(tmp_path):
+    result = cli("review", "--kubernetes-version", "1.20", str(tmp_path))
+    assert result.returncode == 2 and "unsupported Kubernetes version '1.20'" in result.stderr

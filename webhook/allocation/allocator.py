@@ -1,0 +1,298 @@
+"""The search (allocator_experimental.go): first fit over pools, slices and devices, with backtracking.
+
+`Allocator(features, state, classes, slices, selection).allocate(node, claims)` returns one
+AllocationResult per claim, None when there is no solution, and raises AllocationError when the input
+makes allocation impossible. One Allocator serves many nodes (`--all-nodes`).
+"""
+
+from __future__ import annotations
+
+from webhook.allocation import capacity as cap
+from webhook.allocation import prepare
+from webhook.allocation.counters import Counters
+from webhook.allocation.errors import (  # noqa: F401 - Candidate and AllocationError are this module's API too
+    ALLOCATION_RESULTS_MAX_SIZE, AllocationError, Candidate, ResultMaxSizeExceeded, claim_ref)
+from webhook.allocation.nodes import NodeSelectorError, node_matches
+from webhook.allocation.pools import GatherError, gather_pools
+from webhook.allocation.requests import blocking_taint
+from webhook.allocation.results import build_results
+from webhook.allocation.selection import SelectorError
+
+
+# The scheduler bounds the search by time (DRASchedulerFilterTimeout, 10 s); offline, a step count keeps
+# the answer independent of the machine.
+MAX_STEPS = 1_000_000
+
+
+class Allocator:
+    def __init__(self, features, state, classes: dict, slices: list, selection) -> None:
+        self.features, self.state, self.classes, self.selection = features, state, classes, selection
+        self.all_slices = slices
+        self.slices_on_node: dict[str, list] = {}
+        self.slices_shared: list = []
+        for s in slices:
+            if not s.node_name or s.shared_counters:
+                self.slices_shared.append(s)
+            else:
+                self.slices_on_node.setdefault(s.node_name, []).append(s)
+        self.devices_on_nodes = sum(len(s.devices) for group in self.slices_on_node.values() for s in group)
+        self._generations: dict | None = None
+        self.available_counters: dict = {}  # per pool name, computed once (as upstream)
+        self.num_allocate_one = 0
+
+    def generations(self) -> dict:
+        """{(driver, pool): {generation: number of slices}} over every slice given (for explanations)."""
+        if self._generations is None:
+            self._generations = {}
+            for s in self.all_slices:
+                counts = self._generations.setdefault((s.driver, s.pool), {})
+                counts[s.generation] = counts.get(s.generation, 0) + 1
+        return self._generations
+
+    def slices_for(self, node_name: str) -> list:
+        return self.slices_on_node.get(node_name, []) + self.slices_shared
+
+    def allocate(self, node: dict, claims: list):
+        """The AllocationResults, or None; AllocationError for input that cannot be allocated."""
+        return self.start(node, claims).run()
+
+    def start(self, node: dict, claims: list) -> "_Run":
+        """A run not yet started: `run()` allocates, and the run keeps what explanations need."""
+        return _Run(self, node, claims)
+
+
+class _Run:
+    """One Allocate call (the upstream `allocator`)."""
+
+    def __init__(self, alloc: Allocator, node: dict, claims: list) -> None:
+        self.a, self.features, self.node, self.claims = alloc, alloc.features, node, claims
+        self.request_data: dict[tuple, RequestData] = {}
+        self.constraints: list[list] = [[] for _ in claims]
+        self.results: list[list] = [[] for _ in claims]
+        self.matches: dict = {}
+        self.allocating: dict[tuple, set] = {}
+        self.allocating_capacity: dict[tuple, dict] = {}
+        self.pools: list = []
+        self.counters = Counters(alloc)
+        self.steps = 0
+
+    def run(self):
+        name = ((self.node or {}).get("metadata") or {}).get("name") or ""
+        try:
+            self.pools = gather_pools(self.a.slices_for(name), self.node, self.features, self.a.all_slices)
+        except GatherError as error:
+            raise AllocationError(f"gather pool information: {error}") from None
+        for index, claim in enumerate(self.claims):
+            prepare.prepare_claim(self, index, claim)
+        try:
+            done = self.allocate_one((0, 0, 0, 0), False, (0, 0, 0))
+        except ResultMaxSizeExceeded:
+            done = False
+        if not done:
+            if any(p.invalid for p in self.pools):
+                raise AllocationError("invalid resource pools were encountered")
+            return None
+        return build_results(self)
+
+    # Checks -------------------------------------------------------------------------------------
+
+    def is_selectable(self, key: tuple, data: RequestData, s, d_index: int) -> bool:
+        device = s.devices[d_index]
+        if not self.features.device_binding_and_status and device.get("bindingConditions"):
+            return False
+        match_key = (s.driver, s.pool, device.get("name"), key)
+        known = self.matches.get(match_key)
+        if known is not None:
+            return known
+        ok = self.selectors_match(key, device, s.driver, data.device_class, data.device_class.get("spec", {})
+                                  .get("selectors") or []) \
+            and self.selectors_match(key, device, s.driver, None, data.request.selectors)
+        if ok and s.per_device:
+            try:
+                ok = node_matches(self.node, device.get("nodeName") or "", bool(device.get("allNodes")),
+                                  device.get("nodeSelector"))
+            except NodeSelectorError as error:
+                raise AllocationError(f"failed to parse node selector: {error}") from None
+        self.matches[match_key] = ok
+        return ok
+
+    def selectors_match(self, key: tuple, device: dict, driver: str, device_class, selectors: list) -> bool:
+        for i, selector in enumerate(selectors):
+            expression = ((selector or {}).get("cel") or {}).get("expression") or ""
+            try:
+                if not self.a.selection.matches(expression, driver, device):
+                    return False
+            except SelectorError as error:
+                owner = f"class {(device_class.get('metadata') or {}).get('name')}" if device_class is not None \
+                    else f"claim {claim_ref(self.claims[key[0]])}"
+                raise AllocationError(f"{owner}: selector #{i}: {error.kind}: {error.detail}") from None
+        return True
+
+    def capacity_fits(self, request: Request, c: Candidate) -> bool:
+        consumed = self.a.state.capacity.get(c.id, {})
+        try:
+            return cap.cmp_request_over_capacity(consumed, request.capacity_requests, c.device.get("capacity") or {},
+                                                 self.allocating_capacity.get(c.id, {}))
+        except cap.CapacityError:
+            return False
+
+    def device_in_use(self, device_id: tuple) -> bool:
+        return device_id in self.a.state.devices or bool(self.allocating.get(device_id))
+
+    def capacity_in_use(self, device_id: tuple) -> bool:
+        return device_id in self.a.state.capacity or device_id in self.allocating_capacity
+
+    # Search -------------------------------------------------------------------------------------
+
+    def allocate_one(self, r: tuple, allocate_sub: bool, start: tuple) -> bool:
+        """allocateOne; r = (claim, request, subrequest, device) indices, start = (pool, slice, device)."""
+        self.a.num_allocate_one += 1
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise AllocationError(f"gave up after {MAX_STEPS:,} search steps; the scheduler's filter would time out "
+                                  "(DRASchedulerFilterTimeout)")
+        claim_i, request_i, sub_i, device_i = r
+        if claim_i >= len(self.claims):
+            return True
+        requests = ((self.claims[claim_i].get("spec") or {}).get("devices") or {}).get("requests") or []
+        if request_i >= len(requests):
+            try:
+                return self.allocate_one((claim_i + 1, 0, 0, 0), False, (0, 0, 0))
+            except ResultMaxSizeExceeded:
+                return False
+        key = (claim_i, request_i, sub_i)
+        data = self.request_data[key]
+        if not allocate_sub and data.parent is not None:
+            all_exceeded = True
+            s_index = 0
+            while (claim_i, request_i, s_index) in self.request_data:
+                try:
+                    ok = self.allocate_one((claim_i, request_i, s_index, device_i), True, (0, 0, 0))
+                except ResultMaxSizeExceeded:
+                    s_index += 1
+                    continue
+                all_exceeded = False
+                if ok:
+                    data.selected_sub_request = s_index
+                    return True
+                s_index += 1
+            if all_exceeded:
+                raise ResultMaxSizeExceeded()
+            return False
+        request = data.request
+        every = request.mode == "All"
+        if every and not data.all_devices:
+            return False
+        if device_i >= data.num_devices:
+            return self.allocate_one((claim_i, request_i + 1, 0, 0), False, (0, 0, 0))
+        if len(self.results[claim_i]) + data.num_devices - device_i > ALLOCATION_RESULTS_MAX_SIZE:
+            raise ResultMaxSizeExceeded()
+        if every:
+            ok, undo = self.allocate_device(r, data.all_devices[device_i], True)
+            if not ok:
+                return False
+            try:
+                done = self.allocate_one((claim_i, request_i, sub_i, device_i + 1), allocate_sub, (0, 0, 0))
+            except BaseException:
+                undo()
+                raise
+            if not done:
+                undo()
+            return done
+        for p_index in range(start[0], len(self.pools)):
+            pool = self.pools[p_index]
+            if pool.incomplete or pool.invalid:
+                continue
+            s_start = start[1] if p_index == start[0] else 0
+            for s_index in range(s_start, len(pool.slices)):
+                s = pool.slices[s_index]
+                d_start = start[2] if (p_index, s_index) == start[:2] else 0
+                for d_index in range(d_start, len(s.devices)):
+                    device = s.devices[d_index]
+                    device_id = (pool.driver, pool.pool, device.get("name"))
+                    if request.admin_access and claim_i in self.allocating.get(device_id, ()):
+                        continue
+                    if not request.admin_access and self.device_in_use(device_id):
+                        continue
+                    if not self.is_selectable(key, data, s, d_index):
+                        continue
+                    candidate = Candidate(device_id, device, s, pool)
+                    if self.features.consumable_capacity and not self.capacity_fits(request, candidate):
+                        continue
+                    ok, undo = self.allocate_device(r, candidate, False)
+                    if not ok:
+                        continue
+                    try:
+                        done = self.allocate_one((claim_i, request_i, sub_i, device_i + 1), allocate_sub,
+                                                 (p_index, s_index, d_index + 1))
+                    except BaseException:
+                        undo()
+                        raise
+                    if done:
+                        return True
+                    undo()
+        return False
+
+    def allocate_device(self, r: tuple, c: Candidate, must: bool):
+        """allocateDevice: (True, undo) when the candidate is taken, (False, None) otherwise."""
+        claim_i = r[0]
+        data = self.request_data[r[:3]]
+        request = data.request
+        multi = self.features.consumable_capacity and bool(c.device.get("allowMultipleAllocations"))
+        if not multi and request.admin_access and claim_i in self.allocating.get(c.id, ()):
+            return False, None
+        if not request.admin_access and self.device_in_use(c.id):
+            return False, None
+        consumes = c.device.get("consumesCounters") or []
+        if not self.features.partitionable_devices and consumes:
+            return False, None
+        skip_counters = multi and self.capacity_in_use(c.id)
+        if not skip_counters and consumes and not self.counters.check_and_add(c):
+            return False, None
+        base, sub = (data.parent.name, request.name) if data.parent else (request.name, "")
+        if self.features.device_taints and blocking_taint(c.device, request) is not None:
+            return False, None  # upstream leaves counters added here; so does this port
+        constraints = self.constraints[claim_i]
+        for i, constraint in enumerate(constraints):
+            if not constraint.add(base, sub, c.device, c.id[0]):
+                if must:
+                    raise AllocationError(f"claim {claim_ref(self.claims[claim_i])}, request {request.name}: cannot "
+                                          f"add device {'/'.join(c.id)} because a claim constraint would not be "
+                                          "satisfied")
+                for e in range(i):
+                    constraints[e].remove(base, sub, c.device, c.id[0])
+                return False, None
+        holders = self.allocating.setdefault(c.id, set())
+        if not multi:
+            holders.add(claim_i)
+        consumed, share = None, False
+        if self.features.consumable_capacity:
+            if not self.capacity_fits(request, c):
+                return False, None
+            if multi:
+                consumed = cap.consumed_from_request(request.capacity_requests, c.device.get("capacity") or {})
+                share = True
+                total = self.allocating_capacity.setdefault(c.id, {})
+                for name, value in consumed.items():
+                    total[name] = total.get(name, 0) + value.value
+        self.results[claim_i].append({"request": request.name, "parent": data.parent.name if data.parent else "",
+                                      "candidate": c, "share": share, "consumed": consumed or None,
+                                      "admin": request.admin_access})
+        previous = len(self.results[claim_i]) - 1
+
+        def undo() -> None:
+            for constraint in constraints:
+                constraint.remove(base, sub, c.device, c.id[0])
+            self.allocating[c.id].discard(claim_i)
+            if multi:
+                taken = self.results[claim_i][previous]["consumed"]
+                if taken:
+                    total = self.allocating_capacity[c.id]
+                    for name, value in taken.items():
+                        total[name] -= value.value
+                    if all(v == 0 for v in total.values()):
+                        del self.allocating_capacity[c.id]
+            elif self.features.partitionable_devices and consumes:
+                self.counters.remove(c)
+            del self.results[claim_i][previous:]
+        return True, undo

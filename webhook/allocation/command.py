@@ -1,0 +1,77 @@
+"""`dra-webhook allocate`: would the scheduler allocate these claims, on which devices, and if not, why."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+EXIT_ALLOCATED, EXIT_NOT_ALLOCATED, EXIT_USAGE = 0, 1, 2
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "allocate", help="allocate claims offline as the scheduler would, and explain why not",
+        description="Allocate ResourceClaims (and claim templates) on a node the way the Kubernetes scheduler "
+                    "does, from DeviceClasses, ResourceSlices, claims already in use and Node objects; when it "
+                    "cannot, say per request which devices were removed and why. Exit code 0: allocated; "
+                    "1: not allocatable (or, with DRANodeAllocatableResources, the footprint does not fit); 2: usage "
+                    "error or unreadable input.")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="file, directory, or - for stdin")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--node", metavar="NAME", help="the node to allocate on (its Node object from the inputs "
+                                                      "if present); the default with exactly one Node object")
+    where.add_argument("--all-nodes", action="store_true",
+                       help="try every node the inputs name (Node objects, slice nodeNames)")
+    parser.add_argument("--feature-gates", default="", metavar="GATES",
+                        help="kube-scheduler feature gates, e.g. DRAPrioritizedList=false; every DRA gate may be "
+                             "set, even a locked one (with a warning)")
+    parser.add_argument("--kubernetes-version", default="1.36", metavar="VERSION",
+                        help="Kubernetes version of the scheduler (default: %(default)s)")
+    parser.add_argument("--output", "-o", choices=("text", "json"), default="text")
+    return parser
+
+
+def _fail(message: str) -> int:
+    print(f"dra-webhook allocate: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def run(args: argparse.Namespace) -> int:
+    from webhook import loader
+    from webhook.allocation import inputs as read_inputs
+    from webhook.allocation import outcome, render
+    from webhook.profile import ProfileError, make_profile
+
+    try:
+        profile = make_profile(args.kubernetes_version, args.feature_gates, allow_locked=True)
+    except ProfileError as error:
+        return _fail(str(error))
+    for warning in profile.warnings:
+        print(f"dra-webhook allocate: warning: {warning}", file=sys.stderr)
+    try:
+        inputs = read_inputs.read(args.paths)
+    except loader.InputError as error:
+        return _fail(str(error))
+    if inputs.problems:
+        for source, problem in inputs.problems:
+            print(f"dra-webhook allocate: {source}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.all_nodes:
+        names = read_inputs.node_names(inputs)
+        if not names:
+            return _fail("--all-nodes: the inputs name no node (no Node object, no slice with nodeName)")
+    elif args.node:
+        names = [args.node]
+    elif len(inputs.nodes) == 1:
+        names = [(inputs.nodes[0][0].get("metadata") or {}).get("name") or ""]
+    else:
+        found = f"{len(inputs.nodes)} Node objects" if inputs.nodes else "no Node object"
+        return _fail(f"which node? The inputs hold {found}: give --node NAME or --all-nodes")
+    try:
+        allocator = outcome.build_allocator(inputs, profile)
+        results = [outcome.allocate_on(allocator, read_inputs.node_object(inputs, name), inputs) for name in names]
+    except (TypeError, AttributeError, KeyError, ValueError) as error:
+        return _fail(f"malformed input: {type(error).__name__}: {error}")
+    writer = render.write_json if args.output == "json" else render.write_text
+    writer(results, args.all_nodes, sys.stdout)
+    return EXIT_ALLOCATED if any(r.fits for r in results) else EXIT_NOT_ALLOCATED

@@ -1,0 +1,195 @@
+"""What an allocated claim takes from the node: DRANodeAllocatableResources, Kubernetes 1.36.
+
+A device's `nodeAllocatableResourceMappings` ({resource: {allocationMultiplier, capacityKey}}) turn each
+device result of a claim into node resources: without `capacityKey`, every allocated device adds
+`allocationMultiplier` (4 devices x "2" = 8 cpu); with it, the result's `consumedCapacity[capacityKey]`
+times the multiplier (8 cores x 2 = 16 cpu). Results are summed per claim, so a shared device counts
+once per allocation. A device that is not shareable has no consumedCapacity in its result; a
+capacityKey mapping on it is then an error of the scheduler's accounting. The feature is alpha and
+off by default in 1.36.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from webhook.allocation.capacity import qty
+from webhook.allocation.nodes import NodeSelectorError, node_matches
+from webhook.quantity import Quantity
+
+GATE = "DRANodeAllocatableResources"
+
+
+@dataclass
+class Footprint:
+    amounts: dict = field(default_factory=dict)  # resource -> Quantity
+    problems: list = field(default_factory=list)
+
+    def add(self, name: str, amount: Quantity) -> None:
+        current = self.amounts.get(name)
+        self.amounts[name] = amount if current is None else current.add(amount)
+
+    def to_dict(self) -> dict:
+        return {name: str(self.amounts[name]) for name in sorted(self.amounts)}
+
+
+def _lookup(consumed: dict, key: str, driver: str):
+    """draapi.LookupByQualifiedName: the key as written, or with/without the driver's domain."""
+    if key in consumed:
+        return consumed[key]
+    domain, sep, ident = key.partition("/")
+    if sep and domain == driver and ident in consumed:
+        return consumed[ident]
+    if not sep and f"{driver}/{key}" in consumed:
+        return consumed[f"{driver}/{key}"]
+    return None
+
+
+def find_device(slices: list, result: dict, node: dict) -> dict | None:
+    for s in slices:
+        if s.driver != result.get("driver") or s.pool != result.get("pool"):
+            continue
+        for device in s.devices:
+            if device.get("name") == result.get("device"):
+                if s.per_device:
+                    try:
+                        if not node_matches(node, device.get("nodeName") or "", bool(device.get("allNodes")),
+                                            device.get("nodeSelector")):
+                            return None
+                    except NodeSelectorError:
+                        return None
+                return device
+    return None
+
+
+def mapped(device: dict) -> dict:
+    return device.get("nodeAllocatableResourceMappings") or {}
+
+
+def claim_footprint(allocation: dict, slices: list, node: dict) -> Footprint:
+    out = Footprint()
+    for result in (allocation.get("devices") or {}).get("results") or []:
+        device = find_device(slices, result, node)
+        if device is None:
+            continue
+        for name in sorted(mapped(device)):
+            mapping = mapped(device)[name] or {}
+            multiplier = qty(mapping.get("allocationMultiplier") or "1")
+            key = mapping.get("capacityKey")
+            if key:
+                consumed = result.get("consumedCapacity")
+                if consumed is None:
+                    out.problems.append(f"device {result.get('device')}: capacityKey {key} is set for {name}, but the "
+                                        "allocation consumes no capacity (the device does not allow multiple "
+                                        "allocations); the scheduler fails this claim's accounting")
+                    continue
+                base = _lookup(consumed, key, result.get("driver") or "")
+                if base is None:
+                    continue  # that capacity is not consumed: the mapping does not apply
+                base = qty(base)
+                amount = base if multiplier.value == 1 else \
+                    Quantity(base.value * multiplier.value, base.format, False)
+                out.add(name, amount)
+            else:
+                out.add(name, multiplier)
+    return out
+
+
+def has_mappings(allocations: list, slices: list, node: dict) -> bool:
+    return any(mapped(find_device(slices, r, node) or {}) for a in allocations if a
+               for r in (a.get("devices") or {}).get("results") or [])
+
+
+def pod_requests(pod: dict) -> dict:
+    """The pod's requests as the scheduler sums them: containers, the largest init container, overhead."""
+    spec = pod.get("spec") or {}
+    total: dict = {}
+    for container in spec.get("containers") or []:
+        for name, value in ((container.get("resources") or {}).get("requests") or {}).items():
+            total[name] = total.get(name, Decimal(0)) + qty(value).value
+    for container in spec.get("initContainers") or []:
+        for name, value in ((container.get("resources") or {}).get("requests") or {}).items():
+            total[name] = max(total.get(name, Decimal(0)), qty(value).value)
+    for name, value in (spec.get("overhead") or {}).items():
+        total[name] = total.get(name, Decimal(0)) + qty(value).value
+    return total
+
+
+def fit(total: Footprint, node: dict, pods: list) -> dict | None:
+    """Whether the footprint fits in the node's allocatable after the pods bound to it; None without it."""
+    allocatable = (node.get("status") or {}).get("allocatable")
+    if not isinstance(allocatable, dict):
+        return None
+    name = (node.get("metadata") or {}).get("name")
+    used: dict = {}
+    for pod in pods:
+        if (pod.get("spec") or {}).get("nodeName") == name:
+            for resource, value in pod_requests(pod).items():
+                used[resource] = used.get(resource, Decimal(0)) + value
+    free, short = {}, {}
+    for resource, amount in total.amounts.items():
+        left = (qty(allocatable[resource]).value if resource in allocatable else Decimal(0)) - \
+            used.get(resource, Decimal(0))
+        free[resource] = str(Quantity(max(left, Decimal(0)), amount.format, False))
+        if amount.value > left:
+            short[resource] = str(Quantity(amount.value - left, amount.format, False))
+    return {"fits": not short, "free": free, "short": short}
+
+
+def describe_device(device: dict) -> list:
+    """Per allocation of this device: what each mapping takes from the node (`review --explain`)."""
+    lines = []
+    capacity = device.get("capacity") or {}
+    for name in sorted(mapped(device)):
+        mapping = mapped(device)[name] or {}
+        multiplier = mapping.get("allocationMultiplier") or "1"
+        key = mapping.get("capacityKey")
+        if not key:
+            lines.append(f"{name} {qty(multiplier)} per allocated device")
+            continue
+        total = (capacity.get(key) or {}).get("value")
+        most = ""
+        if total is not None:
+            top = qty(total)
+            if qty(multiplier).value != 1:
+                top = Quantity(top.value * qty(multiplier).value, top.format, False)
+            most = f", at most {top}"
+        shared = "" if device.get("allowMultipleAllocations") else \
+            " (the device does not allow multiple allocations, so no capacity is consumed: the scheduler fails " \
+            "its accounting)"
+        lines.append(f"{name} = consumed {key} x {multiplier}{most}{shared}")
+    return lines
+
+
+def describe_slice(obj: dict) -> list:
+    """`device: what it takes` lines for the devices of a v1 ResourceSlice that map node resources."""
+    out = []
+    for device in ((obj.get("spec") or {}).get("devices") or []):
+        if isinstance(device, dict) and isinstance(device.get("nodeAllocatableResourceMappings"), dict):
+            try:
+                parts = describe_device(device)
+            except (TypeError, ValueError, AttributeError):
+                continue
+            if parts:
+                out.append(f"device {device.get('name')} takes from its node per allocation: {'; '.join(parts)}")
+    return out
+
+
+def write_explanations(documents: list, out) -> None:
+    """`review --explain`: each slice device's footprint per allocation, after the verdicts."""
+    from webhook import conversion
+    from webhook.allocation.inputs import object_of
+
+    for doc in documents:
+        obj = object_of(doc.review) if doc.error is None and doc.review else None
+        if not isinstance(obj, dict) or obj.get("kind") != "ResourceSlice" or \
+                not str(obj.get("apiVersion") or "").startswith("resource.k8s.io/"):
+            continue
+        try:
+            v1, _ = conversion.to_v1("ResourceSlice", str(obj["apiVersion"]).rpartition("/")[2], obj)
+        except (TypeError, ValueError, AttributeError, KeyError):
+            continue
+        name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
+        for line in describe_slice(v1):
+            out.write(f"{doc.source}: ResourceSlice/{name or '<unnamed>'}: {line}\n")

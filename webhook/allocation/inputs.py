@@ -1,0 +1,101 @@
+"""Reading `allocate` inputs: classes, slices, claims (in use or to allocate), templates and Nodes.
+
+Objects are defaulted as the API server would and converted to v1 first, so every version reads the
+same. A template is allocated as the claim it creates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from webhook import conversion, loader, mutation
+
+GROUP = "resource.k8s.io"
+
+
+@dataclass
+class Inputs:
+    classes: dict = field(default_factory=dict)  # name -> v1 DeviceClass
+    slices: list = field(default_factory=list)  # [(v1 ResourceSlice, source)]
+    claims: list = field(default_factory=list)  # [(v1 ResourceClaim, source)] to allocate
+    in_use: list = field(default_factory=list)  # [(v1 ResourceClaim, source)] with status.allocation
+    nodes: list = field(default_factory=list)  # [(Node, source)]
+    pods: list = field(default_factory=list)  # [(Pod, source)]: requests already on their nodes
+    problems: list = field(default_factory=list)  # [(source, message)] documents that cannot be used
+    ignored: list = field(default_factory=list)  # [(source, kind)]
+
+
+def object_of(review: dict) -> dict | None:
+    request = review.get("request") if isinstance(review, dict) else None
+    obj = request.get("object") if isinstance(request, dict) else None
+    return obj if isinstance(obj, dict) else None
+
+
+def read(paths: list) -> Inputs:
+    """Raises loader.InputError when a path cannot be used at all."""
+    out = Inputs()
+    now = datetime.now(timezone.utc)
+    for doc in loader.load(paths):
+        if doc.error is not None:
+            out.problems.append((doc.source, doc.error))
+            continue
+        obj = object_of(doc.review)
+        if obj is None:  # an AdmissionReview without an object (a DELETE): nothing to allocate with
+            out.ignored.append((doc.source, "AdmissionReview"))
+            continue
+        add(out, obj, doc.source, now)
+    return out
+
+
+def add(out: Inputs, obj: dict, source: str, now: datetime) -> None:
+    kind = obj.get("kind") if isinstance(obj.get("kind"), str) else ""
+    api_version = obj.get("apiVersion") if isinstance(obj.get("apiVersion"), str) else ""
+    group, _, version = api_version.rpartition("/")
+    if kind in ("Node", "Pod") and api_version == "v1":
+        (out.nodes if kind == "Node" else out.pods).append((obj, source))
+        return
+    if group != GROUP or kind not in ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"):
+        out.ignored.append((source, kind or "object"))
+        return
+    try:
+        defaulted = mutation.apply_defaults(kind, version, obj, None, "CREATE", now)
+        v1, _ = conversion.to_v1(kind, version, defaulted)
+    except (TypeError, ValueError, AttributeError, KeyError) as error:
+        out.problems.append((source, f"cannot read {kind}: {error}"))
+        return
+    meta = v1.get("metadata") if isinstance(v1.get("metadata"), dict) else {}
+    if kind == "DeviceClass":
+        out.classes.setdefault(meta.get("name") or "", v1)
+    elif kind == "ResourceSlice":
+        out.slices.append((v1, source))
+    elif kind == "ResourceClaim":
+        allocated = isinstance(v1.get("status"), dict) and v1["status"].get("allocation")
+        (out.in_use if allocated else out.claims).append((v1, source))
+    else:
+        spec = (v1.get("spec") or {}).get("spec") if isinstance(v1.get("spec"), dict) else None
+        claim = {"apiVersion": f"{GROUP}/v1", "kind": "ResourceClaim",
+                 "metadata": {"name": meta.get("name") or meta.get("generateName") or "",
+                              "namespace": meta.get("namespace") or "default"},
+                 "spec": spec if isinstance(spec, dict) else {}}
+        out.claims.append((claim, source + " (template)"))
+
+
+def node_names(inputs: Inputs) -> list:
+    """Every node the inputs name: Node objects first, then the slices' (and devices') nodeName."""
+    names: list = []
+    for node, _ in inputs.nodes:
+        names.append(((node.get("metadata") or {}).get("name")) or "")
+    for s, _ in inputs.slices:
+        spec = s.get("spec") or {}
+        names.append(spec.get("nodeName") or "")
+        for device in spec.get("devices") or []:
+            names.append((device or {}).get("nodeName") or "")
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def node_object(inputs: Inputs, name: str) -> dict:
+    for node, _ in inputs.nodes:
+        if ((node.get("metadata") or {}).get("name")) == name:
+            return node
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}}

@@ -1,0 +1,126 @@
+"""One node's answer: allocate the pending claims there, and explain what could not be allocated."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from webhook.allocation import footprint
+from webhook.allocation import state as allocated_state
+from webhook.allocation.allocator import AllocationError, Allocator
+from webhook.allocation.explain import explain_request
+from webhook.allocation.features import Features
+from webhook.allocation.pools import Slice
+from webhook.allocation.selection import Selection
+
+
+@dataclass
+class ClaimOutcome:
+    namespace: str
+    name: str
+    source: str
+    allocation: dict | None = None
+    explanation: list = field(default_factory=list)  # RequestExplanation
+    footprint: object = None  # footprint.Footprint, with DRANodeAllocatableResources
+
+    def to_dict(self) -> dict:
+        out = {"namespace": self.namespace, "name": self.name, "allocation": self.allocation,
+               "explanation": [e.to_dict() for e in self.explanation]}
+        if self.footprint is not None:
+            out["nodeAllocatable"] = self.footprint.to_dict()
+            if self.footprint.problems:
+                out["nodeAllocatableProblems"] = list(self.footprint.problems)
+        return out
+
+
+@dataclass
+class NodeOutcome:
+    node: str
+    allocated: bool
+    error: str | None
+    claims: list
+    footprint: object = None  # the node's sum over the claims
+    fit: dict | None = None  # {"fits", "free", "short"} against status.allocatable
+    notes: list = field(default_factory=list)
+
+    @property
+    def fits(self) -> bool:
+        """Allocated, and (with DRANodeAllocatableResources) the footprint fits what the node has left."""
+        return self.allocated and (self.fit is None or self.fit["fits"])
+
+    def to_dict(self) -> dict:
+        out = {"node": self.node, "allocated": self.allocated, "error": self.error,
+               "claims": [c.to_dict() for c in self.claims]}
+        if self.footprint is not None:
+            out["nodeAllocatable"] = self.footprint.to_dict()
+        if self.fit is not None:
+            out["nodeAllocatableFit"] = self.fit
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+def build_allocator(inputs, profile) -> Allocator:
+    features = Features.from_profile(profile)
+    state = allocated_state.gather([c for c, _ in inputs.in_use], features.consumable_capacity)
+    slices = [Slice.from_object(s, source) for s, source in inputs.slices]
+    return Allocator(features, state, inputs.classes, slices, Selection(features))
+
+
+def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True) -> NodeOutcome:
+    claims = [c for c, _ in inputs.claims]
+    outcomes = []
+    for claim, source in inputs.claims:
+        meta = claim.get("metadata") or {}
+        outcomes.append(ClaimOutcome(meta.get("namespace") or "", meta.get("name") or "", source))
+    name = (node.get("metadata") or {}).get("name") or ""
+    run = allocator.start(node, claims)
+    try:
+        results = run.run()
+    except AllocationError as error:
+        return NodeOutcome(name, False, str(error), outcomes)
+    except RecursionError:
+        return NodeOutcome(name, False, "the search for devices went too deep", outcomes)
+    if results is not None:
+        for outcome, result in zip(outcomes, results):
+            outcome.allocation = result
+        done = NodeOutcome(name, True, None, outcomes)
+        _add_footprint(allocator, node, inputs, done)
+        return done
+    if explain:
+        for key in sorted(run.request_data):
+            data = run.request_data[key]
+            try:
+                outcomes[key[0]].explanation.append(explain_request(run, key, data, False))
+            except AllocationError:
+                continue
+    _blame(outcomes)
+    return NodeOutcome(name, False, None, outcomes)
+
+
+def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome) -> None:
+    slices = allocator.slices_for(done.node)
+    allocations = [c.allocation for c in done.claims]
+    if not allocator.features.node_allocatable_resources:
+        if footprint.has_mappings(allocations, slices, node):
+            done.notes.append("devices map node-allocatable resources, but the footprint is not counted: "
+                              f"{footprint.GATE} is off (enable it with --feature-gates {footprint.GATE}=true)")
+        return
+    total = footprint.Footprint()
+    for claim in done.claims:
+        claim.footprint = footprint.claim_footprint(claim.allocation, slices, node)
+        for name, amount in claim.footprint.amounts.items():
+            total.add(name, amount)
+    done.footprint = total
+    done.fit = footprint.fit(total, node, [p for p, _ in inputs.pods])
+
+
+def _blame(outcomes: list) -> None:
+    """A request that could be served alone is not the problem: name the requests that cannot."""
+    short = list(dict.fromkeys(f"{o.name}/{e.request}" for o in outcomes for e in o.explanation
+                               if e.wanted != "All" and e.usable < int(e.wanted) or e.wanted == "All" and not e.usable))
+    if not short:
+        return
+    for o in outcomes:
+        for e in o.explanation:
+            if e.note.startswith("enough usable devices"):
+                e.note = f"enough usable devices; allocation fails on {', '.join(short)}"

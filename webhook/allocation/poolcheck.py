@@ -1,0 +1,150 @@
+"""Pool-level checks for `review`: what no per-object check sees and the allocator trips over.
+
+`check(objects)` takes the loaded objects with their source labels, [(source, object)], and returns
+warnings as [(sources, message)], each naming every document involved: device names repeated across
+the slices of one pool, slices of one pool that disagree on generation or resourceSliceCount, pools
+with fewer slices than resourceSliceCount (the scheduler ignores them), counter sets consumed but
+defined in no slice of the pool, and claims or templates that name a DeviceClass absent from the
+inputs (only when the inputs hold any DeviceClass). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from webhook import conversion
+
+GROUP = "resource.k8s.io"
+
+
+def _v1(obj: dict, kind: str) -> dict:
+    version = str(obj.get("apiVersion") or "").rpartition("/")[2]
+    try:
+        converted, _ = conversion.to_v1(kind, version, obj)
+    except (TypeError, ValueError, AttributeError, KeyError):
+        return {}
+    return converted if isinstance(converted, dict) else {}
+
+
+def _d(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _l(value) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _kind(obj) -> str:
+    if not isinstance(obj, dict) or not str(obj.get("apiVersion") or "").startswith(GROUP + "/"):
+        return ""
+    return obj.get("kind") if isinstance(obj.get("kind"), str) else ""
+
+
+def _label(kind: str, obj: dict, source: str) -> str:
+    return f"{kind} {_d(obj.get('metadata')).get('name') or '<unnamed>'} ({source})"
+
+
+def _list(labels: list) -> str:
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def check(objects: list) -> list:
+    """[(sources, message)] for the inputs of one run, in a stable order."""
+    pools: dict[tuple, list] = {}
+    classes: set = set()
+    claims: list = []
+    for source, obj in objects:
+        kind = _kind(obj)
+        if kind == "ResourceSlice":
+            spec = _d(_v1(obj, kind).get("spec"))
+            pool = _d(spec.get("pool"))
+            pools.setdefault((spec.get("driver"), pool.get("name")), []).append((source, obj, spec, pool))
+        elif kind == "DeviceClass":
+            classes.add(_d(obj.get("metadata")).get("name"))
+        elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
+            claims.append((source, obj, kind))
+    out: list = []
+    for (driver, name), members in pools.items():
+        if len(members) > 1:
+            out.extend(_pool_problems(f"{driver}/{name}", members))
+    if classes:
+        out.extend(_unknown_classes(claims, classes))
+    return out
+
+
+def _pool_problems(pool_id: str, members: list) -> list:
+    out = []
+    everyone = [s for s, _, _, _ in members]
+    labels = {s: _label("ResourceSlice", obj, s) for s, obj, _, _ in members}
+    for field in ("generation", "resourceSliceCount"):
+        values = {}
+        for source, _, _, pool in members:
+            values.setdefault(pool.get(field), []).append(labels[source])
+        if len(values) > 1:
+            detail = "; ".join(f"{value} in {_list(names)}" for value, names in values.items())
+            out.append((everyone, f"pool {pool_id}: its slices disagree on {field} ({detail})"))
+    newest = max((p.get("generation") or 0 for _, _, _, p in members if isinstance(p.get("generation") or 0, int)),
+                 default=0)
+    current = [m for m in members if (m[3].get("generation") or 0) == newest]
+    count = current[0][3].get("resourceSliceCount")
+    if isinstance(count, int) and len(current) < count:
+        out.append(([s for s, _, _, _ in current],
+                    f"pool {pool_id} is incomplete: {len(current)} of its {count} slices (generation {newest}) are "
+                    f"given ({_list([labels[s] for s, _, _, _ in current])}); the scheduler ignores incomplete pools"))
+    seen: dict = {}
+    for source, _, spec, _ in current:
+        for device in _l(spec.get("devices")):
+            seen.setdefault(_d(device).get("name"), []).append(source)
+    for device, sources in seen.items():
+        if len(set(sources)) > 1:
+            names = _list([labels[s] for s in dict.fromkeys(sources)])
+            out.append((list(dict.fromkeys(sources)),
+                        f"pool {pool_id}: device name {device} appears in {names}; the scheduler treats the pool as "
+                        "invalid"))
+    defined = {_d(cs).get("name") for _, _, spec, _ in current for cs in _l(spec.get("sharedCounters"))}
+    missing: dict = {}
+    for source, _, spec, _ in current:
+        for device in _l(spec.get("devices")):
+            for consumption in _l(_d(device).get("consumesCounters")):
+                name = _d(consumption).get("counterSet")
+                if name not in defined:
+                    missing.setdefault(name, []).append(source)
+    for name, sources in missing.items():
+        sources = list(dict.fromkeys(sources))
+        out.append((sources, f"pool {pool_id}: counter set {name} is consumed by devices of "
+                             f"{_list([labels[s] for s in sources])} but defined in no slice of the pool"))
+    return out
+
+
+def _class_names(spec: dict) -> list:
+    names = []
+    for request in _l(_d(_d(spec).get("devices")).get("requests")):
+        request = _d(request)
+        names.append((request.get("name"), _d(request.get("exactly")).get("deviceClassName")))
+        for sub in _l(request.get("firstAvailable")):
+            names.append((f"{request.get('name')}/{_d(sub).get('name')}", _d(sub).get("deviceClassName")))
+    return [(r, c) for r, c in names if c]
+
+
+def _unknown_classes(claims: list, classes: set) -> list:
+    out = []
+    for source, obj, kind in claims:
+        v1 = _v1(obj, kind)
+        spec = _d(v1.get("spec"))
+        if kind == "ResourceClaimTemplate":
+            spec = _d(spec.get("spec"))
+        for request, class_name in _class_names(spec):
+            if class_name not in classes:
+                out.append(([source], f"{_label(kind, obj, source)}: request {request} names DeviceClass "
+                                      f"{class_name}, which is not among the DeviceClasses given "
+                                      f"({', '.join(sorted(c for c in classes if c))})"))
+    return out
+
+
+def add_warnings(results: list, documents: list) -> None:
+    """Appends each pool warning to the response of every document it names (review's reports)."""
+    from webhook.allocation.inputs import object_of
+
+    objects = [(d.source, object_of(d.review)) for d in documents if d.error is None and d.review is not None]
+    for sources, message in check([(s, o) for s, o in objects if o is not None]):
+        for result in results:
+            if result.source in sources and result.response is not None:
+                result.response.setdefault("warnings", []).append(message)

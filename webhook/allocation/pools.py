@@ -1,0 +1,193 @@
+"""Pool gathering: `GatherPools` and friends (pools_experimental.go).
+
+Out-dated slices are dropped; pools may come back incomplete (not every slice seen) or invalid
+(duplicate device names, unknown counter sets). Pools are sorted by driver and pool name, slices by
+name, and pools with binding conditions go last, so first-fit order is the scheduler's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from webhook.allocation.nodes import NodeSelectorError, node_matches
+
+
+@dataclass(eq=False)
+class Slice:
+    """One v1 ResourceSlice, with the fields the allocator reads."""
+
+    name: str
+    driver: str
+    pool: str
+    generation: int
+    slice_count: int
+    node_name: str
+    all_nodes: bool
+    node_selector: dict | None
+    per_device: bool
+    per_device_set: bool  # perDeviceNodeSelection given at all (even false)
+    shared_counters: list
+    devices: list
+    source: str = ""
+
+    @classmethod
+    def from_object(cls, obj: dict, source: str = "") -> "Slice":
+        spec = obj.get("spec") or {}
+        pool = spec.get("pool") or {}
+        return cls(name=(obj.get("metadata") or {}).get("name") or "", driver=spec.get("driver") or "",
+                   pool=pool.get("name") or "", generation=int(pool.get("generation") or 0),
+                   slice_count=int(pool.get("resourceSliceCount") or 0), node_name=spec.get("nodeName") or "",
+                   all_nodes=bool(spec.get("allNodes")), node_selector=spec.get("nodeSelector"),
+                   per_device=bool(spec.get("perDeviceNodeSelection")),
+                   per_device_set=spec.get("perDeviceNodeSelection") is not None,
+                   shared_counters=list(spec.get("sharedCounters") or []), devices=list(spec.get("devices") or []),
+                   source=source)
+
+
+@dataclass(eq=False)
+class Pool:
+    driver: str
+    pool: str
+    incomplete: bool = False
+    invalid: bool = False
+    invalid_reason: str = ""
+    slices: list = field(default_factory=list)  # DeviceSlicesTargetingNode
+    other_slices: list = field(default_factory=list)  # DeviceSlicesNotTargetingNode
+    counter_sets: dict = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return f"{self.driver}/{self.pool}"
+
+
+class GatherError(ValueError):
+    pass
+
+
+def slice_relevant(slice_: Slice, node: dict | None) -> bool | None:
+    """Whether the slice is for the node; None when it sets no known node selection (ignored)."""
+    if slice_.shared_counters:
+        return True
+    if slice_.node_name or slice_.all_nodes or slice_.node_selector is not None:
+        try:
+            return node_matches(node, slice_.node_name, slice_.all_nodes, slice_.node_selector)
+        except NodeSelectorError as error:
+            raise GatherError(f"failed to perform node selection for slice {slice_.name}: "
+                              f"failed to parse node selector: {error}") from None
+    if slice_.per_device:
+        for device in slice_.devices:
+            try:
+                if node_matches(node, device.get("nodeName") or "", bool(device.get("allNodes")),
+                                device.get("nodeSelector")):
+                    return True
+            except NodeSelectorError as error:
+                raise GatherError(f"failed to perform node selection for device {device.get('name')} in slice "
+                                  f"{slice_.name}: failed to parse node selector: {error}") from None
+        return False
+    return None
+
+
+def gather_pools(slices_for_node: list, node: dict | None, features, all_slices: list) -> list:
+    """GatherPools: the pools with devices this node can reach, in allocation order."""
+    pools: dict[tuple[str, str], list] = {}
+    for s in slices_for_node:
+        if not features.partitionable_devices and (s.per_device_set or s.shared_counters):
+            continue
+        if slice_relevant(s, node):
+            _add_slice(pools, s)
+    result, with_binding = [], []
+    for (driver, name), members in pools.items():
+        generation, count = members[0].generation, members[0].slice_count
+        if len(members) == count:
+            pool = _build_pool(driver, name, members, features, None)
+        else:
+            obsolete, everything = _check_slices_in_pool(all_slices, driver, name, generation)
+            if obsolete:
+                continue
+            if len(everything) != count:
+                result.append(Pool(driver, name, incomplete=True))
+                continue
+            pool = _build_pool(driver, name, members, features, everything)
+        (with_binding if _has_binding_conditions(pool) else result).append(pool)
+    key = lambda p: (p.driver, p.pool)  # noqa: E731
+    return sorted(result, key=key) + sorted(with_binding, key=key)
+
+
+def _add_slice(pools: dict, s: Slice) -> None:
+    key = (s.driver, s.pool)
+    members = pools.get(key)
+    if members is None or s.generation > members[0].generation:
+        pools[key] = [s]
+    elif s.generation == members[0].generation:
+        members.append(s)
+
+
+def _check_slices_in_pool(all_slices: list, driver: str, name: str, generation: int) -> tuple[bool, list]:
+    found = []
+    for s in all_slices:
+        if s.driver != driver or s.pool != name:
+            continue
+        if s.generation == generation:
+            found.append(s)
+        elif s.generation > generation:
+            return True, []
+    return False, found
+
+
+def _build_pool(driver: str, name: str, members: list, features, everything: list | None) -> Pool:
+    members = sorted(members, key=lambda s: s.name)
+    if features.partitionable_devices:
+        device_slices = [s for s in members if not s.shared_counters]
+        counter_slices = [s for s in members if s.shared_counters]
+    else:
+        device_slices, counter_slices = members, []
+    problem = _duplicate_device_name(device_slices)
+    if problem:
+        return Pool(driver, name, invalid=True, invalid_reason=problem)
+    if not features.partitionable_devices:
+        return Pool(driver, name, slices=device_slices)
+    counter_sets: dict = {}
+    for s in counter_slices:
+        for counter_set in s.shared_counters:
+            if counter_set.get("name") in counter_sets:
+                return Pool(driver, name, invalid=True,
+                            invalid_reason=f"duplicate counter set name {counter_set.get('name')}")
+            counter_sets[counter_set.get("name")] = counter_set
+    problem = _check_counter_consumption(counter_sets, members)
+    if problem:
+        return Pool(driver, name, invalid=True, invalid_reason=problem)
+    if everything is None or len(members) == len(everything):
+        return Pool(driver, name, slices=device_slices, counter_sets=counter_sets)
+    seen = {s.name for s in members}
+    others = [s for s in everything if s.name not in seen]
+    problem = _check_counter_consumption(counter_sets, others)
+    if problem:
+        return Pool(driver, name, invalid=True, invalid_reason=problem)
+    return Pool(driver, name, slices=device_slices, other_slices=others, counter_sets=counter_sets)
+
+
+def _duplicate_device_name(slices: list) -> str:
+    names: set = set()
+    for s in slices:
+        for device in s.devices:
+            if device.get("name") in names:
+                return f"duplicate device name {device.get('name')}"
+            names.add(device.get("name"))
+    return ""
+
+
+def _check_counter_consumption(counter_sets: dict, slices: list) -> str:
+    for s in slices:
+        for device in s.devices:
+            for consumption in device.get("consumesCounters") or []:
+                counter_set = counter_sets.get(consumption.get("counterSet"))
+                if counter_set is None:
+                    return f"counter set {consumption.get('counterSet')} not found"
+                for counter in consumption.get("counters") or {}:
+                    if counter not in (counter_set.get("counters") or {}):
+                        return f"counter {counter} not found in counter set {counter_set.get('name')}"
+    return ""
+
+
+def _has_binding_conditions(pool: Pool) -> bool:
+    return any(device.get("bindingConditions") is not None for s in pool.slices for device in s.devices)

@@ -1,0 +1,320 @@
+"""Evaluating selectors against devices as the scheduler does (dynamic-resource-allocation/cel DeviceMatches).
+
+The checking environment (`environment.py`) declares `kubernetes.Quantity` and `kubernetes.Semver` as
+abstract types, which the engine cannot hold at runtime. Evaluation therefore uses its own environment:
+both become small proto messages (the exact value as a string) and the quantity and semver functions
+get Python implementations. `device` is a map, so an attribute of an unknown domain reads as an empty
+map (the domains named in the expression are filled in), an unknown id is a "no such key" error, and
+ids without a domain are filed under the driver's domain, as upstream.
+
+An expression is type-checked first with the faithful checking environment; only then evaluated here.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from decimal import Decimal
+from functools import cache, lru_cache
+
+from cel_expr_python import cel
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+from webhook import quantity as q
+from webhook.cel import compiler
+from webhook.cel.environment import _EXTENSIONS_YAML, Features
+from webhook.cel import library
+
+T = cel.Type
+QUANTITY_TYPE, SEMVER_TYPE = "kubernetes.Quantity", "kubernetes.Semver"
+_DOMAIN = re.compile(r"""device\s*\.\s*(?:attributes|capacity)\s*\[\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\]""")
+
+
+class EvaluationError(ValueError):
+    """The selector cannot be evaluated for this device (compile error, runtime error, non-bool result)."""
+
+
+@cache
+def _pool() -> descriptor_pool.DescriptorPool:
+    field = descriptor_pb2.FieldDescriptorProto
+    file = descriptor_pb2.FileDescriptorProto(name="kubernetes/dra_values.proto", package="kubernetes",
+                                              syntax="proto3")
+    for name in ("Quantity", "Semver"):
+        message = file.message_type.add(name=name)
+        message.field.add(name="v", number=1, type=field.TYPE_STRING, label=field.LABEL_OPTIONAL)
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    return pool
+
+
+@cache
+def _classes():
+    pool = _pool()
+    return tuple(message_factory.GetMessageClass(pool.FindMessageTypeByName(n)) for n in (QUANTITY_TYPE, SEMVER_TYPE))
+
+
+# Quantities: the message holds the exact decimal value, so `==` compares values ("1Gi" == "1024Mi").
+def quantity_value(quantity: q.Quantity):
+    return _classes()[0](v=str(quantity.value.normalize()) if quantity.value else "0")
+
+
+def _dec(message) -> Decimal:
+    return Decimal(message.v)
+
+
+def _parse_quantity(text: str):
+    try:
+        return quantity_value(q.parse_quantity(text))
+    except q.QuantityError as error:
+        raise ValueError(f"quantities must match the regular expression: {error}") from None
+
+
+def _is_quantity(text: str) -> bool:
+    try:
+        q.parse_quantity(text)
+    except q.QuantityError:
+        return False
+    return True
+
+
+def _cmp(a, b) -> int:
+    x, y = _dec(a), _dec(b)
+    return (x > y) - (x < y)
+
+
+def _as_integer(a) -> int:
+    value = _dec(a)
+    if value != value.to_integral_value() or not q.INT64_MIN <= value <= q.INT64_MAX:
+        raise ValueError("cannot convert value to integer")
+    return int(value)
+
+
+def _arith(sign: int):
+    def op(a, b):
+        other = Decimal(b) if isinstance(b, int) else _dec(b)
+        return _classes()[0](v=str((_dec(a) + sign * other).normalize()))
+    return op
+
+
+# Semantic versions (blang/semver, as Kubernetes' semver library uses it).
+_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+                     r"(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?"
+                     r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$")
+
+
+def _normalize_semver(text: str) -> str:
+    """Kubernetes' semver(s, true): a leading v, missing minor/patch and leading zeros are tolerated."""
+    numbers, rest = re.match(r"^([0-9.]*)(.*)$", text.removeprefix("v")).group(1, 2)
+    parts = numbers.split(".") if numbers else []
+    if not parts or len(parts) > 3 or any(not p for p in parts):
+        return text
+    parts = [p.lstrip("0") or "0" for p in parts] + ["0"] * (3 - len(parts))
+    return ".".join(parts) + rest
+
+
+def parse_semver(text: str, normalize: bool = False):
+    """The message for a version string; ValueError like upstream when it is not semver."""
+    if normalize:
+        text = _normalize_semver(text)
+    match = _SEMVER.match(text)
+    if not match:
+        raise ValueError(f"could not parse semver: {text!r}")
+    # Build metadata does not take part in comparisons or equality.
+    return _classes()[1](v=text.split("+", 1)[0])
+
+
+def _semver_key(message):
+    core, _, pre = message.v.partition("-")
+    numbers = tuple(int(p) for p in core.split("."))
+    if not pre:
+        return numbers, (1,)
+    ids = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in pre.split("."))
+    return numbers, (0, ids)
+
+
+def _semver_cmp(a, b) -> int:
+    x, y = _semver_key(a), _semver_key(b)
+    return (x > y) - (x < y)
+
+
+def _compare(a, b) -> int:
+    if a.DESCRIPTOR.full_name != b.DESCRIPTOR.full_name:
+        raise ValueError("no such overload")
+    return _semver_cmp(a, b) if a.DESCRIPTOR.full_name == SEMVER_TYPE else _cmp(a, b)
+
+
+def _is_semver(text: str, normalize: bool = False) -> bool:
+    try:
+        parse_semver(text, normalize)
+    except ValueError:
+        return False
+    return True
+
+
+def _overload(oid, ret, params, impl, member=False):
+    return cel.Overload(oid, ret, params, is_member=member, impl=impl)
+
+
+@cache
+def _functions(with_includes: bool) -> tuple:
+    Q, S = T(QUANTITY_TYPE), T(SEMVER_TYPE)
+    B, I, STR = T.BOOL, T.INT, T.STRING  # noqa: E741
+    ours = [
+        cel.FunctionDecl("quantity", [_overload("string_to_quantity", Q, [STR], _parse_quantity)]),
+        cel.FunctionDecl("isQuantity", [_overload("is_quantity_string", B, [STR], _is_quantity)]),
+        cel.FunctionDecl("sign", [_overload("quantity_sign", I, [Q], lambda a: (_dec(a) > 0) - (_dec(a) < 0))]),
+        # The runtime dispatches on kinds, and both value types are messages: one implementation
+        # per name serves both overloads.
+        cel.FunctionDecl("isGreaterThan", [
+            _overload("quantity_is_greater_than", B, [Q, Q], lambda a, b: _compare(a, b) > 0, True),
+            cel.Overload("semver_is_greater_than", B, [S, S], is_member=True)]),
+        cel.FunctionDecl("isLessThan", [
+            _overload("quantity_is_less_than", B, [Q, Q], lambda a, b: _compare(a, b) < 0, True),
+            cel.Overload("semver_is_less_than", B, [S, S], is_member=True)]),
+        cel.FunctionDecl("compareTo", [_overload("quantity_compare_to", I, [Q, Q], _compare, True),
+                                       cel.Overload("semver_compare_to", I, [S, S], is_member=True)]),
+        cel.FunctionDecl("asApproximateFloat", [_overload("quantity_get_float", T.DOUBLE, [Q],
+                                                          lambda a: float(_dec(a)), True)]),
+        cel.FunctionDecl("asInteger", [_overload("quantity_get_int", I, [Q], _as_integer, True)]),
+        cel.FunctionDecl("isInteger", [_overload("quantity_is_integer", B, [Q],
+                                                 lambda a: _dec(a) == _dec(a).to_integral_value(), True)]),
+        cel.FunctionDecl("add", [_overload("quantity_add", Q, [Q, Q], _arith(1), True),
+                                 _overload("quantity_add_int", Q, [Q, I], _arith(1), True)]),
+        cel.FunctionDecl("sub", [_overload("quantity_sub", Q, [Q, Q], _arith(-1), True),
+                                 _overload("quantity_sub_int", Q, [Q, I], _arith(-1), True)]),
+        cel.FunctionDecl("semver", [_overload("string_to_semver", S, [STR], parse_semver),
+                                    _overload("string_bool_to_semver", S, [STR, B], parse_semver)]),
+        cel.FunctionDecl("isSemver", [_overload("is_semver_string", B, [STR], _is_semver),
+                                      _overload("is_semver_string_bool", B, [STR, B], _is_semver)]),
+        cel.FunctionDecl("major", [_overload("semver_major", I, [S], lambda a: _semver_key(a)[0][0], True)]),
+        cel.FunctionDecl("minor", [_overload("semver_minor", I, [S], lambda a: _semver_key(a)[0][1], True)]),
+        cel.FunctionDecl("patch", [_overload("semver_patch", I, [S], lambda a: _semver_key(a)[0][2], True)]),
+    ]
+    # Of the other Kubernetes libraries, only those with an implementation can be evaluated offline.
+    ours += [
+        cel.FunctionDecl("find", [_overload("string_find_string", STR, [STR, STR], library._find, True)]),
+        cel.FunctionDecl("findAll", [
+            _overload("string_find_all_string", T.List(STR), [STR, STR], library._find_all, True),
+            _overload("string_find_all_string_int", T.List(STR), [STR, STR, I], library._find_all, True)]),
+        *library._lists(),
+    ]
+    if with_includes:
+        # The runtime matches argument kinds exactly (dyn matches nothing): one overload per kind.
+        overloads = []
+        for name, kind in (("int", I), ("bool", B), ("string", STR), ("semver", S)):
+            overloads.append(_overload(f"dra_includes_list_{name}", B, [T.List(T.DYN), kind], library._includes, True))
+            overloads.append(_overload(f"dra_includes_{name}_{name}", B, [kind, kind], library._includes, True))
+        ours.append(cel.FunctionDecl("includes", overloads))
+    return tuple(ours)
+
+
+_lock = threading.Lock()
+_envs: dict[bool, cel.Env] = {}
+
+
+def _env(with_includes: bool) -> cel.Env:
+    env = _envs.get(with_includes)
+    if env is None:
+        with _lock:
+            env = _envs.get(with_includes)
+            if env is None:
+                env = _envs[with_includes] = cel.NewEnv(
+                    _pool(), config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
+                    variables={"device": T.Map(T.STRING, T.DYN)}, functions=list(_functions(with_includes)))
+    return env
+
+
+class Selector:
+    """One compiled selector, ready to evaluate against many devices."""
+
+    def __init__(self, expression: str, features: Features) -> None:
+        verdict = compiler.check(expression, True, features)
+        # The scheduler compiles without cost estimation: only compile errors count.
+        if verdict.outcome not in ("ok", "forbidden"):
+            raise EvaluationError(verdict.detail)
+        try:
+            self._program = _env(True).compile(expression)
+        except RuntimeError as error:  # the checking environment accepted it: a gap of this one
+            raise EvaluationError(f"compilation failed: {error}") from None
+        self.domains = tuple(a or b for a, b in _DOMAIN.findall(expression))
+
+    def matches(self, device: dict) -> bool:
+        """`device` as built by `device_input`; raises EvaluationError for runtime errors."""
+        for name in ("attributes", "capacity"):
+            values = device[name]
+            for domain in self.domains:
+                if domain not in values:
+                    values = device[name] = {**values, domain: {}}
+        try:
+            result = self._program.eval(data={"device": device})
+            value = result.value()
+        except Exception as error:  # noqa: BLE001 - any failure of the engine is a runtime error here
+            raise EvaluationError(str(error)) from None
+        if isinstance(value, bool):
+            return value
+        text = str(value)
+        if "ERROR" in str(result.type()):
+            raise EvaluationError(_clean(text))
+        raise EvaluationError(f"CEL result of type {result.type()} could not be converted to bool")
+
+
+def _clean(text: str) -> str:
+    text = re.sub(r"^[A-Z_]+: ", "", text.strip())
+    text = re.sub(r" \[[A-Z_]+\]$", "", text)
+    return text.replace("Key not found in map", "no such key")
+
+
+@lru_cache(maxsize=4096)
+def selector(expression: str, features: Features = Features()) -> Selector:
+    """The compiled selector (cached); EvaluationError when it does not compile."""
+    return Selector(expression, features)
+
+
+def _split(name: str, driver: str) -> tuple[str, str]:
+    domain, sep, ident = name.partition("/")
+    return (domain, ident) if sep else (driver, name)
+
+
+_LISTS = (("ints", int), ("bools", bool), ("strings", str), ("versions", "version"))
+
+
+def _attribute_value(attribute: dict, list_types: bool):
+    if list_types:
+        for key, kind in _LISTS:
+            if attribute.get(key) is not None:
+                if kind == "version":
+                    return [parse_semver(v) for v in attribute[key]]
+                return list(attribute[key])
+    if attribute.get("int") is not None:
+        return int(attribute["int"])
+    if attribute.get("bool") is not None:
+        return bool(attribute["bool"])
+    if attribute.get("string") is not None:
+        return attribute["string"]
+    if attribute.get("version") is not None:
+        try:
+            return parse_semver(attribute["version"])
+        except ValueError as error:
+            raise EvaluationError(f"parse semantic version: {error}") from None
+    raise EvaluationError("unsupported attribute value")
+
+
+def device_input(driver: str, device: dict, features: Features = Features()) -> dict:
+    """The `device` variable for one v1 Device (EvaluationError for an attribute CEL cannot hold)."""
+    attributes: dict[str, dict] = {}
+    for name, attribute in (device.get("attributes") or {}).items():
+        domain, ident = _split(name, driver)
+        try:
+            value = _attribute_value(attribute or {}, features.list_type_attributes)
+        except EvaluationError as error:
+            raise EvaluationError(f"attribute {name}: {error}") from None
+        attributes.setdefault(domain, {})[ident] = value
+    capacity: dict[str, dict] = {}
+    for name, cap in (device.get("capacity") or {}).items():
+        domain, ident = _split(name, driver)
+        try:
+            capacity.setdefault(domain, {})[ident] = quantity_value(q.parse_quantity(str((cap or {}).get("value"))))
+        except q.QuantityError as error:
+            raise EvaluationError(f"capacity {name}: {error}") from None
+    return {"driver": driver, "allowMultipleAllocations": bool(device.get("allowMultipleAllocations") or False),
+            "attributes": attributes, "capacity": capacity}
