@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from pydantic import BaseModel
 
@@ -33,6 +33,7 @@ from webhook import strategy
 from webhook.strategy import DropStep, DroppedField
 from webhook.strategy import deviceclass as class_strategy
 from webhook.strategy import devicetaintrule as taint_rule_strategy
+from webhook.strategy import kube137 as strategy_1_37
 from webhook.strategy import resourceclaim as claim_strategy
 from webhook.strategy import resourceclaimtemplate as template_strategy
 from webhook.strategy import resourceslice as slice_strategy
@@ -84,9 +85,10 @@ class Kind:
     status_update: UpdateRule | None = None
     warnings: WarningRule | None = None
     retired: Mapping[str, Retired] = field(default_factory=dict)
-    # What the registry strategy drops when a gate is off (PrepareForCreate/Update), main resource and status.
-    drop_disabled: DropStep | None = None
-    drop_disabled_status: DropStep | None = None
+    # What the registry strategy drops when a gate is off (PrepareForCreate/Update), main resource and status,
+    # per Kubernetes version.
+    drop_disabled: Mapping[str, DropStep] = field(default_factory=dict)
+    drop_disabled_status: Mapping[str, DropStep] = field(default_factory=dict)
 
     def api_version(self, profile: Profile, version: str) -> ApiVersion | Retired | None:
         served = self.served.get(profile.version, {})
@@ -110,9 +112,9 @@ def _delta(base: Mapping[str, ApiVersion], **changes: ApiVersion) -> dict[str, A
     return {**base, **changes}
 
 
-def _same(model: type[BaseModel]) -> dict[str, type[BaseModel]]:
-    """A wire model that no supported Kubernetes version changed."""
-    return {"1.36": model, "1.37": model}
+def _same(value: Any) -> dict[str, Any]:
+    """A wire model or drop step that no supported Kubernetes version changed."""
+    return {"1.36": value, "1.37": value}
 
 
 _SLICE_1_36 = _on_beta_apis(
@@ -159,7 +161,7 @@ KINDS: dict[str, Kind] = {
         create=resourceslice.validate_resource_slice,
         update=resourceslice.validate_resource_slice_update,
         warnings=resourceslice.resource_slice_warnings,
-        drop_disabled=slice_strategy.drop_disabled_fields,
+        drop_disabled={"1.36": slice_strategy.drop_disabled_fields, "1.37": strategy_1_37.drop_disabled_slice_fields},
     ),
     "ResourceClaim": Kind(
         name="ResourceClaim", plural="resourceclaims", namespaced=True,
@@ -175,8 +177,10 @@ KINDS: dict[str, Kind] = {
         update=resourceclaim.validate_resource_claim_update,
         status_update=resourceclaim.validate_resource_claim_status_update,
         warnings=resourceclaim.resource_claim_warnings,
-        drop_disabled=claim_strategy.drop_disabled_spec_fields,
-        drop_disabled_status=claim_strategy.drop_disabled_status_fields,
+        drop_disabled={"1.36": claim_strategy.drop_disabled_spec_fields,
+                       "1.37": strategy_1_37.drop_disabled_claim_fields},
+        drop_disabled_status={"1.36": claim_strategy.drop_disabled_status_fields,
+                              "1.37": strategy_1_37.drop_disabled_claim_status_fields},
     ),
     "ResourceClaimTemplate": Kind(
         name="ResourceClaimTemplate", plural="resourceclaimtemplates", namespaced=True,
@@ -191,7 +195,8 @@ KINDS: dict[str, Kind] = {
         create=resourceclaimtemplate.validate_resource_claim_template,
         update=resourceclaimtemplate.validate_resource_claim_template_update,
         warnings=resourceclaimtemplate.resource_claim_template_warnings,
-        drop_disabled=template_strategy.drop_disabled_fields,
+        drop_disabled={"1.36": template_strategy.drop_disabled_fields,
+                       "1.37": strategy_1_37.drop_disabled_template_fields},
     ),
     "DeviceClass": Kind(
         name="DeviceClass", plural="deviceclasses", namespaced=False, model=_same(DeviceClass),
@@ -199,7 +204,7 @@ KINDS: dict[str, Kind] = {
         retired={"v1alpha3": Retired("1.32", claim_conversion.device_class_from_v1beta1)},
         create=deviceclass.validate_device_class,
         update=deviceclass.validate_device_class_update,
-        drop_disabled=class_strategy.drop_disabled_fields,
+        drop_disabled=_same(class_strategy.drop_disabled_fields),
     ),
     "DeviceTaintRule": Kind(
         name="DeviceTaintRule", plural="devicetaintrules", namespaced=False, model=_same(DeviceTaintRule),
@@ -211,8 +216,8 @@ KINDS: dict[str, Kind] = {
         create=devicetaintrule.validate_device_taint_rule,
         update=devicetaintrule.validate_device_taint_rule_update,
         status_update=devicetaintrule.validate_device_taint_rule_status_update,
-        drop_disabled=taint_rule_strategy.drop_disabled_fields,
-        drop_disabled_status=taint_rule_strategy.drop_disabled_fields,
+        drop_disabled=_same(taint_rule_strategy.drop_disabled_fields),
+        drop_disabled_status=_same(taint_rule_strategy.drop_disabled_fields),
     ),
 }
 
@@ -245,20 +250,20 @@ def apply_defaults(kind: str, version: str, obj: dict, old: dict | None, operati
     return defaulted
 
 
-def _drop_step(kind: str, subresource: str) -> DropStep | None:
+def _drop_step(kind: str, subresource: str, profile: Profile) -> DropStep | None:
     entry = KINDS.get(kind)
     if entry is None or subresource not in ("", "status"):
         return None
-    return entry.drop_disabled_status if subresource == "status" else entry.drop_disabled
+    return (entry.drop_disabled_status if subresource == "status" else entry.drop_disabled).get(profile.version)
 
 
 def drop_disabled_fields(kind: str, obj: dict, old: dict | None, profile: Profile, *,
                          subresource: str = "") -> tuple[dict, list[DroppedField]]:
     """`obj` (v1 shape) as the registry strategy leaves it with `profile`'s gates, and what it dropped."""
-    return strategy.drop_disabled_fields(_drop_step(kind, subresource), obj, old, profile)
+    return strategy.drop_disabled_fields(_drop_step(kind, subresource, profile), obj, old, profile)
 
 
 def disabled_fields_present(kind: str, obj: dict, old: dict | None, profile: Profile, *,
                             subresource: str = "") -> list[DroppedField]:
     """What `drop_disabled_fields` would drop, without copying `obj`."""
-    return strategy.disabled_fields_present(_drop_step(kind, subresource), obj, old, profile)
+    return strategy.disabled_fields_present(_drop_step(kind, subresource, profile), obj, old, profile)
