@@ -127,10 +127,6 @@ def _meta(**fields):
     return lambda c: c["metadata"].update(fields)
 
 
-def _labels(value):
-    return _meta(labels=value)
-
-
 OWNER_REFS = [{"apiVersion": "v1", "kind": "pod", "name": "foo", "uid": UID}]
 MANAGED_FIELDS = [{"fieldsType": "FieldsV1", "operation": "Apply", "apiVersion": "apps/v1", "manager": "foo"}]
 

@@ -273,7 +273,9 @@ def main(argv: list[str] | None = None) -> int:
         from webhook.profile import ProfileError, make_profile
 
         try:
-            args.profile = make_profile(args.kubernetes_version, args.feature_gates)
+            # The allocator may ask what a differently configured scheduler would do: locked gates move too.
+            args.profile = make_profile(args.kubernetes_version, args.feature_gates,
+                                        allow_locked=getattr(args, "allow_locked_gates", False))
         except ProfileError as error:
             print(f"dra-webhook {args.command}: {error}", file=sys.stderr)
             return 2

@@ -126,10 +126,6 @@ class Path:
         return hash(str(self))
 
 
-def new_path(name: str, *more: str) -> Path:
-    return Path(name, *more)
-
-
 _GO_ESCAPES = {'"': '\\"', "\\": "\\\\", "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n",
                "\r": "\\r", "\t": "\\t", "\v": "\\v"}
 
@@ -262,15 +258,6 @@ def not_supported(path: Path | str, value: Any, valid_values: Iterable[str] = ()
 def too_long(path: Path | str, value: Any = None, max_length: int = -1) -> FieldError:
     if max_length >= 0:
         unit = "byte" if max_length == 1 else "bytes"
-        detail = f"may not be more than {max_length} {unit}"
-    else:
-        detail = "value is too long"
-    return FieldError(ErrorType.TOO_LONG, str(path), "<value omitted>", detail)
-
-
-def too_long_characters(path: Path | str, value: Any = None, max_length: int = -1) -> FieldError:
-    if max_length >= 0:
-        unit = "character" if max_length == 1 else "characters"
         detail = f"may not be more than {max_length} {unit}"
     else:
         detail = "value is too long"

@@ -28,6 +28,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--kubernetes-version", default="1.36", metavar="VERSION",
                         help="Kubernetes version of the scheduler (default: %(default)s)")
     parser.add_argument("--output", "-o", choices=("text", "json"), default="text")
+    parser.set_defaults(allow_locked_gates=True)
     return parser
 
 
@@ -42,14 +43,15 @@ def run(args: argparse.Namespace) -> int:
     from webhook.allocation import outcome, render
     from webhook.profile import ProfileError, make_profile
 
-    try:
-        profile = make_profile(args.kubernetes_version, args.feature_gates, allow_locked=True)
+    try:  # the command line has built it already (with locked gates allowed); direct callers have not
+        profile = getattr(args, "profile", None) or make_profile(args.kubernetes_version, args.feature_gates,
+                                                                 allow_locked=True)
     except ProfileError as error:
         return _fail(str(error))
     for warning in profile.warnings:
         print(f"dra-webhook allocate: warning: {warning}", file=sys.stderr)
     try:
-        inputs = read_inputs.read(args.paths)
+        inputs = read_inputs.read(args.paths, profile)
     except loader.InputError as error:
         return _fail(str(error))
     if inputs.problems:

@@ -178,7 +178,7 @@ def describe_slice(obj: dict) -> list:
 
 def write_explanations(documents: list, out) -> None:
     """`review --explain`: each slice device's footprint per allocation, after the verdicts."""
-    from webhook import conversion
+    from webhook import kinds
     from webhook.allocation.inputs import object_of
 
     for doc in documents:
@@ -187,7 +187,7 @@ def write_explanations(documents: list, out) -> None:
                 not str(obj.get("apiVersion") or "").startswith("resource.k8s.io/"):
             continue
         try:
-            v1, _ = conversion.to_v1("ResourceSlice", str(obj["apiVersion"]).rpartition("/")[2], obj)
+            v1, _ = kinds.to_v1("ResourceSlice", str(obj["apiVersion"]).rpartition("/")[2], obj)
         except (TypeError, ValueError, AttributeError, KeyError):
             continue
         name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None

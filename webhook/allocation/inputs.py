@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from webhook import conversion, loader, mutation
+from webhook import kinds, loader
+from webhook.profile import DEFAULT, Profile
 
-GROUP = "resource.k8s.io"
+GROUP = kinds.GROUP
 
 
 @dataclass
@@ -32,7 +33,7 @@ def object_of(review: dict) -> dict | None:
     return obj if isinstance(obj, dict) else None
 
 
-def read(paths: list) -> Inputs:
+def read(paths: list, profile: Profile = DEFAULT) -> Inputs:
     """Raises loader.InputError when a path cannot be used at all."""
     out = Inputs()
     now = datetime.now(timezone.utc)
@@ -44,11 +45,11 @@ def read(paths: list) -> Inputs:
         if obj is None:  # an AdmissionReview without an object (a DELETE): nothing to allocate with
             out.ignored.append((doc.source, "AdmissionReview"))
             continue
-        add(out, obj, doc.source, now)
+        add(out, obj, doc.source, now, profile)
     return out
 
 
-def add(out: Inputs, obj: dict, source: str, now: datetime) -> None:
+def add(out: Inputs, obj: dict, source: str, now: datetime, profile: Profile = DEFAULT) -> None:
     kind = obj.get("kind") if isinstance(obj.get("kind"), str) else ""
     api_version = obj.get("apiVersion") if isinstance(obj.get("apiVersion"), str) else ""
     group, _, version = api_version.rpartition("/")
@@ -59,8 +60,8 @@ def add(out: Inputs, obj: dict, source: str, now: datetime) -> None:
         out.ignored.append((source, kind or "object"))
         return
     try:
-        defaulted = mutation.apply_defaults(kind, version, obj, None, "CREATE", now)
-        v1, _ = conversion.to_v1(kind, version, defaulted)
+        defaulted = kinds.apply_defaults(kind, version, obj, None, "CREATE", now, profile)
+        v1, _ = kinds.to_v1(kind, version, defaulted, profile)
     except (TypeError, ValueError, AttributeError, KeyError) as error:
         out.problems.append((source, f"cannot read {kind}: {error}"))
         return

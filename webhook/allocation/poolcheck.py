@@ -10,7 +10,7 @@ inputs (only when the inputs hold any DeviceClass). Pure: no I/O.
 
 from __future__ import annotations
 
-from webhook import conversion
+from webhook import kinds
 
 GROUP = "resource.k8s.io"
 
@@ -18,7 +18,7 @@ GROUP = "resource.k8s.io"
 def _v1(obj: dict, kind: str) -> dict:
     version = str(obj.get("apiVersion") or "").rpartition("/")[2]
     try:
-        converted, _ = conversion.to_v1(kind, version, obj)
+        converted, _ = kinds.to_v1(kind, version, obj)
     except (TypeError, ValueError, AttributeError, KeyError):
         return {}
     return converted if isinstance(converted, dict) else {}

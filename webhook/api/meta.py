@@ -44,8 +44,3 @@ class ObjectMeta(WireModel):
     owner_references: Optional[list[OwnerReference]] = Field(None, alias="ownerReferences")
     finalizers: Optional[list[Str]] = None
     managed_fields: Optional[list[ManagedFieldsEntry]] = Field(None, alias="managedFields")
-
-
-class TypeMeta(WireModel):
-    api_version: Optional[Str] = Field(None, alias="apiVersion")
-    kind: Optional[Str] = None

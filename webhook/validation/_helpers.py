@@ -2,12 +2,12 @@
 
 - as_dict / as_list / as_str / as_int: read a decoded JSON value as one type, or its zero value.
 - Problem / materialise: cached check results turned into field errors only when there are some.
-- List and map helpers with Kubernetes' size short-circuit (catalogue B-15).
+- validateSlice / validateSet and truncateIfTooLong, with Kubernetes' size short-circuit.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable, Iterable
+from typing import Any, Callable, Hashable
 
 from webhook.field import ErrorList, Path, duplicate, invalid, too_long, too_many
 
@@ -77,7 +77,7 @@ def validate_set(items: list | None, max_size: int, validate_item: ItemValidator
     return errs
 
 
-def truncate_key(key: str, max_len: int) -> str:
+def truncate_if_too_long(key: str, max_len: int) -> str:
     """The map-key shortening of validateMap: long keys keep their head and tail around '...'."""
     max_len = max(max_len, 16)
     if len(key) <= max_len:
@@ -87,22 +87,3 @@ def truncate_key(key: str, max_len: int) -> str:
     tail = keep // 2
     return key[:head] + "..." + key[len(key) - tail:]
 
-
-def validate_map(entries: dict | None, max_size: int, key_trunc: int,
-                 validate_key: ItemValidator, validate_value: ItemValidator, path: Path) -> ErrorList:
-    """Key errors at the map path itself, value errors at `map[<shortened key>]`."""
-    entries = entries or {}
-    if max_size >= 0 and len(entries) > max_size:
-        return [too_many(path, len(entries), max_size)]
-    errs: ErrorList = []
-    for k, v in entries.items():
-        errs.extend(validate_key(k, path))
-        errs.extend(validate_value(v, path.key(truncate_key(k, key_trunc))))
-    return errs
-
-
-def first_index(values: Iterable[Any], target: Any) -> int:
-    for i, value in enumerate(values):
-        if value == target:
-            return i
-    return -1

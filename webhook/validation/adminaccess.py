@@ -1,4 +1,4 @@
-"""The registry's admin-access namespace check (catalogue RC-C3, RC-S31, RT-04), as warnings.
+"""The registry's admin-access namespace check (AuthorizedForAdmin, AuthorizedForAdminStatus), as warnings.
 
 The API server forbids `adminAccess: true` in a request (create of a claim or template) or in a
 newly set allocation result (claim status update) unless the claim's namespace carries the label

@@ -1,13 +1,11 @@
-"""Binding conditions of a device or an allocation result (catalogue B-19)."""
+"""validateDeviceBindingParameters: binding conditions of a device or an allocation result."""
 
 from __future__ import annotations
 
 from webhook.field import ErrorList, Path, duplicate, invalid, too_many
+from webhook.limits import BINDING_CONDITIONS_MAX_SIZE, BINDING_FAILURE_CONDITIONS_MAX_SIZE
 from webhook.validation._helpers import as_dict, as_list, as_str
-from webhook.validation.names import is_qualified_name
-
-BINDING_CONDITIONS_MAX_SIZE = 4
-BINDING_FAILURE_CONDITIONS_MAX_SIZE = 4
+from webhook.validation.names import validate_label_name
 
 
 def _validate_condition_list(items: list, max_size: int, path: Path) -> ErrorList:
@@ -17,11 +15,11 @@ def _validate_condition_list(items: list, max_size: int, path: Path) -> ErrorLis
     else:
         for i, item in enumerate(items):
             item = as_str(item)
-            errs.extend(invalid(path.index(i), item, m) for m in is_qualified_name(item))
+            errs.extend(validate_label_name(item, path.index(i)))
     return errs
 
 
-def validate_binding_conditions(obj: dict, path: Path) -> ErrorList:
+def validate_device_binding_parameters(obj: dict, path: Path) -> ErrorList:
     obj = as_dict(obj)
     conditions = as_list(obj.get("bindingConditions"))
     failures = as_list(obj.get("bindingFailureConditions"))

@@ -1,4 +1,4 @@
-"""ResourceClaim status rules (catalogue §3.4, RC-S02..RC-S30): upstream's validateResourceClaimStatusUpdate.
+"""ResourceClaim status rules: upstream's validateResourceClaimStatusUpdate and the functions it calls.
 
 Request names come from the claim's spec; on a status update the API server has already reset the
 spec to the stored one, so the new object's spec is used, as upstream does.
@@ -9,10 +9,20 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, forbidden, invalid, not_supported, required, too_long, too_many
+from webhook.limits import (
+    ALLOCATED_DEVICE_STATUS_DATA_MAX_LENGTH,
+    ALLOCATED_DEVICE_STATUS_MAX_CONDITIONS,
+    ALLOCATION_RESULTS_MAX_SIZE,
+    DEVICE_CONFIG_MAX_SIZE,
+    NETWORK_DEVICE_DATA_HARDWARE_ADDRESS_MAX_LENGTH,
+    NETWORK_DEVICE_DATA_INTERFACE_NAME_MAX_LENGTH,
+    NETWORK_DEVICE_DATA_MAX_IPS,
+    RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE,
+)
 from webhook.validation._helpers import as_dict, as_list, as_str, validate_set, validate_slice
-from webhook.validation.bindingconditions import validate_binding_conditions
+from webhook.validation.bindingconditions import validate_device_binding_parameters
 from webhook.validation.conditions import validate_conditions
-from webhook.validation.deviceclaim import DEVICE_CONFIG_MAX_SIZE, validate_allocation_request_refs
+from webhook.validation.deviceclaim import validate_allocation_request_refs
 from webhook.validation.deviceconfig import validate_device_configuration
 from webhook.validation.options import DEFAULT_OPTIONS, Options
 from webhook.validation.equality import semantic_equal
@@ -27,15 +37,8 @@ from webhook.validation.skipnodeoperations import validate_skip_node_operations
 from webhook.validation.tolerations import validate_device_tolerations
 from webhook.validation.uid import validate_uid
 
-RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE = 256
-ALLOCATION_RESULTS_MAX_SIZE = 32
 ALLOCATION_CONFIG_MAX_SIZE = 2 * DEVICE_CONFIG_MAX_SIZE  # class + claim
 ALLOCATION_CONFIG_SOURCES = ("FromClaim", "FromClass")
-ALLOCATED_DEVICE_STATUS_MAX_CONDITIONS = 8
-ALLOCATED_DEVICE_STATUS_DATA_MAX_LENGTH = 10 * 1024
-NETWORK_DEVICE_DATA_MAX_IPS = 16
-NETWORK_DEVICE_DATA_INTERFACE_NAME_MAX_LENGTH = 256
-NETWORK_DEVICE_DATA_HARDWARE_ADDRESS_MAX_LENGTH = 128
 
 SharedDeviceID = tuple[str, str, str, "str | None"]
 
@@ -135,7 +138,7 @@ def validate_device_request_allocation_result(result: Any, path: Path, names: Re
     errs.extend(validate_driver_name(as_str(result.get("driver")), path.child("driver")))
     errs.extend(validate_pool_name(as_str(result.get("pool")), path.child("pool")))
     errs.extend(validate_dns_label(as_str(result.get("device")), path.child("device")))
-    errs.extend(validate_binding_conditions(result, path))
+    errs.extend(validate_device_binding_parameters(result, path))
     if v137:  # 1.37 validates result tolerations like request tolerations
         errs.extend(validate_device_tolerations(result.get("tolerations"), path.child("tolerations")))
     share_id = result.get("shareID")

@@ -1,4 +1,4 @@
-"""metav1 ValidateConditions (catalogue B-20): `status.devices[].conditions`, DeviceTaintRule status."""
+"""metav1 ValidateConditions: `status.devices[].conditions`, DeviceTaintRule status."""
 
 from __future__ import annotations
 

@@ -14,12 +14,11 @@ from typing import Any
 
 from webhook import cel
 from webhook.field import ErrorList, Path, forbidden, invalid
+from webhook.limits import DEVICE_CLAIM_DERIVED_ATTRIBUTE_CEL_MAX_COST, DEVICE_DERIVED_ATTRIBUTES_MAX_SIZE
 from webhook.validation import declarative
 from webhook.validation._helpers import as_dict, as_list, as_str, validate_set
 from webhook.validation.options import Options
 
-DEVICE_DERIVED_ATTRIBUTES_MAX_SIZE = 32
-DEVICE_CLAIM_DERIVED_ATTRIBUTE_CEL_MAX_COST = 1_000_000
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""One device of a ResourceSlice (catalogue RD-01..RD-33, upstream validateDevice).
+"""One device of a ResourceSlice (upstream validateDevice).
 
 Written for speed on the common, valid case: name checks are cached (qualifiedname.py, names.py),
 and paths are only built when there is an error to report.
@@ -20,10 +20,20 @@ from webhook.field import (
     too_long,
     too_many,
 )
+from webhook.limits import (
+    ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH,
+    DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH,
+    DEVICE_TAINTS_MAX_LENGTH,
+    RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE,
+    RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE,
+    RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET,
+    RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION,
+    RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
+)
 from webhook.quantity import parse_json_quantity
-from webhook.validation._helpers import as_dict, as_list, as_str, materialise, truncate_key, validate_set
+from webhook.validation._helpers import as_dict, as_list, as_str, materialise, truncate_if_too_long, validate_set
 from webhook.validation import devicedeclarative
-from webhook.validation.bindingconditions import validate_binding_conditions
+from webhook.validation.bindingconditions import validate_device_binding_parameters
 from webhook.validation.equality import semantic_equal
 from webhook.validation.names import (
     byte_len,
@@ -35,23 +45,11 @@ from webhook.validation.names import (
 from webhook.validation.nodeallocatable import validate_node_allocatable_resources
 from webhook.validation.nodeselector import validate_node_selector
 from webhook.validation.options import DEFAULT_OPTIONS, Options
-from webhook.validation.qualifiedname import DEVICE_MAX_ID_LENGTH, qualified_name_problems
+from webhook.validation.qualifiedname import qualified_name_problems
 from webhook.validation.requestpolicy import validate_request_policy
 from webhook.validation.taints import validate_device_taint
 
-RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE = 32
-RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE = 48
-RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE = 2
-RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION = 32
-RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET = 32
-DEVICE_TAINTS_MAX_LENGTH = 16
-DEVICE_MAX_DOMAIN_LENGTH = 63
-DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH = 64
-ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH = DEVICE_MAX_DOMAIN_LENGTH + 1 + DEVICE_MAX_ID_LENGTH
-
-_SCALAR_FIELDS = ("bool", "int", "string", "version")
 _LIST_FIELDS = ("bools", "ints", "strings", "versions")
-_ATTRIBUTE_FIELDS = frozenset(_SCALAR_FIELDS + _LIST_FIELDS)
 
 _NUMERIC_IDENTIFIER = r"(0|[1-9]\d*)"
 _PRE_RELEASE_IDENTIFIER = r"(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)"
@@ -80,13 +78,13 @@ def num_entries_device_attribute(attributes: dict) -> int:
     return total
 
 
-def _validate_string_value(value: Any, path_fn) -> ErrorList:
+def validate_device_attribute_string_value(value: Any, path_fn) -> ErrorList:
     if isinstance(value, str) and byte_len(value) > DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH:
         return [too_long(path_fn(), "", DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH)]
     return []
 
 
-def _validate_version_value(value: Any, path_fn) -> ErrorList:
+def validate_device_attribute_version_value(value: Any, path_fn) -> ErrorList:
     value = as_str(value)
     errs: ErrorList = []
     if not _SEMVER.fullmatch(value):
@@ -106,10 +104,10 @@ def validate_device_attribute(attribute: Any, path: Path) -> ErrorList:
         num_fields += 1
     if (value := attribute.get("string")) is not None:
         num_fields += 1
-        errs.extend(_validate_string_value(value, lambda: path.child("string")))
+        errs.extend(validate_device_attribute_string_value(value, lambda: path.child("string")))
     if (value := attribute.get("version")) is not None:
         num_fields += 1
-        errs.extend(_validate_version_value(value, lambda: path.child("version")))
+        errs.extend(validate_device_attribute_version_value(value, lambda: path.child("version")))
     for name in _LIST_FIELDS:
         items = attribute.get(name)
         if items is None:
@@ -120,10 +118,10 @@ def validate_device_attribute(attribute: Any, path: Path) -> ErrorList:
             errs.append(invalid(path.child(name), [], "must not be empty if specified"))
         if name == "strings":
             for i, item in enumerate(items):
-                errs.extend(_validate_string_value(item, lambda i=i: path.child("strings").index(i)))
+                errs.extend(validate_device_attribute_string_value(item, lambda i=i: path.child("strings").index(i)))
         elif name == "versions":
             for i, item in enumerate(items):
-                errs.extend(_validate_version_value(item, lambda i=i: path.child("versions").index(i)))
+                errs.extend(validate_device_attribute_version_value(item, lambda i=i: path.child("versions").index(i)))
     if num_fields == 0:
         errs.append(invalid(path, "", "exactly one value must be specified"))
     elif num_fields > 1:
@@ -169,7 +167,7 @@ def _validate_attributes(attributes: dict, path: Path) -> tuple[ErrorList, int]:
         num_values += num_entries_device_attribute({key: attribute})
         map_path = map_path or path.child("attributes")
         errs.extend(validate_device_attribute(
-            attribute, map_path.key(truncate_key(key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH))))
+            attribute, map_path.key(truncate_if_too_long(key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH))))
     return errs, num_values
 
 
@@ -197,7 +195,8 @@ def _validate_capacity(capacity: dict, allow_multiple_allocations: bool, path: P
         if policy is None:
             continue
         map_path = map_path or path.child("capacity")
-        policy_path = map_path.key(truncate_key(key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH)).child("requestPolicy")
+        key_path = map_path.key(truncate_if_too_long(key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH))
+        policy_path = key_path.child("requestPolicy")
         if allow_multiple_allocations:
             errs.extend(validate_request_policy(parse_json_quantity(entry.get("value")), as_dict(policy), policy_path,
                                                 opts.profile))
@@ -379,15 +378,14 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
     errs.extend(_validate_node_selection(device, per_device_node_selection, path))
 
     if device.get("bindingConditions") or device.get("bindingFailureConditions"):
-        errs.extend(validate_binding_conditions(device, path))
+        errs.extend(validate_device_binding_parameters(device, path))
     if v137:
         resources = device.get("nodeAllocatableResources")
         if isinstance(resources, dict) and resources:
             errs.extend(validate_node_allocatable_resources(resources, device.get("capacity"),
                                                             path.child("nodeAllocatableResources"), declarative_rules))
         if declarative_rules:
-            errs.extend(devicedeclarative.declarative_device_rules(device, path,
-                                                                   ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH))
+            errs.extend(devicedeclarative.declarative_device_rules(device, path))
         return errs
     mappings = device.get("nodeAllocatableResourceMappings")
     if isinstance(mappings, dict) and mappings:

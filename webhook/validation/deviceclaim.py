@@ -1,4 +1,4 @@
-"""DeviceClaim rules shared by ResourceClaim and ResourceClaimTemplate (catalogue §3.1, RC-01..RC-30).
+"""DeviceClaim rules shared by ResourceClaim and ResourceClaimTemplate (upstream validateDeviceClaim).
 
 Ported from upstream's validateDeviceClaim and the functions it calls, in the same order, so the
 error list comes out in the API server's order. `opts.stored` selects the CEL environment and skips the
@@ -10,6 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, invalid, not_supported, required
+from webhook.limits import (
+    DEVICE_CONFIG_MAX_SIZE,
+    DEVICE_CONSTRAINTS_MAX_SIZE,
+    DEVICE_REQUESTS_MAX_SIZE,
+    FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE,
+)
 from webhook.validation import declarative
 from webhook.validation._helpers import as_dict, as_int, as_list, as_str, validate_set, validate_slice
 from webhook.validation.derivedattributes import (
@@ -26,10 +32,6 @@ from webhook.validation.requestref import RequestNames, gather_request_names, va
 from webhook.validation.selectors import validate_selector_slice
 from webhook.validation.tolerations import validate_device_tolerations
 
-DEVICE_REQUESTS_MAX_SIZE = 32
-DEVICE_CONSTRAINTS_MAX_SIZE = 32
-DEVICE_CONFIG_MAX_SIZE = 32
-FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE = 8
 ALLOCATION_MODES = ("All", "ExactCount")
 
 

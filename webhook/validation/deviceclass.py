@@ -1,4 +1,4 @@
-"""DeviceClass validation (catalogue §5).
+"""DeviceClass validation (ValidateDeviceClass, ValidateDeviceClassUpdate).
 
 Update runs ValidateDeviceClassUpdate(new, old) alone. It re-validates the metadata (create rules
 plus update rules) and the spec, the latter with "stored" semantics for a selectors or config list
@@ -13,14 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, invalid
+from webhook.limits import DEVICE_CONFIG_MAX_SIZE, DEVICE_SELECTORS_MAX_SIZE
 from webhook.validation._helpers import as_dict, as_list, validate_slice
-from webhook.validation.deviceclaim import DEVICE_CONFIG_MAX_SIZE
 from webhook.validation.deviceconfig import validate_device_configuration
 from webhook.validation.equality import semantic_equal
 from webhook.validation.meta import validate_object_meta_update, validate_object_meta_with_opts
 from webhook.validation.names import is_native_resource, is_qualified_name
 from webhook.validation.options import DEFAULT_OPTIONS, Options
-from webhook.validation.selectors import DEVICE_SELECTORS_MAX_SIZE, validate_selector
+from webhook.validation.selectors import validate_selector
 
 DEFAULT_RESOURCE_REQUESTS_PREFIX = "requests."
 
@@ -50,24 +50,14 @@ def validate_device_class_spec(spec: Any, old_spec: Any, path: Path, opts: Optio
     return errs
 
 
-def validate_device_class_only(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
-    """Upstream's ValidateDeviceClass."""
+def validate_device_class(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_object_meta_with_opts(obj.get("metadata"), namespaced=False)
     errs.extend(validate_device_class_spec(obj.get("spec"), None, Path("spec"), opts))
     return errs
 
 
-def validate_device_class_update_only(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
-    """Upstream's ValidateDeviceClassUpdate."""
+def validate_device_class_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_object_meta_with_opts(new.get("metadata"), namespaced=False)
     errs.extend(validate_object_meta_update(new.get("metadata"), old.get("metadata")))
     errs.extend(validate_device_class_spec(new.get("spec"), as_dict(old.get("spec")), Path("spec"), opts))
     return errs
-
-
-def validate_device_class(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
-    return validate_device_class_only(obj, opts)
-
-
-def validate_device_class_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
-    return validate_device_class_update_only(new, old, opts)

@@ -5,13 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, required
+from webhook.limits import OPAQUE_PARAMETERS_MAX_LENGTH
 from webhook.validation._helpers import as_str
 from webhook.validation.names import validate_driver_name
 from webhook.validation.options import Options
 from webhook.validation.rawjson import validate_raw_extension
-
-OPAQUE_PARAMETERS_MAX_LENGTH = 10 * 1024
-_ABSENT = object()
 
 
 def validate_opaque_configuration(opaque: dict, path: Path, opts: Options) -> ErrorList:

@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, invalid, required
+from webhook.limits import ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH, DEVICE_COMPATIBILITY_GROUPS_MAX_SIZE
 from webhook.validation import declarative
 from webhook.validation._helpers import as_dict, as_list, as_str
 from webhook.validation.taints import VALID_DEVICE_TAINT_EFFECTS
 
-DEVICE_COMPATIBILITY_GROUPS_MAX_SIZE = 2
 _ATTRIBUTE_VALUE_FIELDS = ("bool", "int", "string", "version", "bools", "ints", "strings", "versions")
 
 
@@ -30,7 +30,7 @@ def validate_compatibility_groups(groups: Any, path: Path) -> ErrorList:
     return errs
 
 
-def declarative_device_rules(device: dict, path: Path, max_key_length: int) -> ErrorList:
+def declarative_device_rules(device: dict, path: Path) -> ErrorList:
     """1.37: declarative rules inside a device without a hand-written twin that ran here.
 
     `spec.devices` is an atomic list, so declarative validation sees no old device: a taint effect
@@ -44,7 +44,7 @@ def declarative_device_rules(device: dict, path: Path, max_key_length: int) -> E
                                                       .child("compatibilityGroups")))
     for key, attribute in as_dict(device.get("attributes")).items():
         # Hand-written validation reports the attribute union at a shortened key; this is its twin.
-        if len(key) > max_key_length:
+        if len(key) > ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH:
             attribute = as_dict(attribute)
             if sum(attribute.get(name) is not None for name in _ATTRIBUTE_VALUE_FIELDS) != 1:
                 value = attribute if attribute else ""

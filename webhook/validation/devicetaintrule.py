@@ -1,4 +1,4 @@
-"""DeviceTaintRule validation (catalogue §6), served as v1beta2 and v1alpha3.
+"""DeviceTaintRule validation (ValidateDeviceTaintRule and its update functions), served as v1beta2 and v1alpha3.
 
 The taint itself goes through the shared validate_device_taint (also used for ResourceSlice
 devices); its effect is only checked when new or changed.
@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, too_many
+from webhook.limits import DEVICE_TAINT_RULE_STATUS_MAX_CONDITIONS
 from webhook.validation._helpers import as_dict
 from webhook.validation.conditions import validate_conditions
 from webhook.validation.options import DEFAULT_OPTIONS, Options
@@ -16,8 +17,6 @@ from webhook.validation.meta import validate_object_meta, validate_object_meta_u
 from webhook.validation.names import validate_dns_label, validate_driver_name
 from webhook.validation.poolname import validate_pool_name
 from webhook.validation.taints import validate_device_taint
-
-DEVICE_TAINT_RULE_STATUS_MAX_CONDITIONS = 8
 
 
 def validate_device_taint_selector(selector: Any, path: Path) -> ErrorList:

@@ -1,4 +1,4 @@
-"""ObjectMeta validation (catalogue B-21..B-25): apimachinery's objectmeta.go plus core's finalizer rule.
+"""ObjectMeta validation: apimachinery's objectmeta.go plus core's finalizer rule (validateKubeFinalizerName).
 
 Metadata arrives as the JSON dict of the object's `metadata`; absent fields are Go zero values.
 """
@@ -47,7 +47,7 @@ def _str(meta: dict, key: str) -> str:
 
 
 def validate_immutable(new: Any, old: Any, path: Path) -> ErrorList:
-    """B-25: semantic deep-equal; the caller normalises values that compare by meaning (quantities)."""
+    """ValidateImmutableField: semantic deep-equal; callers normalise values compared by meaning (quantities)."""
     if new != old:
         return [invalid(path, new, FIELD_IMMUTABLE)]
     return []
@@ -179,7 +179,7 @@ def _validate_common(meta: dict, namespaced: bool, path: Path) -> ErrorList:
 
 def validate_object_meta(meta: dict | None, namespaced: bool, name_fn: NameFunc = name_is_dns_subdomain,
                          path: Path | None = None) -> ErrorList:
-    """B-21: core's ValidateObjectMeta (create)."""
+    """core's ValidateObjectMeta (create)."""
     meta = meta or {}
     path = path or Path("metadata")
     errs: ErrorList = []
@@ -197,7 +197,7 @@ def validate_object_meta(meta: dict | None, namespaced: bool, name_fn: NameFunc 
 
 
 def validate_object_meta_with_opts(meta: dict | None, namespaced: bool, path: Path | None = None) -> ErrorList:
-    """B-22: ValidateObjectMetaWithOpts as DeviceClass uses it (name a DNS subdomain, no generateName check)."""
+    """ValidateObjectMetaWithOpts as DeviceClass uses it (name a DNS subdomain, no generateName check)."""
     meta = meta or {}
     path = path or Path("metadata")
     errs: ErrorList = []
@@ -215,7 +215,7 @@ def validate_object_meta_with_opts(meta: dict | None, namespaced: bool, path: Pa
 
 
 def validate_object_meta_update(new: dict | None, old: dict | None, path: Path | None = None) -> ErrorList:
-    """B-23: core's ValidateObjectMetaUpdate."""
+    """core's ValidateObjectMetaUpdate."""
     new, old = new or {}, old or {}
     path = path or Path("metadata")
     errs: ErrorList = []
@@ -251,7 +251,7 @@ _TEMPLATE_FORBIDDEN = (
 
 
 def validate_template_object_meta(meta: dict | None, path: Path) -> ErrorList:
-    """B-24: `spec.metadata` of a ResourceClaimTemplate: only labels and annotations may be set."""
+    """core's ValidateTemplateObjectMeta (`spec.metadata` of a template): only labels and annotations may be set."""
     meta = meta or {}
     errs = validate_annotations(meta.get("annotations"), path.child("annotations"))
     errs.extend(validate_labels(meta.get("labels"), path.child("labels")))

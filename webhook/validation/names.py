@@ -1,4 +1,4 @@
-"""Name formats of apimachinery's validation and content packages (B-01..B-10 of the catalogue).
+"""Name formats of apimachinery's validation and content packages (IsDNS1123Label, IsQualifiedName, ...).
 
 `is_*` functions return the list of failure messages, like Go's `IsDNS1123Label` etc.
 `validate_*` functions turn them into field errors at a path. Lengths are in bytes, as in Go,
@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 
 from webhook.field import ErrorList, Path, invalid, required
+from webhook.limits import DRIVER_NAME_MAX_LENGTH
 from webhook.validation._helpers import Problem, materialise
 
 DNS1123_LABEL_MAX_LENGTH = 63
@@ -148,7 +149,8 @@ def validate_dns_subdomain(value: str, path: Path) -> ErrorList:
     return [invalid(path, value, m) for m in is_dns1123_subdomain(value)]
 
 
-def validate_qualified_name(value: str, path: Path) -> ErrorList:
+def validate_label_name(value: str, path: Path) -> ErrorList:
+    """metav1validation.ValidateLabelName: label keys, taint and toleration keys, binding conditions."""
     return [invalid(path, value, m) for m in is_qualified_name(value)]
 
 
@@ -157,11 +159,8 @@ def validate_label_value(value: str, path: Path) -> ErrorList:
 
 
 def validate_node_name(value: str, path: Path) -> ErrorList:
-    """B-05: a node name is a DNS subdomain."""
+    """validateNodeName: a node name is a DNS subdomain (core's ValidateNodeName)."""
     return validate_dns_subdomain(value, path)
-
-
-DRIVER_NAME_MAX_LENGTH = 63
 
 
 @lru_cache(maxsize=8192)
@@ -175,7 +174,7 @@ def driver_name_problems(value: str) -> tuple[Problem, ...]:
 
 
 def validate_driver_name(value: str, path: Path) -> ErrorList:
-    """B-03 (ValidateCSIDriverName as 1.36 uses it): Required when empty, upper case allowed."""
+    """validateDriverName (core's ValidateCSIDriverName as 1.36 uses it): Required when empty, upper case allowed."""
     if not value:
         return [required(path, "")]
     return materialise(driver_name_problems(value), path)

@@ -1,4 +1,4 @@
-"""core's ValidateNodeSelector (catalogue B-11), with invalid label values not tolerated.
+"""core's ValidateNodeSelector, with invalid label values not tolerated.
 
 No exactly-one-term rule here: ResourceSlice adds that itself at the spec level.
 """

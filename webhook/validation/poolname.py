@@ -1,11 +1,10 @@
-"""validatePoolName (catalogue B-04): Required when empty, TooLong over 253, each '/' segment a DNS subdomain."""
+"""validatePoolName: Required when empty, TooLong over 253, each '/' segment a DNS subdomain."""
 
 from __future__ import annotations
 
 from webhook.field import ErrorList, Path, required, too_long
+from webhook.limits import POOL_NAME_MAX_LENGTH
 from webhook.validation.names import byte_len, validate_dns_subdomain
-
-POOL_NAME_MAX_LENGTH = 253
 
 
 def validate_pool_name(name: str, path: Path) -> ErrorList:

@@ -1,4 +1,4 @@
-"""Attribute names (catalogue B-07/B-08): validateQualifiedName and validateFullyQualifiedName.
+"""Attribute names: validateQualifiedName and validateFullyQualifiedName.
 
 A name is `<C identifier>` or `<driver-like domain>/<C identifier>`; three or more parts are
 accepted without error, as upstream does.
@@ -12,14 +12,14 @@ from __future__ import annotations
 from functools import lru_cache
 
 from webhook.field import ErrorList, Path, invalid
+from webhook.limits import DEVICE_MAX_ID_LENGTH
 from webhook.validation._helpers import Problem, materialise
 from webhook.validation.names import byte_len, driver_name_problems, is_c_identifier
-
-DEVICE_MAX_ID_LENGTH = 32
 
 
 @lru_cache(maxsize=8192)
 def c_identifier_problems(value: str) -> tuple[Problem, ...]:
+    """validateCIdentifier, as cacheable problems (see _helpers.materialise)."""
     problems: list[Problem] = []
     if byte_len(value) > DEVICE_MAX_ID_LENGTH:
         problems.append(("TooLong", "", str(DEVICE_MAX_ID_LENGTH)))
@@ -48,17 +48,13 @@ def qualified_name_problems(name: str) -> tuple[Problem, ...]:
     return tuple(problems)
 
 
-def validate_c_identifier(value: str, path: Path) -> ErrorList:
-    return materialise(c_identifier_problems(value), path)
-
-
-def validate_resource_qualified_name(name: str, path: Path) -> ErrorList:
-    """Upstream's validateQualifiedName (names.validate_qualified_name is the label-key one)."""
+def validate_qualified_name(name: str, path: Path) -> ErrorList:
+    """DRA's validateQualifiedName (attribute and capacity names), not apimachinery's label-key rule."""
     return materialise(qualified_name_problems(name), path)
 
 
 def validate_fully_qualified_name(name: str, path: Path) -> ErrorList:
-    errs = validate_resource_qualified_name(name, path)
+    errs = validate_qualified_name(name, path)
     if "/" not in name:
         errs.append(invalid(path, name, "a fully qualified name must be a domain and a name separated by a slash"))
     return errs

@@ -1,4 +1,4 @@
-"""runtime.RawExtension checks (catalogue B-13): opaque `parameters` and `status.devices[].data`.
+"""validateRawExtension: opaque `parameters` and `status.devices[].data`.
 
 The webhook sees the parsed JSON value, not the bytes the client sent. The size is measured on the
 compact JSON encoding of that value, which is how the API server re-encodes it for admission.

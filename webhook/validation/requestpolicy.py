@@ -1,4 +1,4 @@
-"""Capacity requestPolicy of a multi-allocatable device (catalogue §9, upstream validateRequestPolicy).
+"""Capacity requestPolicy of a multi-allocatable device (upstream validateRequestPolicy).
 
 Quantities compare exactly; `validValues` duplicates and step multiples use `Value()` (rounded up).
 The 1.36 quirks are kept under 1.36: `default < min` is reported at `validRange.min` and `default >
@@ -10,11 +10,11 @@ computes in milli-units and finds `validValues` duplicates by exact value.
 from __future__ import annotations
 
 from webhook.field import ErrorList, Path, duplicate, forbidden, internal_error, invalid, required, too_many
+from webhook.limits import CAPACITY_REQUEST_POLICY_DISCRETE_MAX_OPTIONS
 from webhook.validation._helpers import as_dict, as_list
 from webhook.profile import DEFAULT, Profile
 from webhook.quantity import Quantity, parse_json_quantity
 
-CAPACITY_REQUEST_POLICY_DISCRETE_MAX_OPTIONS = 10
 INT64_MAX = 2**63 - 1
 IS_NEGATIVE_ERROR_MSG = "must be greater than or equal to 0"  # apimachineryvalidation.IsNegativeErrorMsg
 BOUND_OVER_INT64_MESSAGE = f"must not be larger than {INT64_MAX}"
@@ -35,11 +35,11 @@ def validate_request_policy(max_capacity: Quantity | None, policy: dict, path: P
     if valid_values and valid_range is not None:
         return [forbidden(path, 'exactly one policy can be specified, cannot specify "validValues" and '
                                 '"validRange" at the same time')]
-    return _validate_valid_request_values(max_capacity, policy, valid_values, valid_range, path, profile)
+    return validate_valid_request_values(max_capacity, policy, valid_values, valid_range, path, profile)
 
 
-def _validate_valid_request_values(max_capacity: Quantity | None, policy: dict, valid_values: list,
-                                   valid_range: object, path: Path, profile: Profile) -> ErrorList:
+def validate_valid_request_values(max_capacity: Quantity | None, policy: dict, valid_values: list,
+                                  valid_range: object, path: Path, profile: Profile = DEFAULT) -> ErrorList:
     default = policy.get("default")
     if valid_values:
         if default is None:
@@ -124,14 +124,14 @@ def validate_request_policy_range(default: Quantity | None, max_capacity: Quanti
         if added > max_capacity:
             errs.append(invalid(step_path, str(step),
                                 f"one step {added} is larger than capacity value: {max_capacity}"))
-        errs.extend(_validate_request_policy_range_step(default, minimum, step, step_path))
+        errs.extend(validate_request_policy_range_step(default, minimum, step, step_path))
         if maximum is not None:
-            errs.extend(_validate_request_policy_range_step(maximum, minimum, step, step_path))
+            errs.extend(validate_request_policy_range_step(maximum, minimum, step, step_path))
     return errs
 
 
-def _validate_request_policy_range_step(value: Quantity, minimum: Quantity, step: Quantity,
-                                        path: Path) -> ErrorList:
+def validate_request_policy_range_step(value: Quantity, minimum: Quantity, step: Quantity,
+                                       path: Path) -> ErrorList:
     step_val = step.value_int()
     if step_val == 0:
         # Upstream divides by zero here (a server-side panic, so the request fails). Reject it too.

@@ -1,4 +1,4 @@
-"""Request names of a claim and references to them (catalogue B-14).
+"""Request names of a claim and references to them (gatherRequestNames, validateRequestNameRef).
 
 `gather_request_names` mirrors upstream's gatherRequestNames: a request without `firstAvailable`
 maps to None, one with `firstAvailable` to the set of its subrequest names.

@@ -1,4 +1,4 @@
-"""ResourceClaim validation (catalogue §3): create, update of the main resource, status update.
+"""ResourceClaim validation: create, update of the main resource, status update.
 
 Composition follows the registry strategy: create is ValidateResourceClaim, update is
 ValidateResourceClaimUpdate (the spec is immutable and not re-validated), status is

@@ -1,4 +1,4 @@
-"""ResourceClaimTemplate validation (catalogue §4).
+"""ResourceClaimTemplate validation (ValidateResourceClaimTemplate, ValidateResourceClaimTemplateUpdate).
 
 Update follows the registry strategy: the full create validation of the new object, then
 ValidateResourceClaimTemplateUpdate (metadata update rules and an immutable spec).
@@ -29,8 +29,7 @@ def validate_resource_claim_template_spec(spec: Any, path: Path, opts: Options) 
     return errs
 
 
-def validate_resource_claim_template_only(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
-    """Upstream's ValidateResourceClaimTemplate."""
+def validate_resource_claim_template(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_object_meta(obj.get("metadata"), namespaced=True)
     errs.extend(validate_resource_claim_template_spec(obj.get("spec"), Path("spec"), opts.with_stored(False)))
     return errs
@@ -44,13 +43,9 @@ def validate_resource_claim_template_update_only(new: dict, old: dict) -> ErrorL
     return errs
 
 
-def validate_resource_claim_template(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
-    return validate_resource_claim_template_only(obj, opts)
-
-
 def validate_resource_claim_template_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     """As the registry strategy composes it: create validation of `new`, then the update rules."""
-    return validate_resource_claim_template_only(new, opts) + validate_resource_claim_template_update_only(new, old)
+    return validate_resource_claim_template(new, opts) + validate_resource_claim_template_update_only(new, old)
 
 
 def resource_claim_template_warnings(obj: dict, old: dict | None) -> list[str]:

@@ -1,4 +1,4 @@
-"""ResourceSlice validation (catalogue §2; upstream ValidateResourceSlice / ValidateResourceSliceUpdate).
+"""ResourceSlice validation (upstream ValidateResourceSlice / ValidateResourceSliceUpdate).
 
 Checks run in upstream order so error lists come out in the same order (Go map iteration aside).
 """
@@ -6,6 +6,11 @@ Checks run in upstream order so error lists come out in the same order (Go map i
 from __future__ import annotations
 
 from webhook.field import ErrorList, Path, forbidden, invalid, required, too_many
+from webhook.limits import (
+    RESOURCE_SLICE_MAX_COUNTER_SETS,
+    RESOURCE_SLICE_MAX_DEVICES,
+    RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES,
+)
 from webhook.validation._helpers import as_dict, as_int, as_list, as_str, validate_set
 from webhook.validation import declarative
 from webhook.validation.device import has_list_attribute, validate_counter_set, validate_device
@@ -17,10 +22,6 @@ from webhook.validation.nodeselector import validate_node_selector
 from webhook.validation.poolname import validate_pool_name
 from webhook.validation.qualifiedname import qualified_name_problems
 from webhook.validation.skipnodeoperations import validate_skip_node_operations
-
-RESOURCE_SLICE_MAX_DEVICES = 128
-RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES = 64
-RESOURCE_SLICE_MAX_COUNTER_SETS = 8
 
 _NODE_SELECTION_FIELDS = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
 
@@ -46,7 +47,7 @@ def resource_slice_warnings(new: dict, old: dict | None) -> list[str]:
     return []
 
 
-def _validate_resource_pool(pool: dict, path: Path) -> ErrorList:
+def validate_resource_pool(pool: dict, path: Path) -> ErrorList:
     errs = validate_pool_name(as_str(pool.get("name")), path.child("name"))
     count = as_int(pool.get("resourceSliceCount"))
     if count <= 0:
@@ -66,7 +67,7 @@ def _have_advanced_features(devices: list) -> bool:
     return any(has_list_attribute(as_dict(as_dict(device).get("attributes"))) for device in devices)
 
 
-def _lookup_device(old_spec: dict | None, name: str) -> dict | None:
+def lookup_device(old_spec: dict | None, name: str) -> dict | None:
     if old_spec is None:
         return None
     for device in as_list(old_spec.get("devices")):
@@ -79,7 +80,7 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path,
                                  opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_driver_name(as_str(spec.get("driver")), path.child("driver"))
     pool = as_dict(spec.get("pool"))
-    errs.extend(_validate_resource_pool(pool, path.child("pool")))
+    errs.extend(validate_resource_pool(pool, path.child("pool")))
     if old_spec is not None:
         old_pool = as_dict(old_spec.get("pool"))
         errs.extend(validate_immutable(as_str(pool.get("name")), as_str(old_pool.get("name")),
@@ -138,7 +139,7 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path,
         errs.extend(validate_set(
             devices, max_devices,
             lambda device, p: validate_device(
-                device, _lookup_device(old_spec, as_str(as_dict(device).get("name"))), p, per_device_node_selection,
+                device, lookup_device(old_spec, as_str(as_dict(device).get("name"))), p, per_device_node_selection,
                 opts, declarative_rules),
             lambda device: as_str(as_dict(device).get("name")),
             devices_path))

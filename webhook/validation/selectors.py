@@ -9,10 +9,9 @@ from typing import Any
 
 from webhook import cel
 from webhook.field import ErrorList, Path, required
+from webhook.limits import DEVICE_SELECTORS_MAX_SIZE
 from webhook.validation._helpers import as_dict, as_str, validate_slice
 from webhook.validation.options import Options
-
-DEVICE_SELECTORS_MAX_SIZE = 32
 
 
 def validate_selector(selector: Any, path: Path, opts: Options) -> ErrorList:

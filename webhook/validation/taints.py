@@ -1,10 +1,10 @@
-"""validateDeviceTaint (catalogue B-18), shared by ResourceSlice devices and DeviceTaintRule."""
+"""validateDeviceTaint, shared by ResourceSlice devices and DeviceTaintRule."""
 
 from __future__ import annotations
 
-from webhook.field import ErrorList, Path, invalid, not_supported, required
+from webhook.field import ErrorList, Path, not_supported, required
 from webhook.validation._helpers import as_dict, as_str
-from webhook.validation.names import is_label_value, is_qualified_name
+from webhook.validation.names import validate_label_name, validate_label_value
 
 DEVICE_TAINT_EFFECT_NO_SCHEDULE = "NoSchedule"
 DEVICE_TAINT_EFFECT_NO_EXECUTE = "NoExecute"
@@ -18,10 +18,10 @@ def validate_device_taint(taint: dict, old_taint: dict | None, path: Path) -> Er
     taint = as_dict(taint)
     errs: ErrorList = []
     key = as_str(taint.get("key"))
-    errs.extend(invalid(path.child("key"), key, m) for m in is_qualified_name(key))
+    errs.extend(validate_label_name(key, path.child("key")))
     value = as_str(taint.get("value"))
     if value:
-        errs.extend(invalid(path.child("value"), value, m) for m in is_label_value(value))
+        errs.extend(validate_label_value(value, path.child("value")))
     effect = as_str(taint.get("effect"))
     if old_taint is None or as_str(old_taint.get("effect") if isinstance(old_taint, dict) else None) != effect:
         if effect == "":

@@ -1,4 +1,4 @@
-"""validateDeviceToleration (catalogue B-17): tolerations of requests and subrequests.
+"""validateDeviceToleration: tolerations of requests and subrequests.
 
 Not checked upstream (so not here): an empty key with `Equal`, `tolerationSeconds`, and the
 documented maximum of 16 tolerations.
@@ -10,7 +10,7 @@ from typing import Any
 
 from webhook.field import ErrorList, Path, invalid, not_supported, required
 from webhook.validation._helpers import as_dict, as_list, as_str
-from webhook.validation.names import is_label_value, is_qualified_name
+from webhook.validation.names import validate_label_name, validate_label_value
 
 TOLERATION_OPERATORS = ("Equal", "Exists")
 DEVICE_TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")  # sorted, as sets.List renders them
@@ -21,13 +21,13 @@ def validate_device_toleration(toleration: Any, path: Path) -> ErrorList:
     errs: ErrorList = []
     key = as_str(toleration.get("key"))
     if key:
-        errs.extend(invalid(path.child("key"), key, m) for m in is_qualified_name(key))
+        errs.extend(validate_label_name(key, path.child("key")))
     operator, value = as_str(toleration.get("operator")), as_str(toleration.get("value"))
     if operator == "Exists":
         if value:
             errs.append(invalid(path.child("value"), value, "must be empty for operator `Exists`"))
     elif operator == "Equal":
-        errs.extend(invalid(path.child("value"), value, m) for m in is_label_value(value))
+        errs.extend(validate_label_value(value, path.child("value")))
     elif operator == "":
         errs.append(required(path.child("operator"), ""))
     else:

@@ -1,4 +1,4 @@
-"""UID check of `shareID` (catalogue B-12): google/uuid's Validate plus the normalized-form rule."""
+"""validateUID, the check of `shareID`: google/uuid's Validate plus the normalized-form rule."""
 
 from __future__ import annotations
 
