@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-ALLOCATION_RESULTS_MAX_SIZE = 32  # resource/v1 AllocationResultsMaxSize
+from webhook.limits import ALLOCATION_RESULTS_MAX_SIZE
+
+__all__ = ["ALLOCATION_RESULTS_MAX_SIZE", "AllocationError", "Candidate", "ResultMaxSizeExceeded", "claim_ref"]
 
 
 class AllocationError(Exception):
