@@ -151,11 +151,11 @@ def milli_value(q: Quantity) -> int | None:
     return int(milli)
 
 
-def _is_fractional(q: Quantity) -> bool:
+def is_fractional_quantity(q: Quantity) -> bool:
     return q.value != q.value.to_integral_value(rounding="ROUND_DOWN")
 
 
-def _int64_range(q: Quantity, path: Path) -> ErrorList:
+def validate_int64_range(q: Quantity, path: Path) -> ErrorList:
     """validateInt64Range: where Quantity.Value() can be reasoned about."""
     if q.sign() < 0:
         return [invalid(path, str(q), IS_NEGATIVE_ERROR_MSG)]
@@ -189,7 +189,7 @@ def validate_request_policy_range_1_37(default: Quantity | None, max_capacity: Q
     use_milli = False
     if profile.gate("DRAFractionalCapacityRange"):
         # The default is not part of the range, but a fractional default needs milli arithmetic too.
-        use_milli = any(q is not None and _is_fractional(q) for _, q in named)
+        use_milli = any(q is not None and is_fractional_quantity(q) for _, q in named)
         if use_milli:
             unsafe = [invalid(path.child(name), str(q), "value cannot be represented as a milli value")
                       for name, q in named if q is not None and milli_value(q) is None]
@@ -205,16 +205,16 @@ def validate_request_policy_range_1_37(default: Quantity | None, max_capacity: Q
     if added > max_capacity:
         errs.append(invalid(step_path, str(step), f"one step {added} is larger than capacity value: {max_capacity}"))
     if not use_milli:
-        bounds = [e for name, q in named if q is not None for e in _int64_range(q, path.child(name))]
+        bounds = [e for name, q in named if q is not None for e in validate_int64_range(q, path.child(name))]
         if bounds:
             return errs + bounds
-    errs.extend(_range_step_1_37(default, minimum, step, use_milli, step_path))
+    errs.extend(validate_request_policy_range_step_1_37(default, minimum, step, use_milli, step_path))
     if maximum is not None:
-        errs.extend(_range_step_1_37(maximum, minimum, step, use_milli, step_path))
+        errs.extend(validate_request_policy_range_step_1_37(maximum, minimum, step, use_milli, step_path))
     return errs
 
 
-def _range_step_1_37(value: Quantity, minimum: Quantity, step: Quantity, use_milli: bool, path: Path) -> ErrorList:
+def validate_request_policy_range_step_1_37(value: Quantity, minimum: Quantity, step: Quantity, use_milli: bool, path: Path) -> ErrorList:
     if use_milli:
         step_val, min_val, val = milli_value(step), milli_value(minimum), milli_value(value)
     else:

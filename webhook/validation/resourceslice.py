@@ -178,7 +178,7 @@ def _have_consumes_counters(devices: list) -> bool:
     return any(as_list(as_dict(device).get("consumesCounters")) for device in devices)
 
 
-def _lookup_qualified_attribute(attributes: dict, name: str, bare_name: str) -> tuple[object, bool]:
+def lookup_qualified_attribute(attributes: dict, name: str, bare_name: str) -> tuple[object, bool]:
     """The attribute under its full name, else (same driver domain) under the bare name."""
     if name in attributes:
         return attributes[name], True
@@ -204,7 +204,7 @@ def validate_partition_type_attribute(spec: dict, name: str, path: Path) -> Erro
         if not as_list(device.get("consumesCounters")):
             continue
         attr_path = path.child("devices").index(i).child("attributes").key(name)
-        attribute, found = _lookup_qualified_attribute(as_dict(device.get("attributes")), name, bare_name)
+        attribute, found = lookup_qualified_attribute(as_dict(device.get("attributes")), name, bare_name)
         if not found:
             errs.append(required(attr_path, "device consumes counters and `partitionTypeAttribute` names this "
                                             "attribute, so it must be set"))
