@@ -214,7 +214,8 @@ def validate_request_policy_range_1_37(default: Quantity | None, max_capacity: Q
     return errs
 
 
-def validate_request_policy_range_step_1_37(value: Quantity, minimum: Quantity, step: Quantity, use_milli: bool, path: Path) -> ErrorList:
+def validate_request_policy_range_step_1_37(value: Quantity, minimum: Quantity, step: Quantity, use_milli: bool,
+                                            path: Path) -> ErrorList:
     if use_milli:
         step_val, min_val, val = milli_value(step), milli_value(minimum), milli_value(value)
     else:
