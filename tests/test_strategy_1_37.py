@@ -125,3 +125,21 @@ def test_an_update_adding_derived_attributes_with_the_gate_off_is_stripped_and_p
     assert on.allowed is False and [c["field"] for c in on.status["details"]["causes"]] == ["spec"]
     assert off.allowed is True
     assert any("derivedAttributes dropped: feature gate DRADerivedAttributes is disabled" in w for w in off.warnings)
+
+
+def test_a_kept_partition_type_attribute_may_not_change_with_the_gate_off():
+    from webhook.field import Path
+    from webhook.validation.options import Options
+    from webhook.validation.resourceslice import validate_resource_slice_spec
+
+    def spec(name):
+        obj = slice_with(consumesCounters=[{"counterSet": "cs", "counters": {"mem": {"value": "1"}}}],
+                         attributes={"type": {"string": "a"}, "other": {"string": "b"}})
+        obj["spec"]["partitionTypeAttribute"] = name
+        return obj["spec"]
+
+    opts = Options(gate_off("DRAPartitionableDevicesType"))
+    old = spec("gpu.example.com/type")
+    unchanged = validate_resource_slice_spec(spec("gpu.example.com/type"), old, Path("spec"), opts)
+    changed = validate_resource_slice_spec(spec("gpu.example.com/other"), old, Path("spec"), opts)
+    assert unchanged == [] and [e.key for e in changed] == [("spec.partitionTypeAttribute", "FieldValueForbidden")]

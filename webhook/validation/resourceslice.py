@@ -164,7 +164,7 @@ def _validate_spec_1_37(spec: dict, old_spec: dict | None, path: Path, opts: Opt
         if old_spec is None or old_name != name:  # declarative, ratcheted when unchanged
             if opts.profile.gate("DRAPartitionableDevicesType"):
                 errs.extend(declarative.resource_fully_qualified_name(name, path.child("partitionTypeAttribute")))
-            else:  # kept only because the old object had it (the strategy drops it otherwise)
+            elif old_name is not None:  # with the gate off only an old slice's value survives the strategy
                 errs.extend(declarative.mark([forbidden(path.child("partitionTypeAttribute"), "")]))
     operations = spec.get("skipNodeOperations")
     if operations is not None:
