@@ -33,10 +33,10 @@ SERVED_BY_1_36 = ("Kubernetes 1.36 serves DeviceClass as resource.k8s.io/v1, res
      'no matches for kind "DeviceClass" in version "resource.k8s.io/v1alpha3"; ' + SERVED_BY_1_36
      + " (resource.k8s.io/v1alpha3 is no longer served since Kubernetes 1.32)"),
     (manifest("resource.k8s.io/v1alpha2", "ResourceClass", driverName="gpu.example.com"),
-     'no matches for kind "ResourceClass" in version "resource.k8s.io/v1alpha2": Kubernetes 1.36 serves no kind '
+     'no matches for kind "ResourceClass" in version "resource.k8s.io/v1alpha2"; Kubernetes 1.36 serves no kind '
      "'ResourceClass' in resource.k8s.io"),
     (manifest("resource.k8s.io/v1alpha2", "PodSchedulingContext", spec={}),
-     'no matches for kind "PodSchedulingContext" in version "resource.k8s.io/v1alpha2": Kubernetes 1.36 serves no '
+     'no matches for kind "PodSchedulingContext" in version "resource.k8s.io/v1alpha2"; Kubernetes 1.36 serves no '
      "kind 'PodSchedulingContext' in resource.k8s.io"),
     (manifest("resource.k8s.io/v1alpha2", "ResourceClaim", spec={}),
      'no matches for kind "ResourceClaim" in version "resource.k8s.io/v1alpha2"; Kubernetes 1.36 serves '
@@ -52,7 +52,7 @@ SERVED_BY_1_36 = ("Kubernetes 1.36 serves DeviceClass as resource.k8s.io/v1, res
     (manifest("resource.k8s.io/v9", "DeviceClass", spec={}),
      'no matches for kind "DeviceClass" in version "resource.k8s.io/v9"; ' + SERVED_BY_1_36),
     (manifest("resource.k8s.io/v1", "DeviceClas", spec={}),
-     'no matches for kind "DeviceClas" in version "resource.k8s.io/v1": Kubernetes 1.36 serves no kind '
+     'no matches for kind "DeviceClas" in version "resource.k8s.io/v1"; Kubernetes 1.36 serves no kind '
      "'DeviceClas' in resource.k8s.io"),
     (manifest(None, "DeviceClass", spec={}), "apiVersion not set"),
     (manifest("resource.k8s.io/v1", "", spec={}), "kind not set"),
@@ -154,3 +154,51 @@ def test_an_unknown_gate_is_a_usage_error(command, tmp_path):
 def test_an_unsupported_kubernetes_version_is_a_usage_error(tmp_path):
     result = cli("review", "--kubernetes-version", "1.20", str(tmp_path))
     assert result.returncode == 2 and "unsupported Kubernetes version '1.20'" in result.stderr
+
+
+def claim_with_unknown_field():
+    claim = manifest("resource.k8s.io/v1", "ResourceClaim", spec=json.loads(json.dumps(CLAIM_SPEC)))
+    claim["spec"]["devices"]["requests"][0]["exactly"]["colour"] = "red"
+    return claim
+
+
+def test_unknown_fields_refuse_a_manifest_as_kubectls_strict_validation_does():
+    response = review(claim_with_unknown_field())
+    assert response.allowed is False and response.status["code"] == 400
+    assert response.status["message"] == (
+        'ResourceClaim in version "v1" cannot be handled as a ResourceClaim: strict decoding error: '
+        'unknown field "spec.devices.requests[0].exactly.colour"')
+    warned = review(claim_with_unknown_field(), field_validation="Warn")
+    assert warned.allowed is True
+    assert warned.warnings == ['unknown field "spec.devices.requests[0].exactly.colour"']
+    assert review(claim_with_unknown_field(), field_validation="Ignore").warnings == []
+    # What a cluster sent was decoded with the API server's own default: a warning.
+    served = admit.validate(decode_review(review_body(claim_with_unknown_field())))
+    assert served.warnings == warned.warnings
+
+
+def test_the_validate_flag(tmp_path):
+    path = tmp_path / "claim.yaml"
+    path.write_text(json.dumps(claim_with_unknown_field()))
+    assert cli("review", str(path)).returncode == 1
+    assert cli("review", "--validate", "warn", str(path)).returncode == 0
+    assert cli("review", "--validate", "warn", "--warnings-as-errors", str(path)).returncode == 1
+    assert cli("review", "--validate", "ignore", "--warnings-as-errors", str(path)).returncode == 0
+
+
+def test_a_create_with_only_generate_name_gets_a_name_first():
+    claim = manifest("resource.k8s.io/v1", "ResourceClaim", spec=CLAIM_SPEC)
+    claim["metadata"] = {"generateName": "gpu-claim-"}
+    first, again = review(claim), review(claim)
+    assert first.allowed is True, first.status
+    assert first.to_dict() | {"uid": ""} == again.to_dict() | {"uid": ""}
+    claim["metadata"] = {"generateName": "Bad_Prefix-"}
+    denied = review(claim)
+    assert denied.allowed is False
+    assert {c["field"] for c in denied.status["details"]["causes"]} == {"metadata.generateName", "metadata.name"}
+
+
+def test_a_manifest_without_metadata_still_gets_the_namespace():
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "spec": CLAIM_SPEC}
+    response = review(claim)
+    assert [c["field"] for c in response.status["details"]["causes"]] == ["metadata.name"]

@@ -36,6 +36,9 @@ log = logging.getLogger("dra-webhook")
 # when it runs out are denied with InternalError "CEL time budget exhausted", never allowed.
 CEL_BUDGET_SECONDS = 3.0
 
+# Field validation of bare manifests, as kubectl's --validate asks the API server for it.
+STRICT, WARN, IGNORE = "Strict", "Warn", "Ignore"
+
 
 @dataclass(frozen=True)
 class Target:
@@ -99,8 +102,13 @@ def _version_warnings(target: Target, profile: Profile) -> list[str]:
     return []
 
 
-def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str, profile: Profile) -> tuple[dict, list[str]]:
-    """Converts one object (object or oldObject) to v1 and checks its JSON types."""
+def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str, profile: Profile,
+             field_validation: str = WARN) -> tuple[dict, list[str]]:
+    """Converts one object (object or oldObject) to v1 and checks its JSON types.
+
+    Unknown fields are warnings, as the API server's default field validation has them; with
+    `field_validation` STRICT (kubectl's default for what it sends) they refuse the object, IGNORE drops them.
+    """
     if not isinstance(raw, dict):
         message = f"request.{role} must be a JSON object" if raw is not None else f"request.{role} is missing"
         raise _Denied(deny(request.uid, status_bad_request(GROUP, target.kind, target.name, message)))
@@ -108,7 +116,11 @@ def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str, pro
     converted, conversion_warnings = kinds.to_v1(target.kind, target.version, raw, profile)
     warnings.extend(conversion_warnings)
     type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), converted)
-    if role == "object":
+    if role == "object" and unknown and field_validation == STRICT and not type_errors:
+        message = (f'{target.kind} in version "{target.version}" cannot be handled as a {target.kind}: '
+                   f"strict decoding error: " + ", ".join(unknown))
+        raise _Denied(deny(request.uid, status_bad_request(GROUP, target.kind, target.name, message), warnings))
+    if role == "object" and field_validation != IGNORE:
         warnings.extend(unknown)
     if type_errors:
         qualified = f"{target.kind}.{GROUP}"
@@ -171,12 +183,14 @@ def _guarded(request: AdmissionRequest, body: Callable[[Target], AdmissionRespon
 
 
 def _validate_request(request: AdmissionRequest, target: Target, profile: Profile,
-                      drop_disabled: bool = False) -> AdmissionResponse:
-    obj, warnings = _prepare(request, target, request.object, "object", profile)
+                      manifest_validation: str | None = None) -> AdmissionResponse:
+    """`manifest_validation` is None for what a cluster sent (or recorded); for a bare manifest it is the
+    field validation kubectl asks for, and the registry strategy's drop step runs as it would."""
+    obj, warnings = _prepare(request, target, request.object, "object", profile, manifest_validation or WARN)
     old = None
     if request.operation == "UPDATE":
         old, _ = _prepare(request, target, request.old_object, "oldObject", profile)
-    if drop_disabled:  # what the registry strategy does before validation, said out loud
+    if manifest_validation is not None:  # what the registry strategy does before validation, said out loud
         obj, dropped = kinds.drop_disabled_fields(target.kind, obj, old, profile, subresource=request.sub_resource)
         warnings.extend(d.warning() for d in dropped)
     else:  # the API server has dropped them already: if any arrive, our gates are not the cluster's
@@ -219,18 +233,18 @@ def review(request: AdmissionRequest, *, profile: Profile = DEFAULT, apply_defau
     """Offline review of a recorded AdmissionReview: defaults first (unless disabled), then validation of
     the defaulted object. The response carries the defaulting patch, so reports can show what the API
     server would add."""
-    return _review(request, profile, apply_defaults, now, drop_disabled=False)
+    return _review(request, profile, apply_defaults, now, manifest_validation=None)
 
 
 def _review(request: AdmissionRequest, profile: Profile, apply_defaults: bool, now: datetime | None,
-            drop_disabled: bool) -> AdmissionResponse:
+            manifest_validation: str | None) -> AdmissionResponse:
     def body(target: Target) -> AdmissionResponse:
         patch: list[dict] = []
         effective = request
         if apply_defaults and not request.sub_resource:
             after, patch = _defaulted(request, target, now or _now(), profile)
             effective = replace(request, object=after)
-        response = _validate_request(effective, target, profile, drop_disabled)
+        response = _validate_request(effective, target, profile, manifest_validation)
         if patch:
             response.patch = patch
         return response
@@ -239,37 +253,37 @@ def _review(request: AdmissionRequest, profile: Profile, apply_defaults: bool, n
 
 
 def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, namespace: str = manifest.DEFAULT_NAMESPACE,
-                    apply_defaults: bool = True, now: datetime | None = None) -> AdmissionResponse:
+                    apply_defaults: bool = True, now: datetime | None = None,
+                    field_validation: str = STRICT) -> AdmissionResponse:
     """Offline review of bare manifests wrapped as a request (object, and oldObject for an UPDATE).
 
-    Before the review, what kubectl and the API server do to a manifest: a group/version/kind the
-    target Kubernetes does not serve is refused in kubectl's words (for a retired version still
-    understood, a hint gives the verdict of the object converted to v1); a namespaced object without
-    a namespace gets `namespace`, a cluster-scoped one loses any it names.
+    First what kubectl and the API server do to a manifest: a group/version/kind the target Kubernetes
+    does not serve is refused in kubectl's words (for a retired version still understood, a hint gives
+    the verdict of the object converted to v1); a namespaced object without a namespace gets
+    `namespace`, a cluster-scoped one loses any it names; a create with only `generateName` gets a
+    name; unknown fields refuse the object under kubectl's default strict field validation. Then the
+    review, with the fields of disabled gates dropped as the registry strategy drops them.
     """
     source = request.object if isinstance(request.object, dict) else request.old_object
     if not isinstance(source, dict):
         return review(request, profile=profile, apply_defaults=apply_defaults, now=now)
     placed = {role: manifest.place_in_namespace(getattr(request, role), namespace)
               for role in ("object", "old_object") if isinstance(getattr(request, role), dict)}
+    if request.operation == "CREATE" and "object" in placed:
+        placed["object"] = manifest.generate_name(placed["object"])
     effective = replace(request, **placed)
     placed_namespace = manifest.namespace_of(placed.get("object") or placed.get("old_object"))
     if placed_namespace is not None:
         effective = replace(effective, namespace=placed_namespace)
     mapping = manifest.map_manifest(source, profile)
-    if mapping.refusal is not None:
-        return _refused(effective, source, mapping, profile, apply_defaults, now)
-    response = _review(effective, profile, apply_defaults, now, drop_disabled=True)
-    response.warnings[:0] = mapping.warnings
-    return response
-
-
-def _refused(request: AdmissionRequest, source: dict, mapping: manifest.Mapping, profile: Profile,
-             apply_defaults: bool, now: datetime | None) -> AdmissionResponse:
+    if mapping.refusal is None:
+        response = _review(effective, profile, apply_defaults, now, field_validation)
+        response.warnings[:0] = mapping.warnings
+        return response
     warnings = list(mapping.warnings)
     if mapping.retired:
-        group, version, kind = manifest.type_meta(source)
-        converted = _review(request, profile, apply_defaults, now, drop_disabled=True)
+        kind = manifest.type_meta(source)[2]
+        converted = _review(effective, profile, apply_defaults, now, field_validation)
         verdict = "allowed" if converted.allowed else "denied: " + str((converted.status or {}).get("message", ""))
         warnings.append(f"dra-webhook: converted to {GROUP}/v1, this {kind} would be {verdict}")
     return deny(request.uid, status_not_found(mapping.refusal), warnings)

@@ -63,6 +63,10 @@ def _add_cluster(parser: argparse.ArgumentParser, *, namespace: bool) -> None:
         parser.add_argument("--namespace", "-n", default="default", metavar="NS",
                             help="namespace of namespaced manifests that name none, as kubectl apply -n "
                                  "(default: %(default)s); AdmissionReview documents keep their own")
+        parser.add_argument("--validate", choices=("strict", "warn", "ignore"), default="strict",
+                            help="field validation of manifests, as kubectl apply --validate: strict refuses "
+                                 "unknown fields (kubectl's default), warn reports them as warnings (the API "
+                                 "server's own default), ignore drops them (default: %(default)s)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -192,7 +196,8 @@ def run_review(args: argparse.Namespace) -> int:
             continue
         if doc.manifest:
             response = admit.review_manifest(request, profile=args.profile, namespace=args.namespace,
-                                             apply_defaults=not args.no_defaults)
+                                             apply_defaults=not args.no_defaults,
+                                             field_validation=args.validate.capitalize())
         else:
             response = admit.review(request, profile=args.profile, apply_defaults=not args.no_defaults)
         results.append(report.Result(doc.source, response.to_dict(), label=_label(request)))
@@ -235,7 +240,8 @@ def run_test(args: argparse.Namespace) -> int:
     from webhook.profile import parse_feature_gates
 
     try:
-        cluster = suite.Cluster(args.profile.version, parse_feature_gates(args.feature_gates), args.namespace)
+        cluster = suite.Cluster(args.profile.version, parse_feature_gates(args.feature_gates), args.namespace,
+                                args.validate.capitalize())
         result = suite.run(args.paths, warnings_as_errors=args.warnings_as_errors, cluster=cluster)
     except suite.SuiteInputError as exc:
         print(f"dra-webhook test: {exc}", file=sys.stderr)

@@ -9,13 +9,16 @@ replayed AdmissionReview has been through all of this already and never comes he
 
 from __future__ import annotations
 
-import copy
+import hashlib
 from dataclasses import dataclass, field
 
 from webhook.kinds import GROUP, KINDS, OPT_IN, UNCHECKED, ApiVersion, Retired
 from webhook.profile import Profile
 
 DEFAULT_NAMESPACE = "default"
+# apiserver's SimpleNameGenerator: the prefix cut to 58 characters plus 5 of utilrand's alphabet.
+_MAX_GENERATED_NAME_PREFIX = 58
+_RANDOM_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ def map_manifest(obj: dict, profile: Profile) -> Mapping:
     if version in served:
         return Mapping(warnings=_opt_in_warnings(kind, api_version, served[version], profile))
     if not served:
-        return Mapping(f"{no_match}: Kubernetes {profile.version} serves no kind {kind!r} in {GROUP}")
+        return Mapping(f"{no_match}; Kubernetes {profile.version} serves no kind {kind!r} in {GROUP}")
     listing = ", ".join(f"{GROUP}/{v}" + (" (when enabled)" if spec.availability == OPT_IN else "")
                         for v, spec in served.items())
     refusal = f"{no_match}; Kubernetes {profile.version} serves {kind} as {listing}"
@@ -77,19 +80,29 @@ def _opt_in_warnings(kind: str, api_version: str, spec: ApiVersion, profile: Pro
 def place_in_namespace(obj: dict, namespace: str) -> dict:
     """The manifest as the API server receives it from `kubectl apply -n NAMESPACE` (a copy if changed)."""
     entry = KINDS.get(type_meta(obj)[2])
-    meta = obj.get("metadata")
+    meta = obj.get("metadata", {})
     if entry is None or not isinstance(meta, dict):
         return obj
     current = meta.get("namespace")
     if entry.namespaced and not current:
-        placed = copy.copy(obj)
-        placed["metadata"] = {**meta, "namespace": namespace}
-        return placed
+        return {**obj, "metadata": {**meta, "namespace": namespace}}
     if not entry.namespaced and current is not None:
-        placed = copy.copy(obj)
-        placed["metadata"] = {k: v for k, v in meta.items() if k != "namespace"}
-        return placed
+        return {**obj, "metadata": {k: v for k, v in meta.items() if k != "namespace"}}
     return obj
+
+
+def generate_name(obj: dict) -> dict:
+    """A create with `generateName` and no name gets its name before validation, as in the API server's
+    BeforeCreate. The suffix is derived from the prefix (not random), so offline verdicts repeat."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or meta.get("name") or not isinstance(meta.get("generateName"), str):
+        return obj
+    prefix = meta["generateName"]
+    if not prefix:
+        return obj
+    digest = hashlib.sha256(prefix.encode("utf-8", "surrogatepass")).digest()
+    suffix = "".join(_RANDOM_ALPHABET[b % len(_RANDOM_ALPHABET)] for b in digest[:5])
+    return {**obj, "metadata": {**meta, "name": prefix[:_MAX_GENERATED_NAME_PREFIX] + suffix}}
 
 
 def namespace_of(obj: object) -> str | None:

@@ -125,6 +125,7 @@ class Cluster:
     version: str = DEFAULT_VERSION
     gates: dict[str, bool] = field(default_factory=dict)
     namespace: str = DEFAULT_NAMESPACE
+    field_validation: str = admit.STRICT
 
     def for_suite(self, suite: TestSuite) -> tuple[Profile, str]:
         gates = {**self.gates, **(suite.feature_gates or {})}
@@ -153,7 +154,8 @@ def run_suite(path: str, warnings_as_errors: bool = False, cache: dict[Path, lis
         files = _Files(Path(path).parent, {} if cache is None else cache)
         for index, test in enumerate(suite.tests):
             line = line_of(node, ("tests", index))
-            result.tests.append(_run_test(test, line, files, warnings_as_errors, profile, namespace))
+            result.tests.append(_run_test(test, line, files, warnings_as_errors, profile, namespace,
+                                          cluster.field_validation))
     result.seconds = time.perf_counter() - started
     return result
 
@@ -235,7 +237,7 @@ class _Files:
 
 
 def _run_test(test: TestCase, line: int | None, files: _Files, warnings_as_errors: bool, profile: Profile,
-              namespace: str) -> TestResult:
+              namespace: str, field_validation: str) -> TestResult:
     started = time.perf_counter()
     try:
         body = _review_body(test, files)
@@ -245,7 +247,8 @@ def _run_test(test: TestCase, line: int | None, files: _Files, warnings_as_error
     if test.review is not None:  # a recorded request: the cluster already placed and served it
         response = admit.review(request, profile=profile)
     else:
-        response = admit.review_manifest(request, profile=profile, namespace=namespace)
+        response = admit.review_manifest(request, profile=profile, namespace=namespace,
+                                         field_validation=field_validation)
     defaulted = request.object
     if response.patch and isinstance(request.object, dict):
         defaulted = jsonpatch.apply_patch(request.object, response.patch)
