@@ -153,4 +153,4 @@ def test_review_of_the_1_37_examples_needs_the_1_37_profile(capsys):
     assert results["devicetaintrule-maintenance.yaml"]["allowed"] is False
     # kubectl's strict field validation refuses the 1.37 fields a 1.36 API server does not know.
     slice_message = results["resourceslice-node-1-devices.yaml"]["status"]["message"]
-    assert 'strict decoding error: unknown field "spec.partitionTypeAttribute"' in slice_message
+    assert 'strict decoding error: ' in slice_message and 'unknown field "spec.partitionTypeAttribute"' in slice_message
