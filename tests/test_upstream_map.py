@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from webhook.validation.upstream import UPSTREAM
+from webhook.validation.upstream import UPSTREAM, UPSTREAM_1_37
 
 # The functions of kubernetes/kubernetes pkg/apis/resource/validation/validation.go at commit
 # 7fb3ca259d5bac187f7d325f9663e2b07fc447f5 (master, 27 Apr 2026, the 1.36 code line five days after
@@ -65,6 +65,17 @@ def test_counterpart_imports_and_is_callable(go_name):
         assert callable(_resolve(target)), target
         return
     # A reason: a sentence, and every function of ours it names exists.
+    assert " " in target, f"{go_name}: neither a dotted path nor a reason: {target!r}"
+    for dotted in MENTIONED.findall(target):
+        assert callable(_resolve(dotted)), dotted
+
+
+@pytest.mark.parametrize("go_name", sorted(UPSTREAM_1_37))
+def test_1_37_counterpart_imports_and_is_callable(go_name):
+    target = UPSTREAM_1_37[go_name]
+    if DOTTED.fullmatch(target):
+        assert callable(_resolve(target)), target
+        return
     assert " " in target, f"{go_name}: neither a dotted path nor a reason: {target!r}"
     for dotted in MENTIONED.findall(target):
         assert callable(_resolve(dotted)), dotted

@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 
 from webhook import cel, kinds, manifest
 from webhook.api.decode import check_types
+from webhook.conversion import paths
 from webhook.kinds import GROUP, KINDS, Retired
 from webhook.mutation.patch import make_patch
 from webhook.profile import DEFAULT, Profile
@@ -114,7 +115,7 @@ def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str, pro
     warnings = _version_warnings(target, profile) if role == "object" else []
     converted, conversion_warnings = kinds.to_v1(target.kind, target.version, raw, profile)
     warnings.extend(conversion_warnings)
-    type_errors, unknown = check_types(KINDS[target.kind].model, converted)
+    type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), converted)
     if role == "object" and unknown and field_validation == STRICT and not type_errors:
         message = (f'{target.kind} in version "{target.version}" cannot be handled as a {target.kind}: '
                    f"strict decoding error: " + ", ".join(unknown))
@@ -155,6 +156,7 @@ def _check_objects(request: AdmissionRequest, target: Target, obj: dict, old: di
                                               f"{target.kind} is not handled; allowed without checks"])
     else:
         errors = kind.update(obj, old or {}, opts)
+    errors = paths.to_request_version(target.kind, target.version, errors, opts.profile)
     if kind.strategy_checks is not None:  # upstream reports these before the validation errors
         strategy_errors, strategy_warnings = kind.strategy_checks(obj, old if request.operation == "UPDATE" else None,
                                                                   opts)

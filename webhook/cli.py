@@ -74,7 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="dra-webhook",
         description="Admission webhook and offline checker for Kubernetes DRA objects (resource.k8s.io).",
     )
-    parser.add_argument("--version", action="version", version=f"dra-webhook {__version__}")
+    from webhook.profile import DEFAULT_VERSION, SUPPORTED_VERSIONS
+
+    parser.add_argument("--version", action="version",
+                        version=f"dra-webhook {__version__} (Kubernetes {', '.join(SUPPORTED_VERSIONS)}; "
+                                f"default {DEFAULT_VERSION})")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="serve /validate and /mutate over HTTPS",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field as dataclass_field
 from enum import Enum
 from typing import Any, Iterable
 
@@ -197,6 +197,9 @@ class FieldError:
     field: str
     bad_value: Any = ""
     detail: str = ""
+    # Reported by declarative validation (enforced from Kubernetes 1.37): such errors carry the paths of
+    # the request's API version, not of the internal (v1) shape.
+    declarative: bool = dataclass_field(default=False, compare=False)
 
     def body(self) -> str:
         """Go's `Error.ErrorBody()`: the cause message."""

@@ -12,11 +12,12 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from pydantic import BaseModel
 
 from webhook.api.deviceclass import DeviceClass
+from webhook.api import kube137
 from webhook.api.devicetaintrule import DeviceTaintRule
 from webhook.api.resourceclaim import ResourceClaim
 from webhook.api.resourceclaimtemplate import ResourceClaimTemplate
@@ -32,6 +33,7 @@ from webhook import strategy
 from webhook.strategy import DropStep, DroppedField
 from webhook.strategy import deviceclass as class_strategy
 from webhook.strategy import devicetaintrule as taint_rule_strategy
+from webhook.strategy import kube137 as strategy_1_37
 from webhook.strategy import resourceclaim as claim_strategy
 from webhook.strategy import resourceclaimtemplate as template_strategy
 from webhook.strategy import resourceslice as slice_strategy
@@ -75,7 +77,8 @@ class Kind:
     name: str
     plural: str
     namespaced: bool
-    model: type[BaseModel]  # the v1 wire shape, for type checks (webhook.api.decode)
+    # Kubernetes version -> the v1 wire shape, for type checks (webhook.api.decode).
+    model: Mapping[str, type[BaseModel]]
     # Kubernetes version -> API version -> how it is served.
     served: Mapping[str, Mapping[str, ApiVersion]]
     create: CreateRule
@@ -83,9 +86,10 @@ class Kind:
     status_update: UpdateRule | None = None
     strategy_checks: StrategyChecks | None = None
     retired: Mapping[str, Retired] = field(default_factory=dict)
-    # What the registry strategy drops when a gate is off (PrepareForCreate/Update), main resource and status.
-    drop_disabled: DropStep | None = None
-    drop_disabled_status: DropStep | None = None
+    # What the registry strategy drops when a gate is off (PrepareForCreate/Update), main resource and status,
+    # per Kubernetes version.
+    drop_disabled: Mapping[str, DropStep] = field(default_factory=dict)
+    drop_disabled_status: Mapping[str, DropStep] = field(default_factory=dict)
 
     def api_version(self, profile: Profile, version: str) -> ApiVersion | Retired | None:
         served = self.served.get(profile.version, {})
@@ -96,34 +100,77 @@ class Kind:
     def served_versions(self, profile: Profile) -> list[str]:
         return list(self.served.get(profile.version, {}))
 
+    def wire_model(self, profile: Profile) -> type[BaseModel]:
+        return self.model[profile.version]
+
 
 def _on_beta_apis(served_v1: ApiVersion, v1beta2: ApiVersion, v1beta1: ApiVersion) -> dict[str, ApiVersion]:
     return {"v1": served_v1, "v1beta2": v1beta2, "v1beta1": v1beta1}
 
 
+def _delta(base: Mapping[str, ApiVersion], **changes: ApiVersion) -> dict[str, ApiVersion]:
+    """A later Kubernetes version's entry: the earlier one with these API versions changed or added."""
+    return {**base, **changes}
+
+
+def _same(value: Any) -> dict[str, Any]:
+    """A wire model or drop step that no supported Kubernetes version changed."""
+    return {"1.36": value, "1.37": value}
+
+
+_SLICE_1_36 = _on_beta_apis(
+    ApiVersion(SERVED, defaulter=slice_defaults.default_resource_slice),
+    ApiVersion(OPT_IN, defaulter=slice_defaults.default_resource_slice),
+    ApiVersion(OPT_IN, slice_conversion.resource_slice_from_v1beta1, slice_defaults.default_resource_slice_v1beta1),
+)
+_CLAIM_1_36 = _on_beta_apis(
+    ApiVersion(SERVED, defaulter=claim_defaults.default_resource_claim),
+    ApiVersion(OPT_IN, defaulter=claim_defaults.default_resource_claim),
+    ApiVersion(OPT_IN, claim_conversion.resource_claim_from_v1beta1, claim_defaults.default_resource_claim_v1beta1),
+)
+_TEMPLATE_1_36 = _on_beta_apis(
+    ApiVersion(SERVED, defaulter=claim_defaults.default_resource_claim_template),
+    ApiVersion(OPT_IN, defaulter=claim_defaults.default_resource_claim_template),
+    ApiVersion(OPT_IN, claim_conversion.resource_claim_template_from_v1beta1,
+               claim_defaults.default_resource_claim_template_v1beta1),
+)
+_CLASS_1_36 = _on_beta_apis(
+    ApiVersion(SERVED),
+    ApiVersion(OPT_IN),
+    ApiVersion(OPT_IN, claim_conversion.device_class_from_v1beta1),
+)
+_TAINT_RULE_1_36 = {
+    "v1beta2": ApiVersion(OPT_IN, defaulter=taint_rule_defaults.default_device_taint_rule, gate="DRADeviceTaintRules"),
+    "v1alpha3": ApiVersion(OPT_IN, defaulter=taint_rule_defaults.default_device_taint_rule, gate="DRADeviceTaintRules"),
+}
+
+
 KINDS: dict[str, Kind] = {
     "ResourceSlice": Kind(
-        name="ResourceSlice", plural="resourceslices", namespaced=False, model=ResourceSlice,
-        served={"1.36": _on_beta_apis(
-            ApiVersion(SERVED, defaulter=slice_defaults.default_resource_slice),
-            ApiVersion(OPT_IN, defaulter=slice_defaults.default_resource_slice),
-            ApiVersion(OPT_IN, slice_conversion.resource_slice_from_v1beta1,
-                       slice_defaults.default_resource_slice_v1beta1),
+        name="ResourceSlice", plural="resourceslices", namespaced=False,
+        model={"1.36": ResourceSlice, "1.37": kube137.ResourceSlice},
+        served={"1.36": _SLICE_1_36, "1.37": _delta(
+            _SLICE_1_36,
+            # No allocationMultiplier default any more; v1beta1 lifts nodeAllocatableResources from `basic`.
+            v1=ApiVersion(SERVED, defaulter=slice_defaults.default_resource_slice_1_37),
+            v1beta2=ApiVersion(OPT_IN, defaulter=slice_defaults.default_resource_slice_1_37),
+            v1beta1=ApiVersion(OPT_IN, slice_conversion.resource_slice_from_v1beta1_1_37,
+                               slice_defaults.default_resource_slice_v1beta1_1_37),
         )},
         # v1alpha3 slices held capacities as bare quantities: no converter, checked as written.
         retired={"v1alpha3": Retired("1.32")},
         create=resourceslice.validate_resource_slice,
         update=resourceslice.validate_resource_slice_update,
         strategy_checks=resourceslice.resource_slice_strategy_checks,
-        drop_disabled=slice_strategy.drop_disabled_fields,
+        drop_disabled={"1.36": slice_strategy.drop_disabled_fields, "1.37": strategy_1_37.drop_disabled_slice_fields},
     ),
     "ResourceClaim": Kind(
-        name="ResourceClaim", plural="resourceclaims", namespaced=True, model=ResourceClaim,
-        served={"1.36": _on_beta_apis(
-            ApiVersion(SERVED, defaulter=claim_defaults.default_resource_claim),
-            ApiVersion(OPT_IN, defaulter=claim_defaults.default_resource_claim),
-            ApiVersion(OPT_IN, claim_conversion.resource_claim_from_v1beta1,
-                       claim_defaults.default_resource_claim_v1beta1),
+        name="ResourceClaim", plural="resourceclaims", namespaced=True,
+        model={"1.36": ResourceClaim, "1.37": kube137.ResourceClaim},
+        served={"1.36": _CLAIM_1_36, "1.37": _delta(
+            _CLAIM_1_36,
+            v1beta1=ApiVersion(OPT_IN, claim_conversion.resource_claim_from_v1beta1_1_37,
+                               claim_defaults.default_resource_claim_v1beta1),
         )},
         retired={"v1alpha3": Retired("1.32", claim_conversion.resource_claim_from_v1alpha3,
                                      claim_defaults.default_resource_claim_v1beta1)},
@@ -131,56 +178,54 @@ KINDS: dict[str, Kind] = {
         update=resourceclaim.validate_resource_claim_update,
         status_update=resourceclaim.validate_resource_claim_status_update,
         strategy_checks=resourceclaim.resource_claim_strategy_checks,
-        drop_disabled=claim_strategy.drop_disabled_spec_fields,
-        drop_disabled_status=claim_strategy.drop_disabled_status_fields,
+        drop_disabled={"1.36": claim_strategy.drop_disabled_spec_fields,
+                       "1.37": strategy_1_37.drop_disabled_claim_fields},
+        drop_disabled_status={"1.36": claim_strategy.drop_disabled_status_fields,
+                              "1.37": strategy_1_37.drop_disabled_claim_status_fields},
     ),
     "ResourceClaimTemplate": Kind(
         name="ResourceClaimTemplate", plural="resourceclaimtemplates", namespaced=True,
-        model=ResourceClaimTemplate,
-        served={"1.36": _on_beta_apis(
-            ApiVersion(SERVED, defaulter=claim_defaults.default_resource_claim_template),
-            ApiVersion(OPT_IN, defaulter=claim_defaults.default_resource_claim_template),
-            ApiVersion(OPT_IN, claim_conversion.resource_claim_template_from_v1beta1,
-                       claim_defaults.default_resource_claim_template_v1beta1),
+        model={"1.36": ResourceClaimTemplate, "1.37": kube137.ResourceClaimTemplate},
+        served={"1.36": _TEMPLATE_1_36, "1.37": _delta(
+            _TEMPLATE_1_36,
+            v1beta1=ApiVersion(OPT_IN, claim_conversion.resource_claim_template_from_v1beta1_1_37,
+                               claim_defaults.default_resource_claim_template_v1beta1),
         )},
         retired={"v1alpha3": Retired("1.32", claim_conversion.resource_claim_template_from_v1alpha3,
                                      claim_defaults.default_resource_claim_template_v1beta1)},
         create=resourceclaimtemplate.validate_resource_claim_template,
         update=resourceclaimtemplate.validate_resource_claim_template_update,
         strategy_checks=resourceclaimtemplate.resource_claim_template_strategy_checks,
-        drop_disabled=template_strategy.drop_disabled_fields,
+        drop_disabled={"1.36": template_strategy.drop_disabled_fields,
+                       "1.37": strategy_1_37.drop_disabled_template_fields},
     ),
     "DeviceClass": Kind(
-        name="DeviceClass", plural="deviceclasses", namespaced=False, model=DeviceClass,
-        served={"1.36": _on_beta_apis(
-            ApiVersion(SERVED),
-            ApiVersion(OPT_IN),
-            ApiVersion(OPT_IN, claim_conversion.device_class_from_v1beta1),
-        )},
+        name="DeviceClass", plural="deviceclasses", namespaced=False, model=_same(DeviceClass),
+        served={"1.36": _CLASS_1_36, "1.37": _delta(_CLASS_1_36)},
         retired={"v1alpha3": Retired("1.32", claim_conversion.device_class_from_v1beta1)},
         create=deviceclass.validate_device_class,
         update=deviceclass.validate_device_class_update,
-        drop_disabled=class_strategy.drop_disabled_fields,
+        drop_disabled=_same(class_strategy.drop_disabled_fields),
     ),
     "DeviceTaintRule": Kind(
-        name="DeviceTaintRule", plural="devicetaintrules", namespaced=False, model=DeviceTaintRule,
-        served={"1.36": {
-            "v1beta2": ApiVersion(OPT_IN, defaulter=taint_rule_defaults.default_device_taint_rule,
-                                  gate="DRADeviceTaintRules"),
-            "v1alpha3": ApiVersion(OPT_IN, defaulter=taint_rule_defaults.default_device_taint_rule,
-                                   gate="DRADeviceTaintRules"),
-        }},
+        name="DeviceTaintRule", plural="devicetaintrules", namespaced=False, model=_same(DeviceTaintRule),
+        served={"1.36": _TAINT_RULE_1_36, "1.37": _delta(
+            _TAINT_RULE_1_36,
+            # 1.37 serves the kind as v1 (v1beta2's shape) and its gate is GA, on by default.
+            v1=ApiVersion(SERVED, defaulter=taint_rule_defaults.default_device_taint_rule, gate="DRADeviceTaintRules"),
+        )},
         create=devicetaintrule.validate_device_taint_rule,
         update=devicetaintrule.validate_device_taint_rule_update,
         status_update=devicetaintrule.validate_device_taint_rule_status_update,
-        drop_disabled=taint_rule_strategy.drop_disabled_fields,
-        drop_disabled_status=taint_rule_strategy.drop_disabled_fields,
+        drop_disabled=_same(taint_rule_strategy.drop_disabled_fields),
+        drop_disabled_status=_same(taint_rule_strategy.drop_disabled_fields),
     ),
 }
 
 # Kinds of the group that a supported Kubernetes version serves but dra-webhook does not check.
 UNCHECKED: dict[str, Mapping[str, Mapping[str, ApiVersion]]] = {
-    "ResourcePoolStatusRequest": {"1.36": {"v1alpha3": ApiVersion(OPT_IN, gate="DRAResourcePoolStatus")}},
+    "ResourcePoolStatusRequest": {version: {"v1alpha3": ApiVersion(OPT_IN, gate="DRAResourcePoolStatus")}
+                                  for version in ("1.36", "1.37")},
 }
 
 
@@ -206,20 +251,20 @@ def apply_defaults(kind: str, version: str, obj: dict, old: dict | None, operati
     return defaulted
 
 
-def _drop_step(kind: str, subresource: str) -> DropStep | None:
+def _drop_step(kind: str, subresource: str, profile: Profile) -> DropStep | None:
     entry = KINDS.get(kind)
     if entry is None or subresource not in ("", "status"):
         return None
-    return entry.drop_disabled_status if subresource == "status" else entry.drop_disabled
+    return (entry.drop_disabled_status if subresource == "status" else entry.drop_disabled).get(profile.version)
 
 
 def drop_disabled_fields(kind: str, obj: dict, old: dict | None, profile: Profile, *,
                          subresource: str = "") -> tuple[dict, list[DroppedField]]:
     """`obj` (v1 shape) as the registry strategy leaves it with `profile`'s gates, and what it dropped."""
-    return strategy.drop_disabled_fields(_drop_step(kind, subresource), obj, old, profile)
+    return strategy.drop_disabled_fields(_drop_step(kind, subresource, profile), obj, old, profile)
 
 
 def disabled_fields_present(kind: str, obj: dict, old: dict | None, profile: Profile, *,
                             subresource: str = "") -> list[DroppedField]:
     """What `drop_disabled_fields` would drop, without copying `obj`."""
-    return strategy.disabled_fields_present(_drop_step(kind, subresource), obj, old, profile)
+    return strategy.disabled_fields_present(_drop_step(kind, subresource, profile), obj, old, profile)

@@ -46,9 +46,25 @@ _GATES_1_36: dict[str, GateSpec] = {
     "DRAWorkloadResourceClaims": GateSpec(ALPHA, False),
 }
 
+# 1.37: what changed against 1.36 (stage moves and the new DRA gates). DRAFractionalCapacityRange is
+# Beta but off unless --min-compatibility-version>=1.37, which a plain 1.37 server does not set.
+_DELTA_1_37: dict[str, GateSpec] = {
+    "DRAPrioritizedList": GateSpec(GA, True, locked=True),
+    "DRADeviceTaints": GateSpec(GA, True),
+    "DRADeviceTaintRules": GateSpec(GA, True),
+    "DRAResourceClaimDeviceStatus": GateSpec(GA, True, locked=True),
+    "DRAExtendedResource": GateSpec(GA, True, locked=True),
+    "DRAPartitionableDevicesType": GateSpec(ALPHA, False),
+    "DRAOptionalNodeOperations": GateSpec(ALPHA, False),
+    "DRAFractionalCapacityRange": GateSpec(BETA, False),
+    "DRADerivedAttributes": GateSpec(ALPHA, False),
+    "DRADeviceCompatibilityGroups": GateSpec(ALPHA, False),
+}
+
 # Gate tables per supported Kubernetes version; a later version is the earlier table plus a delta.
 GATES: dict[str, Mapping[str, GateSpec]] = {
     "1.36": MappingProxyType(_GATES_1_36),
+    "1.37": MappingProxyType({**_GATES_1_36, **_DELTA_1_37}),
 }
 
 DEFAULT_VERSION = "1.36"
@@ -72,6 +88,14 @@ class Profile:
         """Whether `gate` is on; an unknown name is a bug of ours, so it raises KeyError."""
         return self.gates[gate]
 
+    def gate(self, name: str) -> bool:
+        """Like `enabled`, but a gate this version does not know yet is off (1.37 gates under 1.36)."""
+        return self.gates.get(name, False)
+
+    def at_least(self, version: str) -> bool:
+        """Whether this profile's Kubernetes version is `version` or later (compared numerically)."""
+        return version_tuple(self.version) >= version_tuple(version)
+
     def __hash__(self) -> int:
         return hash((self.version, tuple(sorted(self.gates.items()))))
 
@@ -85,6 +109,11 @@ class Profile:
         changed = [f"{name}={str(value).lower()}" for name, value in sorted(self.gates.items())
                    if defaults[name] != value]
         return self.version + (f" ({', '.join(changed)})" if changed else "")
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    """`1.37` → (1, 37): versions compare as numbers, so 1.100 sorts after 1.37."""
+    return tuple(int(part) for part in version.split("."))
 
 
 def _defaults(version: str) -> Mapping[str, bool]:

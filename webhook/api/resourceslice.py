@@ -101,7 +101,9 @@ class NodeAllocatableResourceMapping(WireModel):
     allocation_multiplier: Optional[Quantity] = Field(None, alias="allocationMultiplier")
 
 
-class Device(WireModel):
+class DeviceBase(WireModel):
+    """The device fields every supported Kubernetes version has."""
+
     name: Optional[Str] = None
     attributes: Optional[dict[Str, DeviceAttribute]] = None
     capacity: Optional[dict[Str, DeviceCapacity]] = None
@@ -114,6 +116,11 @@ class Device(WireModel):
     binding_conditions: Optional[list[Str]] = Field(None, alias="bindingConditions")
     binding_failure_conditions: Optional[list[Str]] = Field(None, alias="bindingFailureConditions")
     allow_multiple_allocations: Optional[Bool] = Field(None, alias="allowMultipleAllocations")
+
+
+class Device(DeviceBase):
+    """The 1.36 device (1.37 replaced the mappings by `nodeAllocatableResources`)."""
+
     node_allocatable_resource_mappings: Optional[dict[Str, NodeAllocatableResourceMapping]] = Field(
         None, alias="nodeAllocatableResourceMappings")
 

@@ -28,7 +28,7 @@ from webhook.field import ErrorList, Path, forbidden, internal_error, invalid, t
 
 __all__ = [
     "ENGINES", "SELECTOR_EXPRESSION_MAX_LENGTH", "Features", "active_engine", "clear_cache", "collect_warnings",
-    "configure", "evaluate", "features_for", "request_budget", "validate_cel_selector",
+    "configure", "evaluate", "features_for", "request_budget", "validate_cel_selector", "validate_derived_attribute",
 ]
 
 SELECTOR_EXPRESSION_MAX_LENGTH = 10 * 1024  # resource/v1 CELSelectorExpressionMaxLength, in bytes
@@ -61,7 +61,7 @@ def clear_cache() -> None:
 
 
 def validate_cel_selector(expression: str, path: Path, *, stored: bool = False, features: Features = Features(),
-                      pinned: bool = False) -> ErrorList:
+                          pinned: bool = False) -> ErrorList:
     """Field errors for one `selectors[j].cel.expression`.
 
     `stored` picks the stored-expressions environment, `features` the gates it follows, `pinned` the
@@ -89,6 +89,38 @@ def validate_cel_selector(expression: str, path: Path, *, stored: bool = False, 
     if verdict.outcome == "internal":
         return [internal_error(path, verdict.detail)]
     return []
+
+
+def validate_derived_attribute(expression: str, path: Path, *,
+                               features: Features = Features()) -> tuple[ErrorList, int]:
+    """Field errors for one `derivedAttributes[k].expression` (Kubernetes 1.37) and its estimated cost.
+
+    Same checks as a selector, except the result type: a primitive scalar (string, int, bool, semver)
+    or, with list-type attributes, a list of them. The cost also counts towards the claim's total.
+    """
+    expression, size = _sanitize(expression)
+    if size > SELECTOR_EXPRESSION_MAX_LENGTH:
+        return [too_long(path, "", SELECTOR_EXPRESSION_MAX_LENGTH)], 0
+    if budget_exhausted():
+        return [internal_error(path, BUDGET_EXHAUSTED)], 0
+    if active_engine() == "cel-expr":
+        from webhook.cel import compiler
+
+        verdict = compiler.check_derived(expression, False, features)
+    else:
+        from webhook.cel import portable
+
+        verdict = portable.check(expression)
+    if verdict.warning:
+        warn(f"{path}: {verdict.warning}")
+    cost = verdict.cost or 0
+    if verdict.outcome == "invalid":
+        return [invalid(path, expression, verdict.detail)], 0
+    if verdict.outcome == "forbidden":
+        return [forbidden(path, verdict.detail)], cost
+    if verdict.outcome == "internal":
+        return [internal_error(path, verdict.detail)], 0
+    return [], cost
 
 
 def evaluate(expression: str, device: dict, *, features: Features = Features()) -> bool:

@@ -36,7 +36,25 @@ def _accepts_result(root_type: tuple, env: Environment) -> bool:
     return root_type[0] in ("bool", "any", "dyn")
 
 
-def _verdict(expression: str, env: Environment) -> Verdict:
+# A derived attribute (Kubernetes 1.37) must be a grouping key: a primitive scalar, or a list of them.
+_DERIVED_SCALARS = ("bool", "int", "string", "any", "dyn")
+_SEMVER = ("abstract", "kubernetes.Semver")
+
+
+def _derived_scalar(t: tuple) -> bool:
+    return t[0] in _DERIVED_SCALARS or t == _SEMVER
+
+
+def _derived_result_problem(root_type: tuple, env: Environment) -> str:
+    """dracel validateOutputType for a derived attribute: "" when the type is accepted."""
+    allow_list = env.features.list_type_attributes or env.stored
+    if _derived_scalar(root_type) or (allow_list and root_type[0] == "list" and _derived_scalar(root_type[1])):
+        return ""
+    lists = " or a list of these scalars" if allow_list else ""
+    return f"must evaluate to a primitive scalar (string, integer, boolean, semver){lists}, not {type_name(root_type)}"
+
+
+def _verdict(expression: str, env: Environment, derived: bool = False) -> Verdict:
     try:
         compiled = env.env_for(expression).compile(expression)
     except TypeError as error:  # the caller sanitises strings; anything else the binding rejects
@@ -56,7 +74,11 @@ def _verdict(expression: str, env: Environment) -> Verdict:
     if issues:
         return Verdict(INVALID, "compilation failed: " + format_issues(expression, ast, issues))
     root_type = coster.type_of(ast.root)
-    if not _accepts_result(root_type, env):
+    if derived:
+        problem = _derived_result_problem(root_type, env)
+        if problem:
+            return Verdict(INVALID, problem)
+    elif not _accepts_result(root_type, env):
         return Verdict(INVALID, f"must evaluate to bool or the unknown type, not {type_name(root_type)}")
     if cost[1] > SELECTOR_EXPRESSION_MAX_COST:
         return Verdict(FORBIDDEN, "too complex, exceeds cost limit", cost[1])
@@ -77,12 +99,22 @@ def check(expression: str, stored: bool = False, features: Features = Features()
     return verdict
 
 
-def _uncached(expression: str, stored: bool, features: Features) -> Verdict:
+def _uncached(expression: str, stored: bool, features: Features, derived: bool = False) -> Verdict:
     try:
         env = get_environment(stored, features)
     except Exception as error:  # noqa: BLE001 - Kubernetes reports environment problems as internal errors
         return Verdict(INTERNAL, f"unexpected error loading CEL environment: {error}")
-    return _verdict(expression, env)
+    return _verdict(expression, env, derived)
+
+
+def check_derived(expression: str, stored: bool = False, features: Features = Features()) -> Verdict:
+    """The verdict for one derived-attribute expression (result: a scalar or a list of scalars)."""
+    key = (expression, stored, features, "derived")
+    verdict = CACHE.get(key, False)
+    if verdict is None:
+        verdict = _uncached(expression, stored, features, derived=True)
+        CACHE.put(key, verdict, False)
+    return verdict
 
 
 def compile_expression(expression: str, stored: bool = False, features: Features = Features()):

@@ -14,6 +14,8 @@ from typing import Any
 
 # Flat request fields that move into `exactly`, in the order of the v1 type.
 EXACT_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity")
+# Kubernetes 1.37 added derivedAttributes to the flat v1beta1 request (and to `exactly`).
+EXACT_FIELDS_1_37 = EXACT_FIELDS + ("derivedAttributes",)
 
 
 def _is_set(field: str, value: Any, *, alpha: bool) -> bool:
@@ -29,10 +31,10 @@ def _is_set(field: str, value: Any, *, alpha: bool) -> bool:
     return True
 
 
-def _convert_request(request: Any, *, alpha: bool) -> Any:
+def _convert_request(request: Any, *, alpha: bool, fields: tuple[str, ...] = EXACT_FIELDS) -> Any:
     if not isinstance(request, dict):
         return request
-    present = [f for f in EXACT_FIELDS if f in request]
+    present = [f for f in fields if f in request]
     if not any(_is_set(f, request[f], alpha=alpha) for f in present):
         for f in present:  # zero values: the Go conversion drops them
             del request[f]
@@ -50,11 +52,11 @@ def _convert_request(request: Any, *, alpha: bool) -> Any:
     return out
 
 
-def _convert_claim_spec(spec: Any, *, alpha: bool) -> None:
+def _convert_claim_spec(spec: Any, *, alpha: bool, fields: tuple[str, ...] = EXACT_FIELDS) -> None:
     devices = spec.get("devices") if isinstance(spec, dict) else None
     requests = devices.get("requests") if isinstance(devices, dict) else None
     if isinstance(requests, list):
-        devices["requests"] = [_convert_request(r, alpha=alpha) for r in requests]
+        devices["requests"] = [_convert_request(r, alpha=alpha, fields=fields) for r in requests]
 
 
 def _convert_alpha_status(status: Any, warnings: list[str]) -> None:
@@ -78,6 +80,18 @@ def resource_claim_template_from_v1beta1(obj: dict) -> tuple[dict, list[str]]:
     spec = obj.get("spec")
     if isinstance(spec, dict):
         _convert_claim_spec(spec.get("spec"), alpha=False)
+    return obj, []
+
+
+def resource_claim_from_v1beta1_1_37(obj: dict) -> tuple[dict, list[str]]:
+    _convert_claim_spec(obj.get("spec"), alpha=False, fields=EXACT_FIELDS_1_37)
+    return obj, []
+
+
+def resource_claim_template_from_v1beta1_1_37(obj: dict) -> tuple[dict, list[str]]:
+    spec = obj.get("spec")
+    if isinstance(spec, dict):
+        _convert_claim_spec(spec.get("spec"), alpha=False, fields=EXACT_FIELDS_1_37)
     return obj, []
 
 

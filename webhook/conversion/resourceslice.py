@@ -12,9 +12,11 @@ BASIC_DEVICE_FIELDS = (
     "bindsToNode", "bindingConditions", "bindingFailureConditions", "allowMultipleAllocations",
     "nodeAllocatableResourceMappings",
 )
+# Kubernetes 1.37 replaced nodeAllocatableResourceMappings by nodeAllocatableResources.
+BASIC_DEVICE_FIELDS_1_37 = BASIC_DEVICE_FIELDS[:-1] + ("nodeAllocatableResources",)
 
 
-def resource_slice_from_v1beta1(obj: dict) -> tuple[dict, list[str]]:
+def resource_slice_from_v1beta1(obj: dict, fields: tuple[str, ...] = BASIC_DEVICE_FIELDS) -> tuple[dict, list[str]]:
     """Converts in place (the caller passes a copy) and returns (object, warnings)."""
     spec = obj.get("spec")
     if not isinstance(spec, dict):
@@ -27,18 +29,22 @@ def resource_slice_from_v1beta1(obj: dict) -> tuple[dict, list[str]]:
     if isinstance(devices, list):
         for device in devices:
             if isinstance(device, dict):
-                _lift_basic(device)
+                _lift_basic(device, fields)
     return obj, []
 
 
-def _lift_basic(device: dict) -> None:
+def resource_slice_from_v1beta1_1_37(obj: dict) -> tuple[dict, list[str]]:
+    return resource_slice_from_v1beta1(obj, BASIC_DEVICE_FIELDS_1_37)
+
+
+def _lift_basic(device: dict, fields: tuple[str, ...]) -> None:
     basic = device.get("basic")
     if basic is None:
         device.pop("basic", None)
         return
     if not isinstance(basic, dict):
         return  # wrongly typed: left for the type check ("basic" is then an unknown v1 field)
-    for name in BASIC_DEVICE_FIELDS:
+    for name in fields:
         if name in basic:
             device[name] = basic.pop(name)
     if not basic:

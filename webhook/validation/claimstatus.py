@@ -24,7 +24,7 @@ from webhook.validation.bindingconditions import validate_device_binding_paramet
 from webhook.validation.conditions import validate_conditions
 from webhook.validation.deviceclaim import validate_allocation_request_refs
 from webhook.validation.deviceconfig import validate_device_configuration
-from webhook.validation.options import DEFAULT_OPTIONS
+from webhook.validation.options import DEFAULT_OPTIONS, Options
 from webhook.validation.equality import semantic_equal
 from webhook.validation.interfaceaddress import validate_interface_address
 from webhook.validation.meta import FIELD_IMMUTABLE
@@ -33,6 +33,8 @@ from webhook.validation.nodeselector import validate_node_selector
 from webhook.validation.poolname import validate_pool_name
 from webhook.validation.rawjson import validate_raw_extension
 from webhook.validation.requestref import RequestNames, validate_request_name_ref
+from webhook.validation.skipnodeoperations import validate_skip_node_operations
+from webhook.validation.tolerations import validate_device_tolerations
 from webhook.validation.uid import validate_uid
 
 ALLOCATION_CONFIG_MAX_SIZE = 2 * DEVICE_CONFIG_MAX_SIZE  # class + claim
@@ -64,7 +66,8 @@ def _consumer_key(ref: Any) -> str:
 
 
 def _validate_resource_claim_status_update(status: Any, old_status: Any, claim_deleted: bool,
-                                          names: RequestNames, path: Path) -> ErrorList:
+                                          names: RequestNames, path: Path,
+                                          opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     status, old_status = as_dict(status), as_dict(old_status)
     reserved_for = as_list(status.get("reservedFor"))
     errs = validate_set(reserved_for, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, validate_resource_claim_user_reference,
@@ -88,7 +91,7 @@ def _validate_resource_claim_status_update(status: Any, old_status: Any, claim_d
         if not semantic_equal(allocation, old_allocation):
             errs.append(invalid(path.child("allocation"), allocation, FIELD_IMMUTABLE))
     elif allocation is not None:
-        errs.extend(validate_allocation_result(allocation, path.child("allocation"), names))
+        errs.extend(validate_allocation_result(allocation, path.child("allocation"), names, opts))
     return errs
 
 
@@ -106,18 +109,20 @@ def validate_resource_claim_user_reference(ref: Any, path: Path) -> ErrorList:
     return errs
 
 
-def validate_allocation_result(allocation: dict, path: Path, names: RequestNames) -> ErrorList:
+def validate_allocation_result(allocation: dict, path: Path, names: RequestNames,
+                               opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     """Rules for a newly set allocation (a stored one is only compared, never re-validated)."""
-    errs = validate_device_allocation_result(as_dict(allocation.get("devices")), path.child("devices"), names)
+    errs = validate_device_allocation_result(as_dict(allocation.get("devices")), path.child("devices"), names, opts)
     node_selector = allocation.get("nodeSelector")
     if isinstance(node_selector, dict):
         errs.extend(validate_node_selector(node_selector, path.child("nodeSelector")))
     return errs
 
 
-def validate_device_allocation_result(devices: dict, path: Path, names: RequestNames) -> ErrorList:
+def validate_device_allocation_result(devices: dict, path: Path, names: RequestNames,
+                                      opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_slice(as_list(devices.get("results")), ALLOCATION_RESULTS_MAX_SIZE,
-                          lambda result, p: validate_device_request_allocation_result(result, p, names),
+                          lambda result, p: validate_device_request_allocation_result(result, p, names, opts),
                           path.child("results"))
     errs.extend(validate_slice(as_list(devices.get("config")), ALLOCATION_CONFIG_MAX_SIZE,
                                lambda config, p: validate_device_allocation_configuration(config, p, names),
@@ -125,16 +130,22 @@ def validate_device_allocation_result(devices: dict, path: Path, names: RequestN
     return errs
 
 
-def validate_device_request_allocation_result(result: Any, path: Path, names: RequestNames) -> ErrorList:
+def validate_device_request_allocation_result(result: Any, path: Path, names: RequestNames,
+                                              opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     result = as_dict(result)
+    v137 = opts.profile.at_least("1.37")
     errs = validate_request_name_ref(as_str(result.get("request")), path.child("request"), names)
     errs.extend(validate_driver_name(as_str(result.get("driver")), path.child("driver")))
     errs.extend(validate_pool_name(as_str(result.get("pool")), path.child("pool")))
     errs.extend(validate_dns_label(as_str(result.get("device")), path.child("device")))
     errs.extend(validate_device_binding_parameters(result, path))
+    if v137:  # 1.37 validates result tolerations like request tolerations
+        errs.extend(validate_device_tolerations(result.get("tolerations"), path.child("tolerations")))
     share_id = result.get("shareID")
     if isinstance(share_id, str):
         errs.extend(validate_uid(share_id, path.child("shareID")))
+    if v137 and result.get("skipNodeOperations") is not None:
+        errs.extend(validate_skip_node_operations(result.get("skipNodeOperations"), path.child("skipNodeOperations")))
     return errs
 
 

@@ -32,7 +32,9 @@ from webhook.limits import (
 )
 from webhook.quantity import parse_json_quantity
 from webhook.validation._helpers import as_dict, as_list, as_str, materialise, truncate_if_too_long, validate_set
+from webhook.validation import devicedeclarative
 from webhook.validation.bindingconditions import validate_device_binding_parameters
+from webhook.validation.equality import semantic_equal
 from webhook.validation.names import (
     byte_len,
     is_dns1123_label,
@@ -40,7 +42,9 @@ from webhook.validation.names import (
     validate_dns_label,
     validate_node_name,
 )
+from webhook.validation.nodeallocatable import validate_node_allocatable_resources
 from webhook.validation.nodeselector import validate_node_selector
+from webhook.validation.options import DEFAULT_OPTIONS, Options
 from webhook.validation.qualifiedname import qualified_name_problems
 from webhook.validation.requestpolicy import validate_request_policy
 from webhook.validation.taints import validate_device_taint
@@ -177,7 +181,8 @@ def has_list_attribute(attributes: dict) -> bool:
 
 # Capacity --------------------------------------------------------------------------------------
 
-def _validate_capacity(capacity: dict, allow_multiple_allocations: bool, path: Path) -> ErrorList:
+def _validate_capacity(capacity: dict, allow_multiple_allocations: bool, path: Path,
+                       opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs: ErrorList = []
     map_path: Path | None = None
     for key, entry in capacity.items():
@@ -193,7 +198,8 @@ def _validate_capacity(capacity: dict, allow_multiple_allocations: bool, path: P
         key_path = map_path.key(truncate_if_too_long(key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH))
         policy_path = key_path.child("requestPolicy")
         if allow_multiple_allocations:
-            errs.extend(validate_request_policy(parse_json_quantity(entry.get("value")), as_dict(policy), policy_path))
+            errs.extend(validate_request_policy(parse_json_quantity(entry.get("value")), as_dict(policy), policy_path,
+                                                opts.profile))
         else:
             errs.append(forbidden(policy_path, "allowMultipleAllocations must be true"))
     return errs
@@ -330,8 +336,11 @@ def validate_node_allocatable_resource_mappings(mappings: dict, capacities: Any,
 
 # The device ------------------------------------------------------------------------------------
 
-def validate_device(device: Any, old_device: dict | None, path: Path, per_device_node_selection: Any) -> ErrorList:
+def validate_device(device: Any, old_device: dict | None, path: Path, per_device_node_selection: Any,
+                    opts: Options = DEFAULT_OPTIONS, declarative_rules: bool = False) -> ErrorList:
+    """`declarative_rules`: Kubernetes 1.37 and the device list is new or changed."""
     device = as_dict(device)
+    v137 = opts.profile.at_least("1.37")
     errs: ErrorList = []
     allow_multiple_allocations = device.get("allowMultipleAllocations") is True
     name = as_str(device.get("name"))
@@ -349,13 +358,16 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
         errs.append(invalid(path, num_values, "the total number of attribute values must not exceed "
                                               f"{RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE}"))
     errs.extend(attribute_errs)
-    if capacity:
-        errs.extend(_validate_capacity(capacity, allow_multiple_allocations, path))
+    # 1.37 ratchets the capacity map: skipped when it equals the old device's.
+    if capacity and not (v137 and old_device is not None and semantic_equal(old_device.get("capacity"), capacity)):
+        errs.extend(_validate_capacity(capacity, allow_multiple_allocations, path, opts))
 
     taints = as_list(device.get("taints"))
     if old_device is None or not taints_equal(old_device.get("taints"), taints):
         if taints:
             errs.extend(_validate_taints(taints, path.child("taints")))
+    elif declarative_rules and len(taints) <= DEVICE_TAINTS_MAX_LENGTH:
+        errs.extend(devicedeclarative.declarative_taint_effects(taints, path.child("taints")))
 
     consumes = as_list(device.get("consumesCounters"))
     if consumes:
@@ -367,6 +379,14 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
 
     if device.get("bindingConditions") or device.get("bindingFailureConditions"):
         errs.extend(validate_device_binding_parameters(device, path))
+    if v137:
+        resources = device.get("nodeAllocatableResources")
+        if isinstance(resources, dict) and resources:
+            errs.extend(validate_node_allocatable_resources(resources, device.get("capacity"),
+                                                            path.child("nodeAllocatableResources"), declarative_rules))
+        if declarative_rules:
+            errs.extend(devicedeclarative.declarative_device_rules(device, path))
+        return errs
     mappings = device.get("nodeAllocatableResourceMappings")
     if isinstance(mappings, dict) and mappings:
         errs.extend(validate_node_allocatable_resource_mappings(mappings, device.get("capacity"),

@@ -16,7 +16,14 @@ from webhook.limits import (
     DEVICE_REQUESTS_MAX_SIZE,
     FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE,
 )
+from webhook.validation import declarative
 from webhook.validation._helpers import as_dict, as_int, as_list, as_str, validate_set, validate_slice
+from webhook.validation.derivedattributes import (
+    ClaimState,
+    gather_constraint_attributes,
+    validate_device_derived_attributes,
+    validate_total_derived_attribute_cost,
+)
 from webhook.validation.deviceconfig import validate_device_configuration
 from webhook.validation.names import validate_dns_label, validate_dns_subdomain
 from webhook.validation.options import Options
@@ -35,8 +42,9 @@ def _name_key(item: Any) -> str:
 def validate_device_claim(device_claim: Any, path: Path, opts: Options) -> ErrorList:
     device_claim = as_dict(device_claim)
     names = gather_request_names(device_claim)
+    state = ClaimState(gather_constraint_attributes(device_claim.get("constraints")))
     errs = validate_set(as_list(device_claim.get("requests")), DEVICE_REQUESTS_MAX_SIZE,
-                        lambda request, p: validate_device_request(request, p, opts), _name_key,
+                        lambda request, p: validate_device_request(request, p, opts, state), _name_key,
                         path.child("requests"))
     errs.extend(validate_slice(as_list(device_claim.get("constraints")), DEVICE_CONSTRAINTS_MAX_SIZE,
                                lambda constraint, p: validate_device_constraint(constraint, p, names, opts),
@@ -44,11 +52,15 @@ def validate_device_claim(device_claim: Any, path: Path, opts: Options) -> Error
     errs.extend(validate_slice(as_list(device_claim.get("config")), DEVICE_CONFIG_MAX_SIZE,
                                lambda config, p: validate_device_claim_configuration(config, p, names, opts),
                                path.child("config")))
+    if opts.profile.at_least("1.37"):
+        errs.extend(validate_total_derived_attribute_cost(state, path))
     return errs
 
 
-def validate_device_request(request: Any, path: Path, opts: Options) -> ErrorList:
+def validate_device_request(request: Any, path: Path, opts: Options, state: ClaimState | None = None) -> ErrorList:
     request = as_dict(request)
+    state = state if state is not None else ClaimState()
+    request_name = as_str(request.get("name"))
     errs = validate_dns_label(as_str(request.get("name")), path.child("name"))
     first_available = as_list(request.get("firstAvailable"))
     exactly = request.get("exactly")
@@ -61,32 +73,41 @@ def validate_device_request(request: Any, path: Path, opts: Options) -> ErrorLis
                                         "but multiple fields are set"))
     elif has_first_available:
         errs.extend(validate_set(first_available, FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE,
-                                 lambda sub, p: validate_device_sub_request(sub, p, opts), _name_key,
+                                 lambda sub, p: validate_device_sub_request(sub, p, opts, state, request_name),
+                                 _name_key,
                                  path.child("firstAvailable")))
     else:
-        errs.extend(validate_exact_device_request(exactly, path.child("exactly"), opts))
+        errs.extend(validate_exact_device_request(exactly, path.child("exactly"), opts, state, request_name))
     return errs
 
 
-def _validate_request_body(request: dict, path: Path, opts: Options) -> ErrorList:
+def _validate_request_body(request: dict, path: Path, opts: Options, state: ClaimState | None = None,
+                           request_name: str = "") -> ErrorList:
     """The part common to `exactly` and a `firstAvailable` entry (class, selectors, mode, tolerations)."""
     errs = validate_device_class_ref(as_str(request.get("deviceClassName")), path.child("deviceClassName"))
     errs.extend(validate_selector_slice(request.get("selectors"), path.child("selectors"), opts))
+    if opts.profile.at_least("1.37") and request.get("derivedAttributes") is not None:
+        errs.extend(validate_device_derived_attributes(request.get("derivedAttributes"),
+                                                       path.child("derivedAttributes"), opts, request_name,
+                                                       state or ClaimState()))
     errs.extend(validate_device_allocation_mode(as_str(request.get("allocationMode")), request.get("count"),
                                                 path.child("allocationMode"), path.child("count")))
     errs.extend(validate_device_tolerations(request.get("tolerations"), path.child("tolerations")))
     return errs
 
 
-def validate_device_sub_request(sub_request: Any, path: Path, opts: Options) -> ErrorList:
+def validate_device_sub_request(sub_request: Any, path: Path, opts: Options, state: ClaimState | None = None,
+                                parent_request_name: str = "") -> ErrorList:
     sub_request = as_dict(sub_request)
-    errs = validate_dns_label(as_str(sub_request.get("name")), path.child("name"))
-    errs.extend(_validate_request_body(sub_request, path, opts))
+    name = as_str(sub_request.get("name"))
+    errs = validate_dns_label(name, path.child("name"))
+    errs.extend(_validate_request_body(sub_request, path, opts, state, f"{parent_request_name}/{name}"))
     return errs
 
 
-def validate_exact_device_request(request: Any, path: Path, opts: Options) -> ErrorList:
-    return _validate_request_body(as_dict(request), path, opts)
+def validate_exact_device_request(request: Any, path: Path, opts: Options, state: ClaimState | None = None,
+                                  request_name: str = "") -> ErrorList:
+    return _validate_request_body(as_dict(request), path, opts, state, request_name)
 
 
 def validate_device_allocation_mode(mode: str, count: Any, mode_path: Path, count_path: Path) -> ErrorList:
@@ -119,15 +140,23 @@ def validate_device_constraint(constraint: Any, path: Path, names: RequestNames,
     errs = _validate_request_refs(constraint.get("requests"), path.child("requests"), names)
     match_attribute, distinct_attribute = constraint.get("matchAttribute"), constraint.get("distinctAttribute")
     if isinstance(match_attribute, str):
-        errs.extend(validate_fully_qualified_name(match_attribute, path.child("matchAttribute")))
+        errs.extend(_validate_constraint_attribute(match_attribute, path.child("matchAttribute"), opts))
     elif isinstance(distinct_attribute, str):
-        errs.extend(validate_fully_qualified_name(distinct_attribute, path.child("distinctAttribute")))
+        errs.extend(_validate_constraint_attribute(distinct_attribute, path.child("distinctAttribute"), opts))
     elif opts.profile.enabled("DRAConsumableCapacity"):
         # Upstream's wording, "multiple fields are set" included.
         errs.append(required(path, 'exactly one of "matchAttribute" or "distinctAttribute" is required, '
                                    "but multiple fields are set"))
     else:
         errs.append(required(path.child("matchAttribute"), ""))
+    return errs
+
+
+def _validate_constraint_attribute(name: str, path: Path, opts: Options) -> ErrorList:
+    """1.37 enforces the declarative format check, which also rejects an upper-case domain."""
+    errs = validate_fully_qualified_name(name, path)
+    if opts.profile.at_least("1.37"):
+        return declarative.merge_covered(errs, declarative.resource_fully_qualified_name(name, path))
     return errs
 
 

@@ -43,7 +43,8 @@ def validate_resource_claim_status_update(new: dict, old: dict, opts: Options = 
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
     names = gather_request_names(as_dict(as_dict(new.get("spec")).get("devices")))
     deleted = as_dict(new.get("metadata")).get("deletionTimestamp") is not None
-    errs.extend(_validate_resource_claim_status_update(new.get("status"), old.get("status"), deleted, names, Path("status")))
+    errs.extend(_validate_resource_claim_status_update(new.get("status"), old.get("status"), deleted, names,
+                                                       Path("status"), opts))
     return errs
 
 

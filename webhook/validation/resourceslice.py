@@ -5,32 +5,36 @@ Checks run in upstream order so error lists come out in the same order (Go map i
 
 from __future__ import annotations
 
-from webhook.field import ErrorList, Path, invalid, required, too_many
+from webhook.field import ErrorList, Path, forbidden, invalid, required, too_many
 from webhook.limits import (
     RESOURCE_SLICE_MAX_COUNTER_SETS,
     RESOURCE_SLICE_MAX_DEVICES,
     RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES,
 )
 from webhook.validation._helpers import as_dict, as_int, as_list, as_str, validate_set
+from webhook.validation import declarative
 from webhook.validation.device import has_list_attribute, validate_counter_set, validate_device
+from webhook.validation.equality import semantic_equal
 from webhook.validation.options import DEFAULT_OPTIONS, Options
 from webhook.validation.meta import validate_immutable, validate_object_meta, validate_object_meta_update
 from webhook.validation.names import validate_driver_name, validate_node_name
 from webhook.validation.nodeselector import validate_node_selector
 from webhook.validation.poolname import validate_pool_name
+from webhook.validation.qualifiedname import qualified_name_problems
+from webhook.validation.skipnodeoperations import validate_skip_node_operations
 
 _NODE_SELECTION_FIELDS = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
 
 
 def validate_resource_slice(slice_: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_object_meta(slice_.get("metadata"), namespaced=False)
-    errs.extend(validate_resource_slice_spec(as_dict(slice_.get("spec")), None, Path("spec")))
+    errs.extend(validate_resource_slice_spec(as_dict(slice_.get("spec")), None, Path("spec"), opts))
     return errs
 
 
 def validate_resource_slice_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
-    errs.extend(validate_resource_slice_spec(as_dict(new.get("spec")), as_dict(old.get("spec")), Path("spec")))
+    errs.extend(validate_resource_slice_spec(as_dict(new.get("spec")), as_dict(old.get("spec")), Path("spec"), opts))
     return errs
 
 
@@ -72,7 +76,8 @@ def lookup_device(old_spec: dict | None, name: str) -> dict | None:
     return None
 
 
-def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path) -> ErrorList:
+def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path,
+                                 opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_driver_name(as_str(spec.get("driver")), path.child("driver"))
     pool = as_dict(spec.get("pool"))
     errs.extend(validate_resource_pool(pool, path.child("pool")))
@@ -125,13 +130,17 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path) 
         max_devices = RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES
     per_device_node_selection = spec.get("perDeviceNodeSelection")
     devices_path = path.child("devices")
+    v137 = opts.profile.at_least("1.37")
+    # Declarative rules inside devices run unless the (atomic) device list is unchanged.
+    declarative_rules = v137 and (old_spec is None or not semantic_equal(spec.get("devices"), old_spec.get("devices")))
     if len(devices) > max_devices:
         errs.append(too_many(devices_path, len(devices), max_devices))
     elif devices:
         errs.extend(validate_set(
             devices, max_devices,
             lambda device, p: validate_device(
-                device, lookup_device(old_spec, as_str(as_dict(device).get("name"))), p, per_device_node_selection),
+                device, lookup_device(old_spec, as_str(as_dict(device).get("name"))), p, per_device_node_selection,
+                opts, declarative_rules),
             lambda device: as_str(as_dict(device).get("name")),
             devices_path))
 
@@ -140,4 +149,66 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path) 
         errs.extend(validate_set(shared_counters, RESOURCE_SLICE_MAX_COUNTER_SETS, validate_counter_set,
                                  lambda counter_set: as_str(as_dict(counter_set).get("name")),
                                  path.child("sharedCounters")))
+    if v137:
+        errs.extend(_validate_spec_1_37(spec, old_spec, path, opts))
+    return errs
+
+
+def _validate_spec_1_37(spec: dict, old_spec: dict | None, path: Path, opts: Options) -> ErrorList:
+    errs: ErrorList = []
+    name = spec.get("partitionTypeAttribute")
+    if name is not None:
+        name = as_str(name)
+        errs.extend(validate_partition_type_attribute(spec, name, path))
+        old_name = old_spec.get("partitionTypeAttribute") if old_spec is not None else None
+        if old_spec is None or old_name != name:  # declarative, ratcheted when unchanged
+            if opts.profile.gate("DRAPartitionableDevicesType"):
+                errs.extend(declarative.resource_fully_qualified_name(name, path.child("partitionTypeAttribute")))
+            elif old_name is not None:  # with the gate off only an old slice's value survives the strategy
+                errs.extend(declarative.mark([forbidden(path.child("partitionTypeAttribute"), "")]))
+    operations = spec.get("skipNodeOperations")
+    if operations is not None:
+        old_operations = old_spec.get("skipNodeOperations") if old_spec is not None else None
+        errs.extend(validate_skip_node_operations(operations, path.child("skipNodeOperations"),
+                                                  declarative_rules=old_spec is None or old_operations != operations))
+    return errs
+
+
+def _have_consumes_counters(devices: list) -> bool:
+    return any(as_list(as_dict(device).get("consumesCounters")) for device in devices)
+
+
+def lookup_qualified_attribute(attributes: dict, name: str, bare_name: str) -> tuple[object, bool]:
+    """The attribute under its full name, else (same driver domain) under the bare name."""
+    if name in attributes:
+        return attributes[name], True
+    if bare_name and bare_name in attributes:
+        return attributes[bare_name], True
+    return None, False
+
+
+def validate_partition_type_attribute(spec: dict, name: str, path: Path) -> ErrorList:
+    """Kubernetes 1.37: every device that consumes counters names its partition type as a string."""
+    devices = as_list(spec.get("devices"))
+    if not _have_consumes_counters(devices):
+        return [invalid(path.child("partitionTypeAttribute"), name,
+                        "may only be set on a slice which declares devices that consume counters")]
+    # A malformed name is reported declaratively; no device can carry it.
+    if qualified_name_problems(name) or "/" not in name:
+        return []
+    driver = as_str(spec.get("driver"))
+    bare_name = name.removeprefix(driver + "/") if name.startswith(driver + "/") else ""
+    errs: ErrorList = []
+    for i, device in enumerate(devices):
+        device = as_dict(device)
+        if not as_list(device.get("consumesCounters")):
+            continue
+        attr_path = path.child("devices").index(i).child("attributes").key(name)
+        attribute, found = lookup_qualified_attribute(as_dict(device.get("attributes")), name, bare_name)
+        if not found:
+            errs.append(required(attr_path, "device consumes counters and `partitionTypeAttribute` names this "
+                                            "attribute, so it must be set"))
+        elif as_dict(attribute).get("string") is None:
+            errs.append(invalid(attr_path, attribute,
+                                "must be a string value because `partitionTypeAttribute` names this attribute"))
     return errs

@@ -118,3 +118,27 @@ UPSTREAM: dict[str, str] = {
                    "(duplicates compare Value(), rounded up)",
     "truncateIfTooLong": _V + "_helpers.truncate_if_too_long",
 }
+
+# Kubernetes 1.37: functions that validation.go added (or replaced) against 1.36, and where they live.
+UPSTREAM_1_37: dict[str, str] = {
+    "validateNodeAllocatableResources": _V + "nodeallocatable.validate_node_allocatable_resources",
+    "validateNodeAllocatableMapping": _V + "nodeallocatable.validate_node_allocatable_mapping",
+    "validateNodeAllocatableOverheadMapping": _V + "nodeallocatable.validate_node_allocatable_overhead_mapping",
+    "validatePartitionTypeAttribute": _V + "resourceslice.validate_partition_type_attribute",
+    "lookupQualifiedAttribute": _V + "resourceslice.lookup_qualified_attribute",
+    "validateSkipNodeOperations": _V + "skipnodeoperations.validate_skip_node_operations",
+    "gatherConstraintAttributes": _V + "derivedattributes.gather_constraint_attributes",
+    "isAttributeUsedByConstraint": _V + "derivedattributes.is_attribute_used_by_constraint",
+    "validateDeviceDerivedAttributes": _V + "derivedattributes.validate_device_derived_attributes",
+    "validateDeviceDerivedAttribute": _V + "derivedattributes.validate_device_derived_attribute",
+    "validateCELExpression": "split by what it checks: webhook.cel.validate_cel_selector for selectors, "
+                             "webhook.cel.validate_derived_attribute for derived attributes",
+    "validateRequestPolicyRange": _V + "requestpolicy.validate_request_policy_range_1_37",
+    "validateRequestPolicyRangeStep": _V + "requestpolicy.validate_request_policy_range_step_1_37",
+    "validateInt64Range": _V + "requestpolicy.validate_int64_range",
+    "rangeHasFractional": "folded into webhook.validation.requestpolicy.validate_request_policy_range_1_37",
+    "isFractionalQuantity": _V + "requestpolicy.is_fractional_quantity",
+    "quantityKeyAsDec": "folded into webhook.validation.requestpolicy.validate_request_policy_valid_values "
+                        "(with DRAFractionalCapacityRange duplicates are equal values)",
+    "quantityKeyInt": "folded into webhook.validation.requestpolicy.validate_request_policy_valid_values",
+}

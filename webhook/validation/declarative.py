@@ -1,0 +1,111 @@
+"""Declarative validation (the `+k8s:` tags of the resource types), as enforced from Kubernetes 1.37.
+
+1.37 enforces every DRA declarative rule (stable and beta). The server's answer is then the
+hand-written errors, minus each one marked "covered" for which a declarative error of the same type
+exists at the same field, plus all declarative errors (apiserver `FilterCoveredHandwrittenErrors`).
+Declarative errors are computed on the object as the request sent it, so for v1beta1 requests they
+carry v1beta1 paths (`webhook.validation.v1beta1_paths`). Functions here mirror apimachinery's
+`pkg/api/validate` (format, enum, listType=set, maxItems, union, required).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Iterable
+
+from webhook.field import ErrorList, Path, duplicate, invalid, not_supported, required, too_long, too_many
+from webhook.validation.names import byte_len, is_c_identifier, is_dns1123_label, is_dns1123_subdomain
+
+RESOURCE_DEVICE_MAX_LENGTH = 32  # validate.resourceDeviceMaxLength
+FULLY_QUALIFIED_NAME_PREFIX_MAX_LENGTH = 63
+
+
+def mark(errs: Iterable) -> ErrorList:
+    """The errors as declarative validation reports them."""
+    return [replace(e, declarative=True) for e in errs]
+
+
+def merge_covered(handwritten: ErrorList, declarative: ErrorList) -> ErrorList:
+    """Covered hand-written errors give way to declarative ones of the same field and type."""
+    shadowed = {e.key for e in declarative}
+    return [e for e in handwritten if e.key not in shadowed] + mark(declarative)
+
+
+def _c_identifier(value: str, path: Path) -> ErrorList:
+    errs: ErrorList = []
+    if byte_len(value) > RESOURCE_DEVICE_MAX_LENGTH:
+        errs.append(too_long(path, value, RESOURCE_DEVICE_MAX_LENGTH))
+    errs.extend(invalid(path, value, m) for m in is_c_identifier(value))
+    return errs
+
+
+def resource_fully_qualified_name(value: str, path: Path) -> ErrorList:
+    """validate.ResourceFullyQualifiedName: `<DNS subdomain>/<C identifier>`, case-sensitive prefix.
+
+    One part: C-identifier errors plus "must be a domain and a name"; three or more parts pass.
+    """
+    errs: ErrorList = []
+    parts = value.split("/")
+    if len(parts) == 1:
+        errs.extend(_c_identifier(parts[0], path))
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append(invalid(path, "", "prefix must not be empty"))
+        else:
+            if byte_len(prefix) > FULLY_QUALIFIED_NAME_PREFIX_MAX_LENGTH:
+                errs.append(too_long(path, prefix, FULLY_QUALIFIED_NAME_PREFIX_MAX_LENGTH))
+            errs.extend(invalid(path, prefix, "prefix: " + m) for m in is_dns1123_subdomain(prefix))
+        if not name:
+            errs.append(invalid(path, "", "name must not be empty"))
+        else:
+            errs.extend(_c_identifier(name, path))
+    if "/" not in value:
+        errs.append(invalid(path, value, "a fully qualified name must be a domain and a name separated by a slash"))
+    return mark(errs)
+
+
+def short_name(value: str, path: Path) -> ErrorList:
+    """validate.ShortName (format=k8s-short-name): one Invalid per DNS-label message, even for length."""
+    return mark(invalid(path, value, m) for m in is_dns1123_label(value))
+
+
+def required_value(value: Any, path: Path) -> ErrorList:
+    """+k8s:required on a string: absent and "" are both missing."""
+    return mark([required(path, "")]) if value is None or value == "" else []
+
+
+def max_items(items: list, limit: int, path: Path) -> ErrorList:
+    """+k8s:maxItems (short-circuits the item rules of the same list)."""
+    return mark([too_many(path, len(items), limit)]) if len(items) > limit else []
+
+
+def unique_set(items: list, path: Path) -> ErrorList:
+    """+k8s:listType=set / +k8s:unique=set: Duplicate at each later repeat."""
+    errs: ErrorList = []
+    seen: list = []
+    for i, item in enumerate(items):
+        if item in seen:
+            errs.append(duplicate(path.index(i), item))
+        else:
+            seen.append(item)
+    return mark(errs)
+
+
+def enum(value: Any, allowed: tuple[str, ...], path: Path) -> ErrorList:
+    """+k8s:enum: NotSupported with the allowed values, sorted as validate.Enum lists them."""
+    if value in allowed:
+        return []
+    return mark([not_supported(path, value, sorted(allowed))])
+
+
+def union(members: dict[str, bool], path: Path) -> ErrorList:
+    """+k8s:unionMember: exactly one member set (`""` counts as set)."""
+    names = ", ".join(f"`{name}`" for name in members)
+    count = sum(members.values())
+    if count == 0:
+        return mark([invalid(path, "", f"must specify one of: {names}")])
+    if count > 1:
+        set_names = ", ".join(f"`{name}`" for name, is_set in members.items() if is_set)
+        return mark([invalid(path, "{" + set_names + "}", f"must specify exactly one of: {names}")])
+    return []
