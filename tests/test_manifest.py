@@ -237,3 +237,14 @@ def test_admin_access_served_is_a_warning_because_namespaces_cannot_be_seen():
     response = admit.validate(decode_review(review_body(claim)))
     assert response.allowed is True
     assert response.warnings[0].startswith("spec.devices.requests[0].adminAccess: admin access to devices requires")
+
+
+@pytest.mark.parametrize("version,refused", [("12345", True), ("0", False), ("abc", False), ("", False)])
+def test_a_resource_version_on_create_is_refused_by_storage(version, refused):
+    cls = manifest("resource.k8s.io/v1", "DeviceClass", spec={})
+    cls["metadata"]["resourceVersion"] = version
+    response = review(cls)
+    assert response.allowed is (not refused)
+    if refused:
+        assert response.status["code"] == 500 and response.status["message"] == (
+            "Internal error occurred: resourceVersion should not be set on objects to be created")

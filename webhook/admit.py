@@ -298,6 +298,10 @@ def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, na
     if mapping.refusal is None:
         response = _review(effective, profile, apply_defaults, now, context)
         response.warnings[:0] = mapping.warnings
+        if response.allowed and request.operation == "CREATE" and manifest.resource_version_set(source):
+            # The storage layer refuses it after validation and admission: a plain error, so a 500.
+            return deny(request.uid, status_internal("Internal error occurred: resourceVersion should not be set "
+                                                     "on objects to be created"), response.warnings)
         return response
     warnings = list(mapping.warnings)
     if mapping.retired:

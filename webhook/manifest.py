@@ -124,3 +124,10 @@ def namespaces_in(objects) -> dict[str, dict[str, str]]:
             if isinstance(meta.get("name"), str):
                 found[meta["name"]] = {k: v for k, v in labels.items() if isinstance(k, str) and isinstance(v, str)}
     return found
+
+
+def resource_version_set(obj: dict) -> bool:
+    """What etcd3 storage's Create refuses: a resourceVersion that parses as a non-zero number."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    version = meta.get("resourceVersion")
+    return isinstance(version, str) and version.isascii() and version.isdigit() and int(version) != 0
