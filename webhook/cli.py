@@ -64,13 +64,64 @@ def _add_cluster(parser: argparse.ArgumentParser, *, namespace: bool) -> None:
                                  "(default: %(default)s); AdmissionReview documents keep their own")
 
 
+class _CommandParser(argparse.ArgumentParser):
+    """A subcommand's parser: an unknown flag is reported with this command's usage (and a close match),
+    not the top-level usage that argparse shows by default."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            import difflib
+
+            known = [flag for action in self._actions for flag in action.option_strings]
+            unknown = next((e.split("=", 1)[0] for e in extras if e.startswith("-")), "")
+            close = difflib.get_close_matches(unknown, known, n=1) if unknown else []
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+        return namespace, extras
+
+
+class _Version(argparse.Action):
+    """--version: the program, the Kubernetes versions whose rules it holds, and the CEL engine."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())
+        parser.exit()
+
+
+def version_text() -> str:
+    from importlib import metadata
+
+    from webhook.cel.engines import configure
+    from webhook.profile import DEFAULT_VERSION, SUPPORTED_VERSIONS
+
+    lines = [f"dra-webhook {__version__}",
+             f"Kubernetes rules: {DEFAULT_VERSION} (default); --kubernetes-version {', '.join(SUPPORTED_VERSIONS)}"]
+    try:
+        engine = configure("auto")
+    except ValueError as error:
+        lines.append(f"CEL engine: none ({error})")
+    else:
+        package = {"cel-expr": "cel-expr-python", "cel-python": "cel-python"}[engine]
+        try:
+            version = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            version = "unknown version"
+        lines.append(f"CEL engine: {engine} ({package} {version}; --cel-engine auto picks it)")
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dra-webhook",
         description="Admission webhook and offline checker for Kubernetes DRA objects (resource.k8s.io).",
     )
-    parser.add_argument("--version", action="version", version=f"dra-webhook {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--version", action=_Version, help="show the version, the Kubernetes versions of the rules "
+                                                           "and the CEL engine, then exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_CommandParser)
 
     serve = sub.add_parser("serve", help="serve /validate and /mutate over HTTPS",
                            description="Serve the admission webhook. Without --cert-file/--key-file a fresh CA "
@@ -104,13 +155,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     review = sub.add_parser("review", help="check manifests or AdmissionReview files offline",
                             description="Run the webhook's checks on files, directories (*.yaml, *.yml, *.json, "
-                                        "recursively) or stdin ('-'). Exit code 0: all allowed; 1: something "
-                                        "denied; 2: usage error or unreadable input.")
+                                        "recursively) or stdin ('-'). Objects outside resource.k8s.io are skipped. "
+                                        + EXIT_CODES.format(failed="an object was denied (or warned, with "
+                                                                   "--warnings-as-errors)"))
     review.add_argument("paths", nargs="+", metavar="PATH", help="file, directory, or - for stdin")
-    review.add_argument("--output", "-o", choices=("text", "json"), default="text")
+    add_offline_output(review)
     review.add_argument("--no-defaults", action="store_true",
                         help="validate objects as written, without applying the API server's defaults first")
-    review.add_argument("--warnings-as-errors", action="store_true", help="exit 1 when any object has warnings")
+    review.add_argument("--warnings-as-errors", action="store_true",
+                        help="exit 1 when a checked object has warnings (skipped objects never do)")
+    review.add_argument("--kinds", type=_kind_list, metavar="KIND,...",
+                        help="check only these resource.k8s.io kinds (e.g. ResourceSlice,DeviceClass); others are "
+                             "skipped")
+    review.add_argument("--skip-kinds", type=_kind_list, default=frozenset(), metavar="KIND,...",
+                        help="skip these resource.k8s.io kinds")
+    review.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
+                        help="check documents in N processes, results still in input order (default: the CPUs "
+                             "available)")
     _add_cel_engine(review)
     _add_cluster(review, namespace=True)
 
@@ -126,6 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
     certs.add_argument("--key-type", choices=("ecdsa", "rsa"), default="ecdsa",
                        help="ECDSA P-256 or RSA-2048 (default: %(default)s)")
     certs.add_argument("--days", type=_positive_int, default=365, help="serving certificate validity in days")
+    certs.add_argument("--force", action="store_true",
+                       help="replace an existing CA (ca.key) in --out; without it, an existing CA key is never "
+                            "overwritten")
     _add_test_command(sub)
     return parser
 
@@ -142,9 +206,10 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     elif not cert_file:
         out = args.cert_dir or tempfile.mkdtemp(prefix="dra-webhook-certs-")
-        files = certs.generate(out, hosts=[args.host] if args.host not in ("0.0.0.0", "::") else [])
+        files, reused = certs.ensure(out, hosts=[args.host] if args.host not in ("0.0.0.0", "::") else [])
         cert_file, key_file = str(files.cert), str(files.key)
-        log.info("generated certificates", extra=logs.fields(caFile=str(files.ca_cert)))
+        log.info("reused certificates" if reused else "generated certificates",
+                 extra=logs.fields(caFile=str(files.ca_cert)))
     for path in (cert_file, key_file, args.client_ca_file):
         if path and not Path(path).is_file():
             print(f"dra-webhook serve: {path}: no such file", file=sys.stderr)
@@ -162,87 +227,143 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_review(args: argparse.Namespace) -> int:
-    from webhook import admit, loader, report
-    from webhook.review import ReviewError, decode_review
+EXIT_CODES = ("Exit code 1: {failed}; 2: nothing failed but an input could not be used (missing, unreadable "
+              "or not an object) or a usage error; 0: everything passed. Every readable input is reported.")
+
+
+def _kind_list(text: str) -> frozenset[str]:
+    return frozenset(k.strip() for k in text.split(",") if k.strip())
+
+
+def _rfc3339(text: str):
+    from datetime import datetime, timezone
 
     try:
-        documents = list(loader.load(args.paths))
-    except loader.InputError as exc:
-        print(f"dra-webhook review: {exc}", file=sys.stderr)
-        return report.EXIT_INPUT
-    results: list[report.Result] = []
-    for doc in documents:
-        if doc.error is not None:
-            results.append(report.Result(doc.source, error=doc.error))
-            continue
-        try:
-            request = decode_review(doc.review)
-        except ReviewError as exc:
-            results.append(report.Result(doc.source, error=f"invalid AdmissionReview: {exc}"))
-            continue
-        if doc.manifest:
-            response = admit.review_manifest(request, profile=args.profile, namespace=args.namespace,
-                                             apply_defaults=not args.no_defaults)
-        else:
-            response = admit.review(request, profile=args.profile, apply_defaults=not args.no_defaults)
-        results.append(report.Result(doc.source, response.to_dict(), label=_label(request)))
-    report.WRITERS[args.output](results, sys.stdout)
-    if not results:
-        print("dra-webhook review: no documents found", file=sys.stderr)
-        return report.EXIT_INPUT
-    return report.exit_code(results, args.warnings_as_errors)
+        value = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an RFC 3339 time (e.g. 2026-01-02T03:04:05Z)") from None
+    if value.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{text!r} has no time zone (end it with Z or +00:00)")
+    return value.astimezone(timezone.utc)
 
 
-def _label(request) -> str:
-    obj = request.object if isinstance(request.object, dict) else {}
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    kind = request.kind.kind or obj.get("kind") or "object"
-    name = meta.get("name") or meta.get("generateName") or request.name or "<unnamed>"
-    operation = request.operation + (f" {request.sub_resource}" if request.sub_resource else "")
-    return f"{kind}/{name} ({operation})"
+def add_offline_output(parser: argparse.ArgumentParser) -> None:
+    """Flags every offline command shares (review, test, allocate): reporter, verbosity, clock."""
+    from webhook.offline.reporters import NAMES
+
+    parser.add_argument("--output", "-o", choices=NAMES, default="text",
+                        help="text (failures only, -v for all), json (with a summary), junit, github "
+                             "(workflow-command annotations), sarif (2.1.0), tap (default: %(default)s)")
+    parser.add_argument("--verbose", "-v", action="store_true", help="text output: list every result")
+    parser.add_argument("--now", type=_rfc3339, metavar="RFC3339",
+                        help="the clock for defaults that need one (DeviceTaintRule timeAdded), for reproducible "
+                             "output (default: $SOURCE_DATE_EPOCH if set, else the current time)")
+
+
+def offline_now(args: argparse.Namespace):
+    """--now, else SOURCE_DATE_EPOCH (the reproducible-builds convention), else the current time, in seconds."""
+    import os
+    from datetime import datetime, timezone
+
+    if args.now is not None:
+        return args.now
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch.isdigit():
+        return datetime.fromtimestamp(int(epoch), timezone.utc)
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def report(args: argparse.Namespace, run) -> int:
+    """Prints a finished run with the chosen reporter; returns its exit code."""
+    from webhook.offline.reporters import writer
+
+    writer(args.output)(run, sys.stdout)
+    sys.stdout.flush()
+    return run.exit.code
+
+
+def _settings(args: argparse.Namespace, now) -> dict:
+    from webhook.cel import active_engine
+
+    return {"kubernetesVersion": args.profile.version, "featureGates": dict(sorted(args.profile.gates.items()))
+            if hasattr(args.profile, "gates") else {}, "now": now.isoformat().replace("+00:00", "Z"),
+            "celEngine": active_engine()}
+
+
+def run_review(args: argparse.Namespace) -> int:
+    from webhook.offline import parallel, reviewing
+    from webhook.offline.results import Run, decide
+
+    now = offline_now(args)
+    options = reviewing.Options(profile=args.profile, now=now, namespace=args.namespace,
+                                apply_defaults=not args.no_defaults, kinds=args.kinds, skip_kinds=args.skip_kinds,
+                                cel_engine=args.cel_engine)
+    progress = parallel.Progress.for_terminal()
+    results = []
+    for result in reviewing.run(args.paths, options, jobs=args.jobs or parallel.available_cpus(), progress=progress):
+        results.append(result)
+        if progress is not None:
+            progress.result()
+    if progress is not None:
+        progress.done()
+    outcome = decide(results, noun="object", warnings_as_errors=args.warnings_as_errors)
+    return report(args, Run("review", "object", reviewing.VERDICTS, results, outcome, _settings(args, now),
+                            verbose=args.verbose))
 
 
 def _add_test_command(sub) -> None:
     test = sub.add_parser("test", help="run test suites: manifests with expected verdicts",
-                          description="Run TestSuite files (or the suites found in directories) and compare each "
-                                      "verdict with its expectation. Exit code 0: all tests passed; 1: a test "
-                                      "failed; 2: usage error, unreadable or invalid suite, or no test found.")
-    test.add_argument("paths", nargs="+", metavar="SUITE", help="suite file, or directory searched for suite files")
-    test.add_argument("--output", "-o", choices=("text", "json", "junit", "github"), default="text",
-                      help="text, json, junit (JUnit XML) or github (workflow-command annotations)")
+                          description="Run TestSuite files (or the suites found in directories, default: the "
+                                      "current directory) and compare each verdict with its expectation. "
+                                      + EXIT_CODES.format(failed="a test failed") + " No test found is exit 2 "
+                                      "unless --allow-empty.")
+    test.add_argument("paths", nargs="*", default=["."], metavar="SUITE",
+                      help="suite file, or directory searched for suite files (default: .)")
+    add_offline_output(test)
     test.add_argument("--warnings-as-errors", action="store_true",
                       help="fail a test whose response has warnings unless it expects them exactly")
     test.add_argument("--allow-empty", action="store_true", help="exit 0 rather than 2 when no test is found")
+    test.add_argument("--schema", action="store_true",
+                      help="print the TestSuite JSON Schema (for editor completion) and exit")
     _add_cel_engine(test)
     _add_cluster(test, namespace=True)
 
 
 def run_test(args: argparse.Namespace) -> int:
-    from webhook import suite, suite_report
+    from webhook.offline import suites
+    from webhook.offline.results import Run, decide
     from webhook.profile import parse_feature_gates
 
+    if args.schema:
+        from webhook.offline.suite_schema import json_schema
+
+        print(json_schema())
+        return 0
+    now = offline_now(args)
     try:
-        cluster = suite.Cluster(args.profile.version, parse_feature_gates(args.feature_gates), args.namespace)
-        result = suite.run(args.paths, warnings_as_errors=args.warnings_as_errors, cluster=cluster)
-    except suite.SuiteInputError as exc:
+        cluster = suites.Cluster(args.profile.version, parse_feature_gates(args.feature_gates), args.namespace)
+        results = suites.run(args.paths, warnings_as_errors=args.warnings_as_errors, cluster=cluster, now=now)
+    except suites.SuiteInputError as exc:
         print(f"dra-webhook test: {exc}", file=sys.stderr)
-        return suite.EXIT_INPUT
-    suite_report.WRITERS[args.output](result, sys.stdout)
-    if not result.tests and not result.suite_errors:
-        print("dra-webhook test: no test found" + ("" if args.allow_empty else " (use --allow-empty to accept)"),
-              file=sys.stderr)
-    return suite.exit_code(result, allow_empty=args.allow_empty)
+        return 2
+    outcome = decide(results, noun="test", allow_empty=args.allow_empty)
+    if not results and not args.allow_empty:
+        print("dra-webhook test: no test found (use --allow-empty to accept)", file=sys.stderr)
+    return report(args, Run("test", "test", suites.VERDICTS, results, outcome, _settings(args, now),
+                            verbose=args.verbose))
 
 
 def run_certs(args: argparse.Namespace) -> int:
     from webhook import certs, kustomize
 
-    hosts = [h for h in args.hosts.split(",") if h.strip()]
     try:
+        hosts = certs.parse_hosts(args.hosts)
         files = certs.generate(args.out, service=args.service, namespace=args.namespace, hosts=hosts,
-                               key_type=args.key_type, days=args.days)
+                               key_type=args.key_type, days=args.days, force=args.force)
         manifests = kustomize.write(args.kustomize, files, args.namespace) if args.kustomize else []
+    except certs.CertError as exc:
+        print(f"dra-webhook certs: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"dra-webhook certs: {exc}", file=sys.stderr)
         return 2

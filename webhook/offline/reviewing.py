@@ -1,0 +1,175 @@
+"""`dra-webhook review` as a function: paths in, one `Result` per document out, in input order.
+
+Documents are parsed and reviewed in batches, in worker processes with `jobs` > 1. Verdicts are
+reproducible: a request's uid is derived from the document's source and the clock is `options.now`.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, Iterable, Iterator
+
+from webhook.offline import loading, parallel
+from webhook.offline.results import ERROR, FAILED, PASSED, SKIPPED, Message, Result
+from webhook.profile import Profile
+
+GROUP = "resource.k8s.io"
+VERDICTS = ("allowed", "denied", "unreadable", "skipped")
+_UID_NAMESPACE = uuid.UUID("6f1d3c1e-5b8e-4f4a-9a57-2a3d8e6c0b15")  # ours: uids are uuid5(source) under it
+_BATCH_BYTES = 256 * 1024
+
+
+@dataclass(frozen=True)
+class Options:
+    profile: Profile
+    now: datetime
+    namespace: str = "default"
+    apply_defaults: bool = True
+    kinds: frozenset[str] | None = None  # only these kinds (None: all)
+    skip_kinds: frozenset[str] = frozenset()
+    cel_engine: str = "auto"
+
+
+def stable_uid(source: str) -> str:
+    return str(uuid.uuid5(_UID_NAMESPACE, source))
+
+
+def run(paths: list[str], options: Options, jobs: int = 1, progress: parallel.Progress | None = None
+        ) -> Iterator[Result]:
+    """Results in input order; files are read one at a time and their documents reviewed in batches."""
+    batches = _batches(paths, progress)
+    yield from (result for batch in parallel.ordered(review_batch, batches, options, jobs=jobs,
+                                                     initializer=_configure, initargs=(options.cel_engine,))
+                for result in batch)
+
+
+def _configure(cel_engine: str) -> None:
+    from webhook import cel
+
+    cel.configure(cel_engine)
+
+
+def _batches(paths: list[str], progress: parallel.Progress | None) -> Iterator[list[loading.Chunk | Result]]:
+    batch: list[loading.Chunk | Result] = []
+    size = 0
+    for path, problem in loading.expand_paths(paths):
+        name = loading.label(path)
+        if problem is None:
+            try:
+                text = loading.read_text(path)
+            except loading.InputError as exc:
+                problem = str(exc)
+        if problem is not None:
+            batch.append(Result(name, "file", ERROR, "unreadable", messages=[Message(problem)]))
+            continue
+        if progress is not None:
+            progress.add(len(text))
+        for chunk in loading.split(name, text, json_file=path.lower().endswith(".json")):
+            batch.append(chunk)
+            size += len(chunk.text)
+            if size >= _BATCH_BYTES:
+                yield batch
+                batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def review_batch(batch: list[loading.Chunk | Result], options: Options) -> list[Result]:
+    out: list[Result] = []
+    for item in batch:
+        if isinstance(item, Result):
+            out.append(item)
+            continue
+        try:
+            documents = loading.parse(item)
+        except loading.InputError as exc:
+            out.append(Result(item.file, "document", ERROR, "unreadable", line=exc.line, document=str(item.index),
+                              messages=[Message(str(exc), line=exc.line)]))
+            continue
+        out.extend(review_document(item.file, doc.document, doc.line, doc.value, options) for doc in documents)
+    return out
+
+
+def review_document(file: str, document: str, line: int | None, value: Any, options: Options) -> Result:
+    """The verdict on one document: an AdmissionReview as recorded, or a bare manifest as kubectl sends it."""
+    from webhook import admit
+    from webhook.review import ReviewError, decode_review
+
+    started = time.perf_counter()
+    where = dict(line=line, document=document)
+    if not isinstance(value, dict):
+        return Result(file, "document", ERROR, "unreadable", **where,
+                      messages=[Message(f"not an object: a document must be a mapping, not {_type_name(value)}")])
+    recorded = value.get("kind") == "AdmissionReview"
+    source = f"{file}#{document}"
+    body = value if recorded else _as_review(value, stable_uid(source))
+    try:
+        request = decode_review(body)
+    except ReviewError as exc:
+        return Result(file, "AdmissionReview", ERROR, "unreadable", **where,
+                      messages=[Message(f"invalid AdmissionReview: {exc}")])
+    name = _label(request)
+    skipped = _skip_reason(request, value if not recorded else None, options)
+    if skipped:
+        return Result(file, name, SKIPPED, "skipped", **where, messages=[Message(skipped)])
+    if recorded:
+        response = admit.review(request, profile=options.profile, apply_defaults=options.apply_defaults,
+                                now=options.now)
+    else:
+        response = admit.review_manifest(request, profile=options.profile, namespace=options.namespace,
+                                         apply_defaults=options.apply_defaults, now=options.now)
+    patch = response.patch if response.allowed else None  # a denied object is not stored: no defaults
+    wire = replace(response, patch=None).to_dict()
+    return Result(file, name, PASSED if response.allowed else FAILED, "allowed" if response.allowed else "denied",
+                  **where, messages=_messages(wire), warnings=list(response.warnings), response=wire,
+                  patch=patch or None, seconds=time.perf_counter() - started)
+
+
+def _type_name(value: Any) -> str:
+    return {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
+        type(value), type(value).__name__)
+
+
+def _skip_reason(request, manifest: dict | None, options: Options) -> str:
+    group, kind = request.kind.group, request.kind.kind
+    if manifest is not None and (not isinstance(manifest.get("apiVersion"), str) or not manifest.get("kind")):
+        return ""  # refused below in kubectl's words
+    if group != GROUP:
+        return f"not a {GROUP} object"
+    if options.kinds is not None and kind not in options.kinds:
+        return f"kind {kind} not selected by --kinds"
+    if kind in options.skip_kinds:
+        return f"kind {kind} skipped by --skip-kinds"
+    return ""
+
+
+def _messages(wire: dict) -> list[Message]:
+    if wire.get("allowed"):
+        return []
+    status = wire.get("status") or {}
+    causes = (status.get("details") or {}).get("causes") or []
+    if causes:
+        return [Message(c.get("message", ""), c.get("field", ""), c.get("reason", "")) for c in causes]
+    return [Message(status.get("message") or "denied", reason=status.get("reason", ""))]
+
+
+def _label(request) -> str:
+    obj = request.object if isinstance(request.object, dict) else (request.old_object or {})
+    meta = obj.get("metadata") if isinstance(obj, dict) and isinstance(obj.get("metadata"), dict) else {}
+    kind = request.kind.kind or "object"
+    name = meta.get("name") or meta.get("generateName") or request.name or "<unnamed>"
+    operation = request.operation + (f" {request.sub_resource}" if request.sub_resource else "")
+    return f"{kind}/{name} ({operation})"
+
+
+def _as_review(obj: dict, uid: str) -> dict:
+    from webhook.offline.suites import as_review
+
+    return as_review(obj, uid=uid)
+
+
+def collect(results: Iterable[Result]) -> list[Result]:
+    return list(results)
