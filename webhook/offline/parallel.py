@@ -56,7 +56,7 @@ def ordered(work: Callable[[T, object], R], tasks: Iterable[T], options: object,
 class Progress:
     """Bytes read so far, on a terminal's stderr, once the run has taken more than a second."""
 
-    def __init__(self, out: TextIO = sys.stderr, delay: float = 1.0):
+    def __init__(self, out: TextIO, delay: float = 1.0):
         self.out, self.delay = out, delay
         self.started = time.monotonic()
         self.shown = 0.0
@@ -65,7 +65,8 @@ class Progress:
         self.results = 0
 
     @classmethod
-    def for_terminal(cls, out: TextIO = sys.stderr) -> Progress | None:
+    def for_terminal(cls, out: TextIO | None = None) -> Progress | None:
+        out = out or sys.stderr
         return cls(out) if out.isatty() else None
 
     def add(self, size: int) -> None:

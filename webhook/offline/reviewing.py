@@ -32,6 +32,18 @@ class Options:
     skip_kinds: frozenset[str] = frozenset()
     cel_engine: str = "auto"
 
+    def __reduce__(self):  # for worker processes: a Profile holds a read-only mapping, which pickle refuses
+        profile = (self.profile.version, dict(self.profile.gates), self.profile.warnings)
+        return _options, (profile, self.now, self.namespace, self.apply_defaults, self.kinds, self.skip_kinds,
+                          self.cel_engine)
+
+
+def _options(profile: tuple, *rest) -> Options:
+    from types import MappingProxyType
+
+    version, gates, warnings = profile
+    return Options(Profile(version, MappingProxyType(gates), warnings), *rest)
+
 
 def stable_uid(source: str) -> str:
     return str(uuid.uuid5(_UID_NAMESPACE, source))

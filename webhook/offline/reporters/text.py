@@ -19,7 +19,12 @@ def _result(result: Result, out: TextIO, verbose: bool) -> None:
     document = f" (document {result.document})" if result.document is not None else ""
     out.write(f"{result.where}{document}: {result.name}: {result.verdict}\n")
     for message in result.messages:
-        out.write(f"  {message.field}: {message.text}\n" if message.field else f"  {message.text}\n")
+        if message.line and message.line != result.line:
+            out.write(f"  {result.file}:{message.line}: {message.text}\n")
+        elif message.field:
+            out.write(f"  {message.field}: {message.text}\n")
+        else:
+            out.write(f"  {message.text}\n")
     for warning in result.warnings:
         out.write(f"  warning: {warning}\n")
     if verbose and result.patch:
