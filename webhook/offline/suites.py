@@ -168,7 +168,7 @@ class _Files:
             try:
                 self.cache[key_path] = loading.read_documents(str(path))
             except loading.InputError as exc:
-                raise loading.InputError(f"{key}: {exc}") from None
+                raise loading.InputError(f"{key}: {path}: {exc}") from None
         documents = self.cache[key_path]
         present = [i for i, doc in enumerate(documents) if doc is not None]
         if index is None:

@@ -47,7 +47,7 @@ def write(run: Run, out: TextIO) -> None:
 
 def _findings(result: Result) -> list[tuple[str, str, str]]:
     found = []
-    if result.outcome == FAILED and result.response is not None:  # a denial: one finding per cause
+    if result.verdict == "denied":  # one finding per cause
         for message in result.messages or []:
             text = f"{result.name}: " + (f"{message.field}: {message.text}" if message.field else message.text)
             found.append((message.reason or "denied", "error", text))
