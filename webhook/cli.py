@@ -283,11 +283,21 @@ def report(args: argparse.Namespace, run) -> int:
 
 
 def _settings(args: argparse.Namespace, now) -> dict:
-    from webhook.cel import active_engine
+    return {"kubernetesVersion": args.profile.version, "featureGates": dict(sorted(args.profile.gates.items())),
+            "now": now.isoformat().replace("+00:00", "Z"), "celEngine": _cel_engine(args.cel_engine)}
 
-    return {"kubernetesVersion": args.profile.version, "featureGates": dict(sorted(args.profile.gates.items()))
-            if hasattr(args.profile, "gates") else {}, "now": now.isoformat().replace("+00:00", "Z"),
-            "celEngine": active_engine()}
+
+def _cel_engine(choice: str) -> str:
+    """The engine a run uses, without loading one: "auto" picks cel-expr where it is installed."""
+    from importlib.util import find_spec
+
+    from webhook.cel import engines
+
+    if engines._active is not None:  # noqa: SLF001 - loaded already: say what was used
+        return engines._active  # noqa: SLF001
+    if choice != "auto":
+        return choice
+    return "cel-expr" if find_spec("cel_expr_python") and find_spec("google.protobuf") else "cel-python"
 
 
 def run_review(args: argparse.Namespace) -> int:
@@ -372,6 +382,7 @@ def run_certs(args: argparse.Namespace) -> int:
     return 0
 
 
+OFFLINE = ("review", "test")
 COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test": run_test}
 
 
@@ -385,7 +396,8 @@ def main(argv: list[str] | None = None) -> int:
         except ProfileError as error:
             print(f"dra-webhook {args.command}: {error}", file=sys.stderr)
             return 2
-    if getattr(args, "cel_engine", None):
+    if getattr(args, "cel_engine", None) and not (args.command in OFFLINE and args.cel_engine == "auto"):
+        # offline, "auto" is resolved on first use: a run without CEL selectors never loads an engine
         from webhook import cel
 
         try:

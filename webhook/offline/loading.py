@@ -204,3 +204,30 @@ def read_documents(path: str) -> list[Any]:
         values = _values(chunk)
         documents.append(values[0][0] if values else None)
     return documents
+
+
+def as_review(doc: Any, *, uid: str, operation: str = "CREATE", old: Any = None, sub_resource: str = "") -> dict:
+    """An AdmissionReview about `doc` (CREATE by default); `old` becomes request.oldObject.
+
+    With `doc` None (a DELETE), kind and name come from `old`.
+    """
+    source = doc if doc is not None else old
+    group = version = kind = ""
+    if isinstance(source, dict):
+        api_version = source.get("apiVersion") if isinstance(source.get("apiVersion"), str) else ""
+        group, _, version = api_version.rpartition("/")
+        kind = source.get("kind") if isinstance(source.get("kind"), str) else ""
+    meta = source.get("metadata") if isinstance(source, dict) and isinstance(source.get("metadata"), dict) else {}
+    request: dict[str, Any] = {"uid": uid, "kind": {"group": group, "version": version, "kind": kind},
+                               "operation": operation}
+    if doc is not None:
+        request["object"] = doc
+    if old is not None:
+        request["oldObject"] = old
+    if sub_resource:
+        request["subResource"] = sub_resource
+    if isinstance(meta.get("name"), str):
+        request["name"] = meta["name"]
+    if isinstance(meta.get("namespace"), str):
+        request["namespace"] = meta["namespace"]
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}

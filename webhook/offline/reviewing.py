@@ -10,7 +10,7 @@ import time
 import uuid
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterator
 
 from webhook.offline import loading, parallel
 from webhook.offline.results import ERROR, FAILED, PASSED, SKIPPED, Message, Result
@@ -59,9 +59,10 @@ def run(paths: list[str], options: Options, jobs: int = 1, progress: parallel.Pr
 
 
 def _configure(cel_engine: str) -> None:
-    from webhook import cel
+    if cel_engine != "auto":  # "auto" is resolved on first use, as in the parent
+        from webhook import cel
 
-    cel.configure(cel_engine)
+        cel.configure(cel_engine)
 
 
 def _batches(paths: list[str], progress: parallel.Progress | None) -> Iterator[list[loading.Chunk | Result]]:
@@ -117,7 +118,7 @@ def review_document(file: str, document: str, line: int | None, value: Any, opti
                       messages=[Message(f"not an object: a document must be a mapping, not {_type_name(value)}")])
     recorded = value.get("kind") == "AdmissionReview"
     source = f"{file}#{document}"
-    body = value if recorded else _as_review(value, stable_uid(source))
+    body = value if recorded else loading.as_review(value, uid=stable_uid(source))
     try:
         request = decode_review(body)
     except ReviewError as exc:
@@ -175,13 +176,3 @@ def _label(request) -> str:
     name = meta.get("name") or meta.get("generateName") or request.name or "<unnamed>"
     operation = request.operation + (f" {request.sub_resource}" if request.sub_resource else "")
     return f"{kind}/{name} ({operation})"
-
-
-def _as_review(obj: dict, uid: str) -> dict:
-    from webhook.offline.suites import as_review
-
-    return as_review(obj, uid=uid)
-
-
-def collect(results: Iterable[Result]) -> list[Result]:
-    return list(results)
