@@ -46,7 +46,7 @@ def parse_hosts(text: str) -> list[str]:
         try:
             ipaddress.ip_address(host)
         except ValueError:
-            if len(host) > 253 or not _DNS_NAME.match(host):
+            if len(host) > 253 or not _DNS_NAME.match(host) or any(len(label) > 63 for label in host.split(".")):
                 raise CertError(f"--hosts: {host!r} is neither an IP address nor a DNS name (lower-case letters, "
                                 f"digits, '-' and '.', e.g. webhook.example.com)") from None
         hosts.append(host)
