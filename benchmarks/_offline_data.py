@@ -29,15 +29,8 @@ def typical_claim(i: int) -> dict:
 
 
 def max_slice(i: int) -> dict:
-    """A maximum-size ResourceSlice: 128 devices, 32 attributes each."""
-    devices = []
-    for d in range(128):
-        attributes = {}
-        for a in range(32):
-            key = f"dra.example.com/attr{a}" if a % 2 else f"attr_{a}"
-            attributes[key] = [{"int": a * d}, {"string": f"value-{a}-{d}"}, {"bool": bool(a & 1)},
-                               {"version": f"1.{a}.{d}"}][a % 4]
-        devices.append({"name": f"gpu-{d}", "attributes": attributes})
+    """A ResourceSlice at the device limit: 128 devices (named, one attribute each)."""
+    devices = [{"name": f"gpu-{d}", "attributes": {"index": {"int": d}}} for d in range(128)]
     return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"node-{i}-max"},
             "spec": {"driver": "gpu.example.com", "nodeName": f"node-{i}",
                      "pool": {"name": f"node-{i}", "generation": 1, "resourceSliceCount": 1}, "devices": devices}}
