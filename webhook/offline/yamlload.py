@@ -27,6 +27,7 @@ for _value, _words in ((True, "y Y yes Yes YES true True TRUE on On ON"),
     _WORDS.update(dict.fromkeys(_words.split(), _value))
 _WORDS[""] = None
 _HINTS = frozenset("+-0123456789yYnNtTfFoO~.")
+_RESOLVED_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("int", "float", "bool", "null"))
 _FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 _TIMESTAMP_START = re.compile(r"^[0-9]{4}-")
 _DIGITS = {2: "01", 8: "01234567", 10: "0123456789", 16: "0123456789abcdefABCDEF"}
@@ -107,34 +108,48 @@ class _Builder:
 
     def __init__(self) -> None:
         self.built: dict[int, Any] = {}
+        self.plain: dict[str, Any] = {}  # plain scalars repeat (keys above all); their values are immutable
 
     def build(self, node: yaml.Node) -> Any:
-        if isinstance(node, ScalarNode):
+        cls = type(node)
+        if cls is ScalarNode:
             tag = node.tag
             if tag == _PLAIN:
-                return resolve_plain(node.value)
+                text = node.value
+                try:
+                    return self.plain[text]
+                except KeyError:
+                    value = self.plain[text] = resolve_plain(text)
+                    return value
             if tag in (_STR, "!"):
                 return node.value
-            if tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
-                       "tag:yaml.org,2002:null"):
+            if tag in _RESOLVED_TAGS:
                 return resolve_plain(node.value)
             return node.value  # other tags: goyaml.v2 keeps the text
         known = self.built.get(id(node))
         if known is not None:
             return known
-        if isinstance(node, SequenceNode):
+        build = self.build
+        if cls is SequenceNode:
             items: list = []
             self.built[id(node)] = items
-            items.extend(self.build(child) for child in node.value)
+            items.extend([build(child) for child in node.value])
             return items
         mapping: dict = {}
         self.built[id(node)] = mapping
-        merged: dict = {}
+        merged: dict | None = None
         for key_node, value_node in node.value:
-            if isinstance(key_node, ScalarNode) and key_node.tag == _PLAIN and key_node.value == _MERGE:
-                merged.update(self._merge(value_node))
-                continue
-            mapping[_key(self.build(key_node))] = self.build(value_node)
+            if key_node.tag == _PLAIN and type(key_node) is ScalarNode:
+                key = build(key_node)
+                if key == _MERGE and key_node.value == _MERGE:
+                    merged = merged or {}
+                    merged.update(self._merge(value_node))
+                    continue
+                if type(key) is not str:
+                    key = _key(key)
+            else:
+                key = _key(build(key_node))
+            mapping[key] = build(value_node)
         if merged:
             for key, value in merged.items():
                 mapping.setdefault(key, value)
