@@ -24,7 +24,8 @@ def typical_claim(i: int) -> dict:
             "metadata": {"name": f"claim-{i}", "namespace": "ml"},
             "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
                 "deviceClassName": "gpu.example.com",
-                "selectors": [{"cel": {"expression": 'device.attributes["gpu.example.com"].model == "LATEST-GPU-MODEL"'}}],
+                "selectors": [{"cel": {"expression":
+                                       'device.attributes["gpu.example.com"].model == "LATEST-GPU-MODEL"'}}],
             }}]}}}
 
 

@@ -201,7 +201,8 @@ def test_github_annotations_point_at_the_line(mixed, invalid, capsys):
                         f"%0Astatus message does not contain '100%25'; message: ''")
     assert re.fullmatch(rf"::error file={re.escape(str(mixed))},line=14,title=cannot run%3A error::"
                         r"object: .*gone\.yaml: cannot read: No such file or directory", lines[1])
-    assert lines[2].startswith(f"::error file={invalid},line=4,title=(load suite)%3A invalid suite::unknown key 'extra'")
+    assert lines[2].startswith(f"::error file={invalid},line=4,title=(load suite)%3A invalid suite::"
+                               f"unknown key 'extra'")
     assert lines[3:] == ["4 test(s): 1 passed, 1 failed, 1 error, 1 invalid suite",
                          "exit 1: 1 failed; also 2 could not be used"]
 

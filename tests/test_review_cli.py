@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from support import cli as run_cli
-from support import decode_patch, review_body, valid_slice
+from support import review_body, valid_slice
 from test_suite import write
 from webhook import cli
 
@@ -152,7 +152,8 @@ def test_text_lists_failures_only_unless_verbose_and_skips_other_groups(tmp_path
         f"{path}:19 (document 2): ResourceSlice/Bad_Name (CREATE): denied",
         "  metadata.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case "
         "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
-        "'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        "'example.com', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
         "3 object(s): 1 allowed, 1 denied, 0 unreadable, 1 skipped",
         "exit 1: 1 denied",
     ]

@@ -9,7 +9,6 @@ delta. Nothing else in the code keeps a per-kind table.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable, Mapping

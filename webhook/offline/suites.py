@@ -102,7 +102,8 @@ def run_suite(path: str, warnings_as_errors: bool = False, cache: dict[Path, lis
             errors.append(Message(str(exc), line=line_of(node, (key,))))
             suite = None
     if suite is None:
-        return [Result(path, "(load suite)", ERROR, "invalid suite", line=min((m.line for m in errors if m.line), default=None),
+        first = min((m.line for m in errors if m.line), default=None)
+        return [Result(path, "(load suite)", ERROR, "invalid suite", line=first,
                        group=group, messages=errors)]
     files = _Files(Path(path).parent, {} if cache is None else cache)
     return [_run_test(test, path, group, line_of(node, ("tests", index)), files, warnings_as_errors, profile,
@@ -124,7 +125,8 @@ def _load_suite(path: str) -> tuple[TestSuite | None, yaml.Node | None, list[Mes
     except RecursionError:
         return None, None, [Message("cannot parse: nested too deeply")]
     if len(nodes) > 1:
-        return None, None, [Message("cannot parse: a suite file holds one YAML document, found more", line=nodes[1].start_mark.line + 1)]
+        return None, None, [Message("cannot parse: a suite file holds one YAML document, found more",
+                                    line=nodes[1].start_mark.line + 1)]
     node = nodes[0] if nodes else None
     suite, problems = validate(yamlload.build(node))
     return suite, node, [Message(message, line=line_of(node, loc)) for loc, message in problems]
@@ -220,4 +222,5 @@ def _review_body(test: TestCase, files: _Files, uid: str) -> dict:
     old = files.resolve(test.old_object, "oldObject") if test.old_object is not None else None
     if obj is not None and obj.get("kind") == "AdmissionReview":
         raise loading.InputError("object: is an AdmissionReview; use 'review' for a whole request")
-    return loading.as_review(obj, uid=uid, operation=test.effective_operation, old=old, sub_resource=test.sub_resource or "")
+    return loading.as_review(obj, uid=uid, operation=test.effective_operation, old=old,
+                             sub_resource=test.sub_resource or "")

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 import yaml
-from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.nodes import ScalarNode, SequenceNode
 
 _PLAIN = "!plain"  # our tag for an untagged plain scalar: the only kind goyaml.v2 resolves
 _STR = "tag:yaml.org,2002:str"
