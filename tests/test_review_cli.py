@@ -288,3 +288,34 @@ def test_examples_manifests_are_accepted(capsys):
         "dra-webhook: resource.k8s.io/v1beta2 DeviceTaintRule is served only by clusters with the API version "
         "enabled (kube-apiserver --runtime-config=resource.k8s.io/v1beta2=true) and the feature gate "
         "DRADeviceTaintRules enabled (disabled by default in Kubernetes 1.36)"]
+
+
+def test_output_does_not_depend_on_the_hash_seed(tmp_path):
+    # several defaults added to one mapping: the patch lists them in the defaulted object's key order
+    path = write(tmp_path / "t.yaml", TEMPLATE)
+    runs = [run_cli("review", "-o", "json", "--now", "2026-01-01T00:00:00Z", str(path),
+                    env={"PYTHONHASHSEED": seed}) for seed in ("1", "2", "3")]
+    assert runs[0].stdout == runs[1].stdout == runs[2].stdout
+    patch = json.loads(runs[0].stdout)["results"][0]["patch"]
+    assert [op["path"].rsplit("/", 1)[1] for op in patch] == ["allocationMode", "count"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_only_on_a_terminal_and_only_when_long():
+    from webhook.offline.parallel import Progress
+
+    assert Progress.for_terminal(io.StringIO()) is None
+    quick = Progress.for_terminal(_Terminal())
+    quick.add(1000)
+    quick.result()
+    quick.done()
+    assert quick.out.getvalue() == ""  # a short run shows nothing
+    slow = Progress(_Terminal(), delay=0.0)
+    slow.add(2_500_000)
+    slow.result()
+    slow.done()
+    assert slow.out.getvalue() == "\r1 document(s) checked, 1 file(s), 2.5 MB read \r\033[K"
