@@ -201,3 +201,27 @@ def test_published_suite_schema_is_current_and_accepts_the_examples():
         jsonschema.validate({"apiVersion": "dra-webhook/v1alpha1", "kind": "TestSuite",
                              "tests": [{"name": "t", "object": valid_slice(), "expect": {"allowed": True},
                                         "expected": 1}]}, schema)
+
+
+# --- shell completion -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("words, expected", [
+    ("dra-webhook re", "review"),
+    ("dra-webhook review --ou", "--output"),
+    ("dra-webhook review -o s", "sarif"),
+    ("dra-webhook test --output j", "json junit"),
+    ("dra-webhook certs --key-type r", "rsa"),
+    ("dra-webhook --ver", "--version"),
+])
+def test_bash_completion_completes_commands_flags_and_choices(words, expected):
+    script = cli("completion", "bash").stdout
+    line = f"{script}\nCOMP_WORDS=({words}); COMP_CWORD={len(words.split()) - 1}; _dra_webhook; echo \"${{COMPREPLY[*]}}\""
+    result = subprocess.run(["bash", "-c", line], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == expected
+
+
+def test_zsh_completion_loads_the_bash_script_through_bashcompinit():
+    script = cli("completion", "zsh").stdout
+    assert script.startswith("autoload -U +X bashcompinit && bashcompinit\n") and "_dra_webhook()" in script

@@ -177,6 +177,10 @@ def build_parser() -> argparse.ArgumentParser:
     test = command.add_test(sub)
     _add_cel_engine(test)
     _add_cluster(test, namespace=True)
+    completion = sub.add_parser("completion", help="print a shell completion script",
+                                description='Print a completion script: eval "$(dra-webhook completion bash)" '
+                                            "in ~/.bashrc (or zsh in ~/.zshrc).")
+    completion.add_argument("shell", choices=("bash", "zsh"))
     return parser
 
 
@@ -244,8 +248,16 @@ def run_certs(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_completion(args: argparse.Namespace) -> int:
+    from webhook.completion import script
+
+    sys.stdout.write(script(build_parser(), args.shell))
+    return 0
+
+
 OFFLINE = ("review", "test")  # their "auto" CEL engine is loaded on first use
-COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test": run_test}
+COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test": run_test,
+            "completion": run_completion}
 
 
 def main(argv: list[str] | None = None) -> int:
