@@ -216,7 +216,8 @@ def test_published_suite_schema_is_current_and_accepts_the_examples():
 ])
 def test_bash_completion_completes_commands_flags_and_choices(words, expected):
     script = cli("completion", "bash").stdout
-    line = f"{script}\nCOMP_WORDS=({words}); COMP_CWORD={len(words.split()) - 1}; _dra_webhook; echo \"${{COMPREPLY[*]}}\""
+    line = (f"{script}\nCOMP_WORDS=({words}); COMP_CWORD={len(words.split()) - 1}; _dra_webhook; "
+            f"echo \"${{COMPREPLY[*]}}\"")
     result = subprocess.run(["bash", "-c", line], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == expected

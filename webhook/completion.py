@@ -53,7 +53,8 @@ def script(parser: argparse.ArgumentParser, shell: str) -> str:
         lines = [f"    {name})", f"      options={shlex.quote(' '.join(flags))}"]
         if choices:
             lines.append('      case "$prev" in')
-            lines.extend(f"        {flag}) choices={shlex.quote(' '.join(values))};;" for flag, values in choices.items())
+            lines.extend(f"        {flag}) choices={shlex.quote(' '.join(values))};;"
+                         for flag, values in choices.items())
             lines.append("      esac")
         lines[-1] += ";;"
         cases.append("\n".join(lines))
