@@ -319,3 +319,15 @@ def test_progress_only_on_a_terminal_and_only_when_long():
     slow.result()
     slow.done()
     assert slow.out.getvalue() == "\r1 document(s) checked, 1 file(s), 2.5 MB read \r\033[K"
+
+
+def test_default_jobs_start_processes_only_for_large_inputs(tmp_path):
+    from webhook.offline import parallel, reviewing
+
+    small = write(tmp_path / "small.yaml", valid_slice())
+    assert reviewing.default_jobs([str(small)]) == 1
+    large = tmp_path / "large.yaml"
+    large.write_text("# padding\n" * (reviewing.PARALLEL_BYTES // 10 + 1))
+    assert reviewing.default_jobs([str(small), str(large)]) == parallel.available_cpus()
+    assert reviewing.default_jobs(["-"]) == parallel.available_cpus()
+    assert reviewing.default_jobs([str(tmp_path / "missing.yaml")]) == 1

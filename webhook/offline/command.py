@@ -98,7 +98,8 @@ def run_review(args: argparse.Namespace) -> int:
                                 cel_engine=args.cel_engine)
     progress = parallel.Progress.for_terminal()
     results = []
-    for result in reviewing.run(args.paths, options, jobs=args.jobs or parallel.available_cpus(), progress=progress):
+    jobs = args.jobs or reviewing.default_jobs(args.paths)
+    for result in reviewing.run(args.paths, options, jobs=jobs, progress=progress):
         results.append(result)
         if progress is not None:
             progress.result()
@@ -152,7 +153,7 @@ def add_review(sub) -> argparse.ArgumentParser:
                         help="skip these resource.k8s.io kinds")
     review.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
                         help="check documents in N processes, results still in input order (default: the CPUs "
-                             "available)")
+                             "available, for inputs of 2 MB and more)")
     return review
 
 

@@ -6,6 +6,7 @@ reproducible: a request's uid is derived from the document's source and the cloc
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from dataclasses import dataclass, replace
@@ -20,6 +21,8 @@ GROUP = "resource.k8s.io"
 VERDICTS = ("allowed", "denied", "unreadable", "skipped")
 _UID_NAMESPACE = uuid.UUID("6f1d3c1e-5b8e-4f4a-9a57-2a3d8e6c0b15")  # ours: uids are uuid5(source) under it
 _BATCH_BYTES = 256 * 1024
+# Below this much input, starting worker processes costs more than it saves (measured: benchmarks/offline.py).
+PARALLEL_BYTES = 2 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,22 @@ def _options(profile: tuple, *rest) -> Options:
 
     version, gates, warnings = profile
     return Options(Profile(version, MappingProxyType(gates), warnings), *rest)
+
+
+def default_jobs(paths: list[str]) -> int:
+    """The CPUs available for inputs of PARALLEL_BYTES and more (stdin counts as large), else 1."""
+    total = 0
+    for path, problem in loading.expand_paths(paths):
+        if path == "-":
+            return parallel.available_cpus()
+        if problem is None:
+            try:
+                total += os.stat(path).st_size
+            except OSError:
+                pass
+        if total >= PARALLEL_BYTES:
+            return parallel.available_cpus()
+    return 1
 
 
 def stable_uid(source: str) -> str:
