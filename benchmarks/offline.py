@@ -28,10 +28,11 @@ from _timing import best_of  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = "2026-01-01T00:00:00Z"
-# Runs `dra-webhook ARGS` in-process and reports peak RSS (KiB) of itself and of its largest worker.
+# Runs `dra-webhook ARGS` in-process and reports peak RSS (KiB) of itself (VmHWM: getrusage's maxrss would
+# include the benchmark's own memory from before exec) and of its largest worker.
 _RSS = ("import resource, sys\nfrom webhook.cli import main\ncode = main(sys.argv[1:])\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
-        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\nsys.exit(code)")
+        "hwm = next(line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM'))\n"
+        "print(hwm, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\nsys.exit(code)")
 
 
 def wall(command: list[str], rounds: int) -> tuple[float, subprocess.CompletedProcess]:

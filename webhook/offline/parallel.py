@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 import time
 from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Callable, Iterable, Iterator, TextIO, TypeVar
 
 T = TypeVar("T")
@@ -45,10 +43,13 @@ def ordered(work: Callable[[T, object], R], tasks: Iterable[T], options: object,
         for task in tasks:
             yield work(task, options)
         return
+    import multiprocessing  # only when processes are started: it is not free to import
+    from concurrent.futures import ProcessPoolExecutor
+
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method), initializer=initializer,
                              initargs=initargs) as pool:
-        pending: deque[Future] = deque([pool.submit(work, second, options)])
+        pending = deque([pool.submit(work, second, options)])
         for task in tasks:
             pending.append(pool.submit(work, task, options))
             while len(pending) >= 2 * jobs:
