@@ -72,10 +72,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def cli(*args: str, input: str | None = None, cwd: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+def cli(*args: str, input: str | None = None, cwd: str | None = None, timeout: float = 60,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Runs `dra-webhook ARGS` as a user would (the installed module, a fresh process)."""
+    environment = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
     return subprocess.run([sys.executable, "-m", "webhook", *args], input=input, capture_output=True, text=True,
-                          cwd=cwd, timeout=timeout, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                          cwd=cwd, timeout=timeout, env={**environment, "PYTHONUNBUFFERED": "1", **(env or {})})
 
 
 @dataclass

@@ -17,7 +17,7 @@ A100 = 'device.attributes["gpu.example.com"].model == "a100"'
 
 def allocate(capsys, *argv: str, stdin: str | None = None, monkeypatch=None) -> tuple[int, str, str]:
     if stdin is not None:
-        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
     code = cli.main(["allocate", *argv])
     captured = capsys.readouterr()
     return code, captured.out, captured.err

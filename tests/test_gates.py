@@ -84,21 +84,21 @@ def test_offline_a_disabled_gate_drops_list_attributes_and_the_api_server_then_r
     (tmp_path / "slice.yaml").write_text(json.dumps(LIST_SLICE))
     result = cli("review", "-o", "json", str(tmp_path / "slice.yaml"))
     assert result.returncode == 1
-    [entry] = json.loads(result.stdout)
+    [entry] = json.loads(result.stdout)["results"]
     response = entry["response"]
     assert causes(response) == {("spec.devices[0].attributes[models]", "FieldValueInvalid"): 1}
     assert "spec.devices[0].attributes[models].strings dropped: feature gate DRAListTypeAttributes is disabled" in \
         response["warnings"]
     enabled = cli("review", "-o", "json", "--feature-gates", "DRAListTypeAttributes=true", str(tmp_path / "slice.yaml"))
     assert enabled.returncode == 0, enabled.stdout
-    assert not any("dropped" in w for w in json.loads(enabled.stdout)[0]["response"].get("warnings", []))
+    assert not any("dropped" in w for w in json.loads(enabled.stdout)["results"][0]["response"].get("warnings", []))
 
 
 def test_offline_dropped_fields_are_each_named_with_their_gate(tmp_path):
     (tmp_path / "slice.yaml").write_text(json.dumps(BINDING_SLICE))
     result = cli("review", "-o", "json", "--feature-gates", "DRADeviceBindingConditions=false",
                  str(tmp_path / "slice.yaml"))
-    response = json.loads(result.stdout)[0]["response"]
+    response = json.loads(result.stdout)["results"][0]["response"]
     dropped = [w for w in response["warnings"] if "dropped" in w]
     assert dropped == [f"spec.devices[0].{name} dropped: feature gate DRADeviceBindingConditions is disabled"
                        for name in ("bindingConditions", "bindingFailureConditions", "bindsToNode")]

@@ -149,7 +149,7 @@ def test_review_of_the_1_37_examples_needs_the_1_37_profile(capsys):
     capsys.readouterr()
     # Under 1.36 the new fields are unknown and v1 DeviceTaintRule is no served version.
     assert cli.main(["review", "-o", "json", *manifests]) == 1
-    results = {Path(r["source"].split("#")[0]).name: r["response"] for r in json.loads(capsys.readouterr().out)}
+    results = {Path(r["file"]).name: r["response"] for r in json.loads(capsys.readouterr().out)["results"]}
     assert results["devicetaintrule-maintenance.yaml"]["allowed"] is False
     # kubectl's strict field validation refuses the 1.37 fields a 1.36 API server does not know.
     slice_message = results["resourceslice-node-1-devices.yaml"]["status"]["message"]

@@ -6,7 +6,7 @@ import pytest
 
 from support import cli, review_body
 from webhook import admit
-from webhook.loader import as_review
+from webhook.offline.loading import as_review
 from webhook.profile import make_profile
 from webhook.review import decode_review
 
@@ -21,7 +21,7 @@ def manifest(api_version, kind, name="x", **fields):
 
 
 def review(obj, **kwargs):
-    return admit.review_manifest(decode_review(as_review(obj)), **kwargs)
+    return admit.review_manifest(decode_review(as_review(obj, uid="test")), **kwargs)
 
 
 SERVED_BY_1_36 = ("Kubernetes 1.36 serves DeviceClass as resource.k8s.io/v1, resource.k8s.io/v1beta2 (when enabled), "
@@ -138,7 +138,7 @@ def test_the_namespace_flag_and_its_default(tmp_path):
     assert cli("review", "--namespace", "gpu-jobs", str(path)).returncode == 0
     bad = cli("review", "-n", "Bad_Namespace", "-o", "json", str(path))
     assert bad.returncode == 1
-    [result] = json.loads(bad.stdout)
+    [result] = json.loads(bad.stdout)["results"]
     assert result["response"]["status"]["details"]["causes"][0]["field"] == "metadata.namespace"
 
 
@@ -214,7 +214,7 @@ def test_admin_access_offline_needs_a_labelled_namespace_among_the_inputs(tmp_pa
     path.write_text(json.dumps(ADMIN_CLAIM))
     denied = cli("review", "-o", "json", str(path))  # the default namespace of a new cluster: unlabelled
     assert denied.returncode == 1
-    [result] = json.loads(denied.stdout)
+    [result] = json.loads(denied.stdout)["results"]
     assert result["response"]["status"]["details"]["causes"] == [{
         "reason": "FieldValueForbidden", "field": "spec.devices.requests[0].adminAccess",
         "message": "Forbidden: admin access to devices requires the `resource.kubernetes.io/admin-access: true` "
@@ -228,7 +228,7 @@ def test_admin_access_offline_needs_a_labelled_namespace_among_the_inputs(tmp_pa
     (tmp_path / "namespace.yaml").unlink()
     unknown = cli("review", "-o", "json", "-n", "gpu-monitoring", str(path))
     assert unknown.returncode == 0
-    assert "dra-webhook cannot see namespace labels" in json.loads(unknown.stdout)[0]["response"]["warnings"][0]
+    assert "dra-webhook cannot see namespace labels" in json.loads(unknown.stdout)["results"][0]["response"]["warnings"][0]
 
 
 def test_admin_access_served_is_a_warning_because_namespaces_cannot_be_seen():

@@ -70,8 +70,8 @@ def test_review_attaches_the_warning_to_every_document_involved(tmp_path, capsys
     a = write(tmp_path / "a.json", [resource_slice("a", [gpu("gpu-0")], count=2)])
     b = write(tmp_path / "b.json", [resource_slice("b", [gpu("gpu-0")], count=2)])
     code = cli.main(["review", "--output", "json", a, b])
-    report = json.loads(capsys.readouterr().out)
-    assert code == 0
+    report = json.loads(capsys.readouterr().out)["results"]
+    assert code == 0 and len(report) == 2
     for item in report:
         assert any("device name gpu-0 appears in" in w for w in item["response"]["warnings"])
     assert cli.main(["review", "--warnings-as-errors", a, b]) == 1

@@ -62,11 +62,11 @@ def allocated(claim_obj: dict) -> dict:
 
 
 def statuses(report: dict) -> dict[str, str]:
-    return {t["name"]: t["status"] for s in report["suites"] for t in s["tests"]}
+    return {t["name"]: t["verdict"] for t in report["results"] if t["name"] != "(load suite)"}
 
 
 def problems(report: dict, name: str) -> list[str]:
-    return next(t["problems"] for s in report["suites"] for t in s["tests"] if t["name"] == name)
+    return next([m["message"] for m in t["messages"]] for t in report["results"] if t["name"] == name)
 
 
 # --- object / oldObject / operation / subResource / review -----------------------------------------
@@ -299,10 +299,11 @@ def test_unknown_keys_at_every_level_are_errors_with_file_and_line(tmp_path, cap
     path = write(tmp_path / "suite.yaml", SUITE_WITH_UNKNOWN_KEYS)
     code, out, _ = run(capsys, str(path))
     assert code == 2
-    assert f"{path}:3: invalid suite: unknown key 'description' (known keys: apiVersion, kind, name, kubernetesVersion, featureGates, namespace, tests)" in out
-    assert f"{path}:7: invalid suite: unknown key 'expected' in tests[0]" in out
-    assert f"{path}:10: invalid suite: unknown key 'allow' in tests[0].expect" in out
-    assert f"{path}:12: invalid suite: unknown key 'message' in tests[0].expect.causes[0]" in out
+    assert f"{path}:3: (load suite): invalid suite\n" in out
+    assert f"  unknown key 'description' (known keys: apiVersion, kind, name, kubernetesVersion, featureGates, namespace, tests)" in out
+    assert f"{path}:7: unknown key 'expected' in tests[0]" in out
+    assert f"{path}:10: unknown key 'allow' in tests[0].expect" in out
+    assert f"{path}:12: unknown key 'message' in tests[0].expect.causes[0]" in out
     assert "PASSED" not in out  # an invalid suite does not run at all
 
 
@@ -348,7 +349,7 @@ def test_suite_name_is_reported(tmp_path, capsys):
     path = write(tmp_path / "suite.yaml", suite([{"name": "t", "object": valid_slice(), "expect": {"allowed": True}}],
                                                 name="GPU slices"))
     code, report = run_json(capsys, str(path))
-    assert report["suites"][0]["name"] == "GPU slices" and report["suites"][0]["file"] == str(path)
+    assert report["results"][0]["suite"] == "GPU slices" and report["results"][0]["file"] == str(path)
     assert code == 0
 
 
@@ -370,17 +371,20 @@ def test_unreadable_suite_file_is_exit_2(tmp_path, capsys, content, message):
     assert f"{path}" in out and message in out, out
 
 
-def test_missing_path_and_stdin_are_usage_errors(tmp_path, capsys):
-    code, out, err = run(capsys, str(tmp_path / "nothing.yaml"))
-    assert code == 2 and "no such file or directory" in err and out == ""
+def test_missing_path_is_a_result_and_stdin_a_usage_error(tmp_path, capsys):
+    good = write(tmp_path / "suite.yaml", suite([{"name": "t", "object": valid_slice(), "expect": {"allowed": True}}]))
+    code, out, err = run(capsys, str(tmp_path / "nothing.yaml"), str(good))
+    assert code == 2 and f"{tmp_path / 'nothing.yaml'}: (load suite): invalid suite\n  no such file or directory" in out
+    assert "1 passed" in out
     code, _, err = run(capsys, "-")
     assert code == 2 and "read from files" in err
 
 
-def test_no_arguments_is_a_usage_error(capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        cli.main(["test"])
-    assert exit_info.value.code == 2
+def test_no_arguments_searches_the_current_directory(tmp_path, capsys, monkeypatch):
+    write(tmp_path / "policy/suite.yaml", suite([{"name": "t", "object": valid_slice(), "expect": {"allowed": True}}]))
+    monkeypatch.chdir(tmp_path)
+    code, report = run_json(capsys)
+    assert code == 0 and [r["file"] for r in report["results"]] == ["policy/suite.yaml"]
 
 
 def test_empty_suite_is_exit_2_unless_allowed(tmp_path, capsys):
@@ -406,10 +410,10 @@ def test_directories_are_searched_for_suites(tmp_path, capsys):
     write(tmp_path / ".hidden/suite.yaml", suite([{"name": "h", "object": valid_slice(), "expect": {"allowed": True}}]))
     write(tmp_path / "broken/suite.yaml", "kind: TestSuite\ntests: [\n")  # a broken suite is reported, not skipped
     code, report = run_json(capsys, str(tmp_path), str(tmp_path / "a/suite.yaml"))  # the same suite twice: once
-    assert [s["file"] for s in report["suites"]] == [str(tmp_path / p) for p in ("a/suite.yaml", "b/c/more.json",
-                                                                                 "broken/suite.yaml")]
+    assert [s["file"] for s in report["results"]] == [str(tmp_path / p) for p in ("a/suite.yaml", "b/c/more.json",
+                                                                                  "broken/suite.yaml")]
     assert statuses(report) == {"a": "passed", "c": "passed"}
-    assert "cannot parse" in report["suites"][2]["errors"][0]["message"]
+    assert "cannot parse" in report["results"][2]["messages"][0]["message"]
     assert code == 2
 
 
@@ -422,4 +426,7 @@ def test_exit_codes_0_1_2(tmp_path, capsys):
     erroring = write(tmp_path / "error.yaml", one("e", "gone.yaml", True))
     assert run(capsys, str(passing))[0] == 0
     assert run(capsys, str(passing), str(failing))[0] == 1
-    assert run(capsys, str(passing), str(failing), str(erroring))[0] == 2
+    assert run(capsys, str(passing), str(erroring))[0] == 2
+    # precedence: a failure is not hidden by an input that could not be used
+    code, out, _ = run(capsys, str(passing), str(failing), str(erroring))
+    assert code == 1 and out.splitlines()[-1] == "exit 1: 1 failed; also 1 could not be used"

@@ -2,17 +2,20 @@
 
 The serving certificate's SANs cover the in-cluster Service names and local addresses, so the
 same files work in a cluster and for `dra-webhook serve` on a laptop. Keys are written 0600.
+An existing CA key is never replaced without `force`: clusters and overlays trust that CA.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from cryptography import x509
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
@@ -22,6 +25,32 @@ DEFAULT_NAMESPACE = "dra-webhook"
 KEY_TYPES = ("ecdsa", "rsa")
 CA_DAYS = 3650
 SERVING_DAYS = 365
+
+
+class CertError(Exception):
+    """A usage problem: an invalid host name, an existing CA that must not be replaced."""
+
+
+# RFC 1123 DNS subdomain (what Kubernetes accepts as a host), optionally with a leading "*." wildcard.
+_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS_NAME = re.compile(rf"^(\*\.)?{_LABEL}(\.{_LABEL})*$")
+
+
+def parse_hosts(text: str) -> list[str]:
+    """Comma-separated DNS names or IP addresses; CertError naming the first invalid one."""
+    hosts = []
+    for raw in text.split(","):
+        host = raw.strip()
+        if not host:
+            continue
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            if len(host) > 253 or not _DNS_NAME.match(host) or any(len(label) > 63 for label in host.split(".")):
+                raise CertError(f"--hosts: {host!r} is neither an IP address nor a DNS name (lower-case letters, "
+                                f"digits, '-' and '.', e.g. webhook.example.com)") from None
+        hosts.append(host)
+    return hosts
 
 
 @dataclass(frozen=True)
@@ -83,12 +112,24 @@ def _pem_key(key) -> bytes:
                              serialization.NoEncryption())
 
 
+def _files(out: Path) -> CertFiles:
+    return CertFiles(out / "ca.crt", out / "ca.key", out / "tls.crt", out / "tls.key")
+
+
 def generate(out_dir: str | os.PathLike, *, service: str = DEFAULT_SERVICE, namespace: str = DEFAULT_NAMESPACE,
              hosts: list[str] | tuple[str, ...] = (), key_type: str = "ecdsa", days: int = SERVING_DAYS,
-             now: datetime | None = None) -> CertFiles:
-    """Writes ca.crt, ca.key, tls.crt and tls.key into out_dir and returns their paths."""
+             now: datetime | None = None, force: bool = False) -> CertFiles:
+    """Writes ca.crt, ca.key, tls.crt and tls.key into out_dir and returns their paths.
+
+    CertError if out_dir already holds a CA key, unless `force`.
+    """
     now = now or datetime.now(timezone.utc)
     out = Path(out_dir)
+    if _files(out).ca_key.exists() and not force:
+        raise CertError(f"{_files(out).ca_key} exists: refusing to replace the CA that clusters and overlays may "
+                        f"trust (use --force to replace it, or another --out)")
+    for host in hosts:
+        parse_hosts(host)
     out.mkdir(parents=True, exist_ok=True)
     ca_key = _new_key(key_type)
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"{service} CA")])
@@ -107,6 +148,16 @@ def generate(out_dir: str | os.PathLike, *, service: str = DEFAULT_SERVICE, name
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
         .sign(ca_key, hashes.SHA256())
     )
+    files = _files(out)
+    _write(files.ca_cert, ca_cert.public_bytes(serialization.Encoding.PEM), private=False)
+    _write(files.ca_key, _pem_key(ca_key), private=True)
+    _issue_serving(files, ca_cert, ca_key, service, namespace, hosts, key_type, days, now)
+    return files
+
+
+def _issue_serving(files: CertFiles, ca_cert: x509.Certificate, ca_key, service: str, namespace: str,
+                   hosts, key_type: str, days: int, now: datetime) -> None:
+    ca_name = ca_cert.subject
     key = _new_key(key_type)
     all_hosts = service_hosts(service, namespace, hosts)
     cert = (
@@ -123,12 +174,58 @@ def generate(out_dir: str | os.PathLike, *, service: str = DEFAULT_SERVICE, name
         .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
         .sign(ca_key, hashes.SHA256())
     )
-    files = CertFiles(out / "ca.crt", out / "ca.key", out / "tls.crt", out / "tls.key")
-    _write(files.ca_cert, ca_cert.public_bytes(serialization.Encoding.PEM), private=False)
-    _write(files.ca_key, _pem_key(ca_key), private=True)
     _write(files.cert, cert.public_bytes(serialization.Encoding.PEM), private=False)
     _write(files.key, _pem_key(key), private=True)
-    return files
+
+
+def ensure(out_dir: str | os.PathLike, *, hosts: list[str] | tuple[str, ...] = (),
+           now: datetime | None = None) -> tuple[CertFiles, bool]:
+    """The certificates in out_dir for `serve --cert-dir`: reused when the CA pair and the serving pair
+    are valid now and cover `hosts` (True), else a new serving pair from the existing CA when that CA
+    is valid, else everything new (False). The CA a self-signed overlay was built with survives restarts."""
+    now = now or datetime.now(timezone.utc)
+    files = _files(Path(out_dir))
+    ca = _load_pair(files.ca_cert, files.ca_key, now)
+    if ca is None:
+        return generate(out_dir, hosts=hosts, now=now, force=True), False
+    ca_cert, ca_key = ca
+    serving = _load_pair(files.cert, files.key, now)
+    if serving is not None and _issued_by(serving[0], ca_cert) and _covers(serving[0], hosts):
+        return files, True
+    key_type = "rsa" if isinstance(ca_key, rsa.RSAPrivateKey) else "ecdsa"
+    _issue_serving(files, ca_cert, ca_key, DEFAULT_SERVICE, DEFAULT_NAMESPACE, hosts, key_type, SERVING_DAYS, now)
+    return files, False
+
+
+def _load_pair(cert_path: Path, key_path: Path, now: datetime):
+    """(certificate, key) when both files parse, match and the certificate is valid at `now`."""
+    try:
+        cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+        key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
+    except (OSError, ValueError, TypeError):
+        return None
+    same = cert.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo) \
+        == key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    if not same or not cert.not_valid_before_utc <= now < cert.not_valid_after_utc - timedelta(days=1):
+        return None
+    return cert, key
+
+
+def _issued_by(cert: x509.Certificate, ca_cert: x509.Certificate) -> bool:
+    try:
+        cert.verify_directly_issued_by(ca_cert)
+    except (ValueError, TypeError, InvalidSignature):
+        return False
+    return True
+
+
+def _covers(cert: x509.Certificate, hosts) -> bool:
+    try:
+        san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except x509.ExtensionNotFound:
+        return False
+    present = {str(v) for v in san.get_values_for_type(x509.IPAddress)} | set(san.get_values_for_type(x509.DNSName))
+    return all(h in present for h in hosts)
 
 
 def load_certificate(path: str | os.PathLike) -> x509.Certificate:

@@ -69,17 +69,66 @@ def _add_cluster(parser: argparse.ArgumentParser, *, namespace: bool) -> None:
                                  "server's own default), ignore drops them (default: %(default)s)")
 
 
+class _CommandParser(argparse.ArgumentParser):
+    """A subcommand's parser: an unknown flag is reported with this command's usage (and a close match),
+    not the top-level usage that argparse shows by default."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            import difflib
+
+            known = [flag for action in self._actions for flag in action.option_strings]
+            unknown = next((e.split("=", 1)[0] for e in extras if e.startswith("-")), "")
+            close = difflib.get_close_matches(unknown, known, n=1) if unknown else []
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+        return namespace, extras
+
+
+class _Version(argparse.Action):
+    """--version: the program, the Kubernetes versions whose rules it holds, and the CEL engine."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())
+        parser.exit()
+
+
+def version_text() -> str:
+    from importlib import metadata
+
+    from webhook.cel.engines import configure
+    from webhook.profile import DEFAULT_VERSION, SUPPORTED_VERSIONS
+
+    lines = [f"dra-webhook {__version__}",
+             f"Kubernetes rules: {DEFAULT_VERSION} (default); --kubernetes-version {', '.join(SUPPORTED_VERSIONS)}"]
+    try:
+        engine = configure("auto")
+    except ValueError as error:
+        lines.append(f"CEL engine: none ({error})")
+    else:
+        package = {"cel-expr": "cel-expr-python", "cel-python": "cel-python"}[engine]
+        try:
+            version = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            version = "unknown version"
+        lines.append(f"CEL engine: {engine} ({package} {version}; --cel-engine auto picks it)")
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from webhook.offline import command
+
     parser = argparse.ArgumentParser(
         prog="dra-webhook",
         description="Admission webhook and offline checker for Kubernetes DRA objects (resource.k8s.io).",
     )
-    from webhook.profile import DEFAULT_VERSION, SUPPORTED_VERSIONS
-
-    parser.add_argument("--version", action="version",
-                        version=f"dra-webhook {__version__} (Kubernetes {', '.join(SUPPORTED_VERSIONS)}; "
-                                f"default {DEFAULT_VERSION})")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--version", action=_Version, help="show the version, the Kubernetes versions of the rules "
+                                                           "and the CEL engine, then exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_CommandParser)
 
     serve = sub.add_parser("serve", help="serve /validate and /mutate over HTTPS",
                            description="Serve the admission webhook. Without --cert-file/--key-file a fresh CA "
@@ -111,17 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_cel_engine(serve)
     _add_cluster(serve, namespace=False)
 
-    review = sub.add_parser("review", help="check manifests or AdmissionReview files offline",
-                            description="Run the webhook's checks on files, directories (*.yaml, *.yml, *.json, "
-                                        "recursively) or stdin ('-'). Exit code 0: all allowed; 1: something "
-                                        "denied; 2: usage error or unreadable input.")
-    review.add_argument("paths", nargs="+", metavar="PATH", help="file, directory, or - for stdin")
-    review.add_argument("--output", "-o", choices=("text", "json"), default="text")
-    review.add_argument("--no-defaults", action="store_true",
-                        help="validate objects as written, without applying the API server's defaults first")
-    review.add_argument("--warnings-as-errors", action="store_true", help="exit 1 when any object has warnings")
-    review.add_argument("--explain", action="store_true", help="also print what each ResourceSlice device takes "
-                                                                "from its node per allocation (text output)")
+    review = command.add_review(sub)
     _add_cel_engine(review)
     _add_cluster(review, namespace=True)
 
@@ -137,7 +176,16 @@ def build_parser() -> argparse.ArgumentParser:
     certs.add_argument("--key-type", choices=("ecdsa", "rsa"), default="ecdsa",
                        help="ECDSA P-256 or RSA-2048 (default: %(default)s)")
     certs.add_argument("--days", type=_positive_int, default=365, help="serving certificate validity in days")
-    _add_test_command(sub)
+    certs.add_argument("--force", action="store_true",
+                       help="replace an existing CA (ca.key) in --out; without it, an existing CA key is never "
+                            "overwritten")
+    test = command.add_test(sub)
+    _add_cel_engine(test)
+    _add_cluster(test, namespace=True)
+    completion = sub.add_parser("completion", help="print a shell completion script",
+                                description='Print a completion script: eval "$(dra-webhook completion bash)" '
+                                            "in ~/.bashrc (or zsh in ~/.zshrc).")
+    completion.add_argument("shell", choices=("bash", "zsh"))
     allocation_command.add_parser(sub)
     return parser
 
@@ -154,9 +202,10 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     elif not cert_file:
         out = args.cert_dir or tempfile.mkdtemp(prefix="dra-webhook-certs-")
-        files = certs.generate(out, hosts=[args.host] if args.host not in ("0.0.0.0", "::") else [])
+        files, reused = certs.ensure(out, hosts=[args.host] if args.host not in ("0.0.0.0", "::") else [])
         cert_file, key_file = str(files.cert), str(files.key)
-        log.info("generated certificates", extra=logs.fields(caFile=str(files.ca_cert)))
+        log.info("reused certificates" if reused else "generated certificates",
+                 extra=logs.fields(caFile=str(files.ca_cert)))
     for path in (cert_file, key_file, args.client_ca_file):
         if path and not Path(path).is_file():
             print(f"dra-webhook serve: {path}: no such file", file=sys.stderr)
@@ -175,93 +224,28 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    from webhook import admit, loader, manifest, report
-    from webhook.allocation import footprint, poolcheck
-    from webhook.review import ReviewError, decode_review
+    from webhook.offline import command
 
-    try:
-        documents = list(loader.load(args.paths))
-    except loader.InputError as exc:
-        print(f"dra-webhook review: {exc}", file=sys.stderr)
-        return report.EXIT_INPUT
-    results: list[report.Result] = []
-    namespaces = manifest.namespaces_in(doc.review["request"].get("object") for doc in documents if doc.manifest)
-    for doc in documents:
-        if doc.error is not None:
-            results.append(report.Result(doc.source, error=doc.error))
-            continue
-        try:
-            request = decode_review(doc.review)
-        except ReviewError as exc:
-            results.append(report.Result(doc.source, error=f"invalid AdmissionReview: {exc}"))
-            continue
-        if doc.manifest:
-            response = admit.review_manifest(request, profile=args.profile, namespace=args.namespace,
-                                             apply_defaults=not args.no_defaults,
-                                             field_validation=args.validate.capitalize(), namespaces=namespaces)
-        else:
-            response = admit.review(request, profile=args.profile, apply_defaults=not args.no_defaults)
-        results.append(report.Result(doc.source, response.to_dict(), label=_label(request)))
-    poolcheck.add_warnings(results, documents)
-    report.WRITERS[args.output](results, sys.stdout)
-    if args.explain and args.output == "text":
-        footprint.write_explanations(documents, sys.stdout)
-    if not results:
-        print("dra-webhook review: no documents found", file=sys.stderr)
-        return report.EXIT_INPUT
-    return report.exit_code(results, args.warnings_as_errors)
-
-
-def _label(request) -> str:
-    obj = request.object if isinstance(request.object, dict) else {}
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    kind = request.kind.kind or obj.get("kind") or "object"
-    name = meta.get("name") or meta.get("generateName") or request.name or "<unnamed>"
-    operation = request.operation + (f" {request.sub_resource}" if request.sub_resource else "")
-    return f"{kind}/{name} ({operation})"
-
-
-def _add_test_command(sub) -> None:
-    test = sub.add_parser("test", help="run test suites: manifests with expected verdicts",
-                          description="Run TestSuite files (or the suites found in directories) and compare each "
-                                      "verdict with its expectation. Exit code 0: all tests passed; 1: a test "
-                                      "failed; 2: usage error, unreadable or invalid suite, or no test found.")
-    test.add_argument("paths", nargs="+", metavar="SUITE", help="suite file, or directory searched for suite files")
-    test.add_argument("--output", "-o", choices=("text", "json", "junit", "github"), default="text",
-                      help="text, json, junit (JUnit XML) or github (workflow-command annotations)")
-    test.add_argument("--warnings-as-errors", action="store_true",
-                      help="fail a test whose response has warnings unless it expects them exactly")
-    test.add_argument("--allow-empty", action="store_true", help="exit 0 rather than 2 when no test is found")
-    _add_cel_engine(test)
-    _add_cluster(test, namespace=True)
+    return command.run_review(args)
 
 
 def run_test(args: argparse.Namespace) -> int:
-    from webhook import suite, suite_report
-    from webhook.profile import parse_feature_gates
+    from webhook.offline import command
 
-    try:
-        cluster = suite.Cluster(args.profile.version, parse_feature_gates(args.feature_gates), args.namespace,
-                                args.validate.capitalize())
-        result = suite.run(args.paths, warnings_as_errors=args.warnings_as_errors, cluster=cluster)
-    except suite.SuiteInputError as exc:
-        print(f"dra-webhook test: {exc}", file=sys.stderr)
-        return suite.EXIT_INPUT
-    suite_report.WRITERS[args.output](result, sys.stdout)
-    if not result.tests and not result.suite_errors:
-        print("dra-webhook test: no test found" + ("" if args.allow_empty else " (use --allow-empty to accept)"),
-              file=sys.stderr)
-    return suite.exit_code(result, allow_empty=args.allow_empty)
+    return command.run_test(args)
 
 
 def run_certs(args: argparse.Namespace) -> int:
     from webhook import certs, kustomize
 
-    hosts = [h for h in args.hosts.split(",") if h.strip()]
     try:
+        hosts = certs.parse_hosts(args.hosts)
         files = certs.generate(args.out, service=args.service, namespace=args.namespace, hosts=hosts,
-                               key_type=args.key_type, days=args.days)
+                               key_type=args.key_type, days=args.days, force=args.force)
         manifests = kustomize.write(args.kustomize, files, args.namespace) if args.kustomize else []
+    except certs.CertError as exc:
+        print(f"dra-webhook certs: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"dra-webhook certs: {exc}", file=sys.stderr)
         return 2
@@ -270,7 +254,16 @@ def run_certs(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_completion(args: argparse.Namespace) -> int:
+    from webhook.completion import script
+
+    sys.stdout.write(script(build_parser(), args.shell))
+    return 0
+
+
+OFFLINE = ("review", "test")  # their "auto" CEL engine is loaded on first use
 COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test": run_test,
+            "completion": run_completion,
             "allocate": allocation_command.run}
 
 
@@ -286,7 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         except ProfileError as error:
             print(f"dra-webhook {args.command}: {error}", file=sys.stderr)
             return 2
-    if getattr(args, "cel_engine", None):
+    if getattr(args, "cel_engine", None) and not (args.command in OFFLINE and args.cel_engine == "auto"):
+        # offline, "auto" is resolved on first use: a run without CEL selectors never loads an engine
         from webhook import cel
 
         try:

@@ -38,7 +38,6 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from webhook import loader
     from webhook.allocation import inputs as read_inputs
     from webhook.allocation import outcome, render
     from webhook.profile import ProfileError, make_profile
@@ -50,10 +49,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(error))
     for warning in profile.warnings:
         print(f"dra-webhook allocate: warning: {warning}", file=sys.stderr)
-    try:
-        inputs = read_inputs.read(args.paths, profile)
-    except loader.InputError as error:
-        return _fail(str(error))
+    inputs = read_inputs.read(args.paths, profile)
     if inputs.problems:
         for source, problem in inputs.problems:
             print(f"dra-webhook allocate: {source}: {problem}", file=sys.stderr)

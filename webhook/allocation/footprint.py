@@ -176,20 +176,15 @@ def describe_slice(obj: dict) -> list:
     return out
 
 
-def write_explanations(documents: list, out) -> None:
-    """`review --explain`: each slice device's footprint per allocation, after the verdicts."""
+def explain(obj: dict) -> list:
+    """`review --explain`: what each device of a ResourceSlice (any served version) takes from its node."""
     from webhook import kinds
-    from webhook.allocation.inputs import object_of
 
-    for doc in documents:
-        obj = object_of(doc.review) if doc.error is None and doc.review else None
-        if not isinstance(obj, dict) or obj.get("kind") != "ResourceSlice" or \
-                not str(obj.get("apiVersion") or "").startswith("resource.k8s.io/"):
-            continue
-        try:
-            v1, _ = kinds.to_v1("ResourceSlice", str(obj["apiVersion"]).rpartition("/")[2], obj)
-        except (TypeError, ValueError, AttributeError, KeyError):
-            continue
-        name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
-        for line in describe_slice(v1):
-            out.write(f"{doc.source}: ResourceSlice/{name or '<unnamed>'}: {line}\n")
+    if not isinstance(obj, dict) or obj.get("kind") != "ResourceSlice" or \
+            not str(obj.get("apiVersion") or "").startswith("resource.k8s.io/"):
+        return []
+    try:
+        v1, _ = kinds.to_v1("ResourceSlice", str(obj["apiVersion"]).rpartition("/")[2], obj)
+    except (TypeError, ValueError, AttributeError, KeyError):
+        return []
+    return describe_slice(v1)

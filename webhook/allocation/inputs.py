@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from webhook import kinds, loader
+from webhook import kinds
+from webhook.offline import loading
 from webhook.profile import DEFAULT, Profile
 
 GROUP = kinds.GROUP
@@ -34,18 +35,21 @@ def object_of(review: dict) -> dict | None:
 
 
 def read(paths: list, profile: Profile = DEFAULT) -> Inputs:
-    """Raises loader.InputError when a path cannot be used at all."""
+    """Every document of `paths`; what cannot be read or used is listed in `problems`."""
     out = Inputs()
     now = datetime.now(timezone.utc)
-    for doc in loader.load(paths):
-        if doc.error is not None:
-            out.problems.append((doc.source, doc.error))
+    for source, value, problem in loading.load(paths):
+        if problem is not None:
+            out.problems.append((source, problem))
             continue
-        obj = object_of(doc.review)
+        if not isinstance(value, dict):
+            out.problems.append((source, "not an object: a document must be a mapping"))
+            continue
+        obj = object_of(value) if value.get("kind") == "AdmissionReview" else value
         if obj is None:  # an AdmissionReview without an object (a DELETE): nothing to allocate with
-            out.ignored.append((doc.source, "AdmissionReview"))
+            out.ignored.append((source, "AdmissionReview"))
             continue
-        add(out, obj, doc.source, now, profile)
+        add(out, obj, source, now, profile)
     return out
 
 

@@ -139,12 +139,33 @@ def _unknown_classes(claims: list, classes: set) -> list:
     return out
 
 
-def add_warnings(results: list, documents: list) -> None:
-    """Appends each pool warning to the response of every document it names (review's reports)."""
-    from webhook.allocation.inputs import object_of
+def essentials(obj: dict) -> dict | None:
+    """What `check` reads of one object, and nothing more: a slice of 128 devices shrinks to its pool,
+    device names and counter sets, so that a review of thousands of slices keeps little in memory."""
+    kind = _kind(obj)
+    if kind == "ResourceSlice":
+        spec = _d(_v1(obj, kind).get("spec"))
+        devices = [{"name": _d(device).get("name"),
+                    "consumesCounters": [{"counterSet": _d(c).get("counterSet")}
+                                         for c in _l(_d(device).get("consumesCounters"))]}
+                   for device in _l(spec.get("devices"))]
+        return {"apiVersion": f"{GROUP}/v1", "kind": kind, "metadata": {"name": _d(obj.get("metadata")).get("name")},
+                "spec": {"driver": spec.get("driver"), "pool": spec.get("pool"), "devices": devices,
+                         "sharedCounters": [{"name": _d(cs).get("name")} for cs in _l(spec.get("sharedCounters"))]}}
+    if kind == "DeviceClass":
+        return {"apiVersion": obj.get("apiVersion"), "kind": kind, "metadata": {"name": _d(obj.get("metadata")).get("name")}}
+    if kind in ("ResourceClaim", "ResourceClaimTemplate"):
+        return obj
+    return None
 
-    objects = [(d.source, object_of(d.review)) for d in documents if d.error is None and d.review is not None]
-    for sources, message in check([(s, o) for s, o in objects if o is not None]):
-        for result in results:
-            if result.source in sources and result.response is not None:
-                result.response.setdefault("warnings", []).append(message)
+
+def add_warnings(results: list) -> None:
+    """Appends each pool warning to every offline `Result` it names (their `context` holds `essentials`)."""
+    by_source = {r.source: r for r in results if getattr(r, "context", None) is not None}
+    for sources, message in check([(source, r.context) for source, r in by_source.items()]):
+        for source in sources:
+            result = by_source.get(source)
+            if result is not None:
+                result.warnings.append(message)
+                if result.response is not None:
+                    result.response.setdefault("warnings", []).append(message)

@@ -23,4 +23,4 @@ QuantityValue = Union[StrictStr, StrictInt, StrictFloat]
 class WireModel(BaseModel):
     """Base of every wire model: JSON names as aliases, unknown fields flagged, strict types."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=False, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=False, frozen=True, defer_build=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from webhook.suite_schema import Expect
+from webhook.offline.suite_schema import Expect
 
 
 def check(expect: Expect, response: dict, defaulted: Any, warnings_as_errors: bool = False) -> list[str]:

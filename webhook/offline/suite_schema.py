@@ -190,3 +190,12 @@ def _duplicate_names(suite: TestSuite) -> list[tuple[tuple[str | int, ...], str]
             problems.append((("tests", index, "name"), f"tests[{index}].name: duplicate test name {test.name!r}"))
         seen.add(test.name)
     return problems
+
+
+def json_schema() -> str:
+    """The TestSuite JSON Schema (keys as written in suite files), for editors and `test --schema`."""
+    import json
+
+    schema = TestSuite.model_json_schema(by_alias=True)
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "dra-webhook TestSuite", **schema}
+    return json.dumps(schema, indent=2, sort_keys=True)

@@ -1,0 +1,186 @@
+"""The offline commands' side of the command line: `review` and `test` parsers and runs, and what every
+offline command shares (reporter, verbosity, clock, printing a run). `allocate` uses the same pieces.
+
+The Kubernetes-version, feature-gate and CEL-engine flags are added by `webhook.cli`, as for `serve`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+EXIT_CODES = ("Exit code 1: {failed}; 2: nothing failed but an input could not be used (missing, unreadable "
+              "or not an object) or a usage error; 0: everything passed. Every readable input is reported.")
+
+
+def _jobs(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes (1 or more)")
+    return int(text)
+
+
+def _kind_list(text: str) -> frozenset[str]:
+    return frozenset(k.strip() for k in text.split(",") if k.strip())
+
+
+def _rfc3339(text: str):
+    from datetime import datetime, timezone
+
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an RFC 3339 time (e.g. 2026-01-02T03:04:05Z)") from None
+    if value.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{text!r} has no time zone (end it with Z or +00:00)")
+    return value.astimezone(timezone.utc)
+
+
+def add_offline_output(parser: argparse.ArgumentParser) -> None:
+    """Flags every offline command shares (review, test, allocate): reporter, verbosity, clock."""
+    from webhook.offline.reporters import NAMES
+
+    parser.add_argument("--output", "-o", choices=NAMES, default="text",
+                        help="text (failures only, -v for all), json (with a summary), junit, github "
+                             "(workflow-command annotations), sarif (2.1.0), tap (default: %(default)s)")
+    parser.add_argument("--verbose", "-v", action="store_true", help="text output: list every result")
+    parser.add_argument("--now", type=_rfc3339, metavar="RFC3339",
+                        help="the clock for defaults that need one (DeviceTaintRule timeAdded), for reproducible "
+                             "output (default: $SOURCE_DATE_EPOCH if set, else the current time)")
+
+
+def offline_now(args: argparse.Namespace):
+    """--now, else SOURCE_DATE_EPOCH (the reproducible-builds convention), else the current time, in seconds."""
+    import os
+    from datetime import datetime, timezone
+
+    if args.now is not None:
+        return args.now
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch.isdigit():
+        return datetime.fromtimestamp(int(epoch), timezone.utc)
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def report(args: argparse.Namespace, run) -> int:
+    """Prints a finished run with the chosen reporter; returns its exit code."""
+    from webhook.offline.reporters import writer
+
+    writer(args.output)(run, sys.stdout)
+    sys.stdout.flush()
+    return run.exit.code
+
+
+def _settings(args: argparse.Namespace, now) -> dict:
+    return {"kubernetesVersion": args.profile.version, "featureGates": dict(sorted(args.profile.gates.items())),
+            "now": now.isoformat().replace("+00:00", "Z"), "celEngine": _cel_engine(args.cel_engine)}
+
+
+def _cel_engine(choice: str) -> str:
+    """The engine a run uses, without loading one: "auto" picks cel-expr where it is installed."""
+    from importlib.util import find_spec
+
+    from webhook.cel import engines
+
+    if engines._active is not None:  # noqa: SLF001 - loaded already: say what was used
+        return engines._active  # noqa: SLF001
+    if choice != "auto":
+        return choice
+    return "cel-expr" if find_spec("cel_expr_python") and find_spec("google.protobuf") else "cel-python"
+
+
+def run_review(args: argparse.Namespace) -> int:
+    from webhook.allocation import poolcheck
+    from webhook.offline import parallel, reviewing
+    from webhook.offline.results import Run, decide
+
+    now = offline_now(args)
+    options = reviewing.Options(profile=args.profile, now=now, namespace=args.namespace,
+                                apply_defaults=not args.no_defaults, kinds=args.kinds, skip_kinds=args.skip_kinds,
+                                cel_engine=args.cel_engine, field_validation=args.validate.capitalize(),
+                                explain=args.explain)
+    progress = parallel.Progress.for_terminal()
+    results = []
+    jobs = args.jobs or reviewing.default_jobs(args.paths)
+    for result in reviewing.run(args.paths, options, jobs=jobs, progress=progress):
+        results.append(result)
+        if progress is not None:
+            progress.result()
+    if progress is not None:
+        progress.done()
+    poolcheck.add_warnings(results)  # what no single object shows: slices of one pool, classes named
+    outcome = decide(results, noun="object", warnings_as_errors=args.warnings_as_errors)
+    code = report(args, Run("review", "object", reviewing.VERDICTS, results, outcome, _settings(args, now),
+                            verbose=args.verbose))
+    if args.explain and args.output == "text":
+        for result in results:
+            for note in result.notes:
+                print(f"{result.source}: {result.name.rsplit(' (', 1)[0]}: {note}")  # the name without (CREATE)
+    return code
+
+
+def run_test(args: argparse.Namespace) -> int:
+    from webhook.offline import suites
+    from webhook.offline.results import Run, decide
+    from webhook.profile import parse_feature_gates
+
+    if args.schema:
+        from webhook.offline.suite_schema import json_schema
+
+        print(json_schema())
+        return 0
+    now = offline_now(args)
+    try:
+        cluster = suites.Cluster(args.profile.version, parse_feature_gates(args.feature_gates), args.namespace,
+                                 args.validate.capitalize())
+        results = suites.run(args.paths, warnings_as_errors=args.warnings_as_errors, cluster=cluster, now=now)
+    except suites.SuiteInputError as exc:
+        print(f"dra-webhook test: {exc}", file=sys.stderr)
+        return 2
+    outcome = decide(results, noun="test", allow_empty=args.allow_empty)
+    if not results and not args.allow_empty:
+        print("dra-webhook test: no test found (use --allow-empty to accept)", file=sys.stderr)
+    return report(args, Run("test", "test", suites.VERDICTS, results, outcome, _settings(args, now),
+                            verbose=args.verbose))
+
+
+def add_review(sub) -> argparse.ArgumentParser:
+    review = sub.add_parser("review", help="check manifests or AdmissionReview files offline",
+                            description="Run the webhook's checks on files, directories (*.yaml, *.yml, *.json, "
+                                        "recursively) or stdin ('-'). Objects outside resource.k8s.io are skipped. "
+                                        + EXIT_CODES.format(failed="an object was denied (or warned, with "
+                                                                   "--warnings-as-errors)"))
+    review.add_argument("paths", nargs="+", metavar="PATH", help="file, directory, or - for stdin")
+    add_offline_output(review)
+    review.add_argument("--no-defaults", action="store_true",
+                        help="validate objects as written, without applying the API server's defaults first")
+    review.add_argument("--warnings-as-errors", action="store_true",
+                        help="exit 1 when a checked object has warnings (skipped objects never do)")
+    review.add_argument("--kinds", type=_kind_list, metavar="KIND,...",
+                        help="check only these resource.k8s.io kinds (e.g. ResourceSlice,DeviceClass); others are "
+                             "skipped")
+    review.add_argument("--skip-kinds", type=_kind_list, default=frozenset(), metavar="KIND,...",
+                        help="skip these resource.k8s.io kinds")
+    review.add_argument("--explain", action="store_true",
+                        help="text output: also print what each ResourceSlice device takes from its node per "
+                             "allocation (nodeAllocatableResourceMappings)")
+    review.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
+                        help="check documents in N processes, results still in input order (default: the CPUs "
+                             "available, for inputs of 2 MB and more)")
+    return review
+
+
+def add_test(sub) -> argparse.ArgumentParser:
+    test = sub.add_parser("test", help="run test suites: manifests with expected verdicts",
+                          description="Run TestSuite files (or the suites found in directories, default: the "
+                                      "current directory) and compare each verdict with its expectation. "
+                                      + EXIT_CODES.format(failed="a test failed") + " No test found is exit 2 "
+                                      "unless --allow-empty.")
+    test.add_argument("paths", nargs="*", default=["."], metavar="SUITE",
+                      help="suite file, or directory searched for suite files (default: .)")
+    add_offline_output(test)
+    test.add_argument("--warnings-as-errors", action="store_true",
+                      help="fail a test whose response has warnings unless it expects them exactly")
+    test.add_argument("--allow-empty", action="store_true", help="exit 0 rather than 2 when no test is found")
+    test.add_argument("--schema", action="store_true",
+                      help="print the TestSuite JSON Schema (for editor completion) and exit")
+    return test

@@ -1,0 +1,257 @@
+"""Offline inputs: files, directories and stdin, as JSON or multi-document YAML, streamed document by document.
+
+A file is split into its documents at the `---` / `...` markers before anything is parsed, so one
+document at a time is parsed (possibly in another process) and its line is known. `List` kinds are
+expanded item by item. What cannot be read or parsed is reported as such, with the file and line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import yaml
+
+from webhook.offline import yamlload
+
+SUFFIXES = (".yaml", ".yml", ".json")
+STDIN = "<stdin>"
+
+
+class InputError(Exception):
+    """A file cannot be read or parsed; the message names the file and says why."""
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message)
+        self.line = line
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """The text of one document of a file, before parsing."""
+
+    file: str  # as given ("<stdin>" for standard input)
+    index: int  # which document of the file, counting empty ones, as `yaml.load_all` does
+    line: int  # 1-based line of the chunk's first line
+    text: str
+    json: bool = False  # a .json file: try the (much faster) JSON parser first
+
+
+@dataclass(frozen=True)
+class Document:
+    """One object found in a chunk: a document, or an item of a `List` document."""
+
+    document: str  # "3" or "3.items[0]"
+    line: int | None
+    value: Any
+
+
+def expand_paths(paths: list[str]) -> Iterator[tuple[str, str | None]]:
+    """(path, None) for each file to read, (path, why) for a path that cannot be used.
+
+    Files as given; directories recursively, sorted, keeping *.yaml, *.yml and *.json and skipping
+    hidden files and directories (a name starting with '.'), unless named explicitly.
+    """
+    for raw in paths:
+        if raw == "-":
+            yield "-", None
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            for found in sorted(path.rglob("*")):
+                if found.is_file() and found.suffix.lower() in SUFFIXES and not _hidden(found.relative_to(path)):
+                    yield str(found), None
+        elif path.exists():
+            yield raw, None
+        else:
+            yield raw, "no such file or directory"
+
+
+def _hidden(relative: Path) -> bool:
+    return any(part.startswith(".") for part in relative.parts)
+
+
+def label(path: str) -> str:
+    return STDIN if path == "-" else path
+
+
+def read_text(path: str) -> str:
+    """The text of a file (or of stdin for '-'); InputError for unreadable or non-UTF-8 bytes."""
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"cannot read: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+                         f"a binary file?") from None
+
+
+_MARKER = re.compile(r"^(---|\.\.\.)(?=[ \t\r\n]|$)", re.MULTILINE)
+_BLANK_LINE = re.compile(r"^[ \t]*(#.*|%.*)?$")
+
+
+def split(file: str, text: str, *, json_file: bool = False) -> Iterator[Chunk]:
+    """The chunks of one file, one per document. A '---' line starts a document and a '...' line ends
+    one, at column 0 only (YAML allows neither inside a scalar there). Lines before the first
+    document that hold only comments or directives belong to it."""
+    if json_file:
+        yield Chunk(file, 0, 1, text, json=True)
+        return
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _MARKER.finditer(text):
+        if match.group(1) == "---":
+            if match.start() > start:
+                spans.append((start, match.start()))
+            start = match.start()
+        else:
+            end = text.find("\n", match.end())
+            end = len(text) if end < 0 else end + 1
+            spans.append((start, end))
+            start = end
+    if start < len(text):
+        spans.append((start, len(text)))
+    index, line, position, pending = 0, 1, 0, None
+    for begin, end in spans:
+        line += text.count("\n", position, begin)
+        position = begin
+        piece = text[begin:end]
+        if not piece.startswith("---") and all(_BLANK_LINE.match(x) for x in piece.splitlines()):
+            pending = pending if pending is not None else (begin, line)  # comments, directives: keep for next
+            continue
+        if pending is not None:
+            begin, first_line = pending
+            piece, pending = text[begin:end], None
+        else:
+            first_line = line
+        yield Chunk(file, index, first_line, piece)
+        index += 1
+
+
+def parse(chunk: Chunk) -> list[Document]:
+    """The objects of one chunk (nothing for an empty document); InputError if it cannot be parsed."""
+    out: list[Document] = []
+    for value, node in _values(chunk):
+        if value is None:
+            continue  # an empty document, e.g. after a trailing '---'
+        line = node.start_mark.line + chunk.line if node is not None else chunk.line
+        out.extend(_documents(str(chunk.index), line, value, node, chunk.line))
+    return out
+
+
+def _values(chunk: Chunk) -> list[tuple[Any, yaml.Node | None]]:
+    """The parsed document(s) of a chunk with their nodes (None for JSON); empty documents left out."""
+    stripped = chunk.text.lstrip()
+    if chunk.json or stripped[:1] in ("{", "["):
+        try:
+            return [(json.loads(chunk.text), None)] if stripped else []
+        except ValueError:
+            pass  # not JSON after all: YAML is a superset, let its parser explain the problem
+    try:
+        return [(yamlload.build(node), node) for node in yamlload.compose_all(chunk.text) if node is not None]
+    except yaml.YAMLError as exc:
+        raise InputError(*_yaml_problem(exc, chunk.line)) from None
+    except RecursionError:
+        raise InputError("cannot parse: nested too deeply", chunk.line) from None
+
+
+def _yaml_problem(exc: yaml.YAMLError, first_line: int) -> tuple[str, int | None]:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    context = getattr(exc, "context", None)
+    text = f"{context}, {problem}" if context else problem
+    if mark is None:
+        return f"cannot parse: {text}", first_line
+    line = mark.line + first_line
+    return f"cannot parse: {text} (line {line}, column {mark.column + 1})", line
+
+
+def is_list(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("kind"), str) and value["kind"].endswith("List") \
+        and isinstance(value.get("items"), list)
+
+
+def _documents(document: str, line: int | None, value: Any, node: yaml.Node | None, first_line: int) -> list[Document]:
+    if not is_list(value):
+        return [Document(document, line, value)]
+    item_nodes = _items_node(node)
+    out = []
+    for i, item in enumerate(value["items"]):
+        item_line = item_nodes[i].start_mark.line + first_line if item_nodes and i < len(item_nodes) else line
+        out.append(Document(f"{document}.items[{i}]", item_line, item))
+    return out
+
+
+def _items_node(node: yaml.Node | None) -> list | None:
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == "items" and isinstance(value, yaml.SequenceNode):
+                return value.value
+    return None
+
+
+def load(paths: list[str]) -> Iterator[tuple[str, Any, str | None]]:
+    """Every document of the inputs in order, as (source "file#doc", value, None), or (source, None,
+    problem) for what cannot be read or parsed; a whole run reads this way when it needs all objects
+    at once (allocate), where review streams chunks instead."""
+    for path, problem in expand_paths(paths):
+        name = label(path)
+        if problem is None:
+            try:
+                text = read_text(path)
+            except InputError as exc:
+                problem = str(exc)
+        if problem is not None:
+            yield name, None, problem
+            continue
+        for chunk in split(name, text, json_file=path.lower().endswith(".json")):
+            try:
+                found = parse(chunk)
+            except InputError as exc:
+                yield f"{name}#{chunk.index}", None, str(exc)
+                continue
+            for doc in found:
+                yield f"{name}#{doc.document}", doc.value, None
+
+
+def read_documents(path: str) -> list[Any]:
+    """Every document of one file by index (an empty document is None), for suites' references;
+    InputError if the file cannot be read or parsed."""
+    documents: list[Any] = []
+    for chunk in split(path, read_text(path), json_file=path.lower().endswith(".json")):
+        values = _values(chunk)
+        documents.append(values[0][0] if values else None)
+    return documents
+
+
+def as_review(doc: Any, *, uid: str, operation: str = "CREATE", old: Any = None, sub_resource: str = "") -> dict:
+    """An AdmissionReview about `doc` (CREATE by default); `old` becomes request.oldObject.
+
+    With `doc` None (a DELETE), kind and name come from `old`.
+    """
+    source = doc if doc is not None else old
+    group = version = kind = ""
+    if isinstance(source, dict):
+        api_version = source.get("apiVersion") if isinstance(source.get("apiVersion"), str) else ""
+        group, _, version = api_version.rpartition("/")
+        kind = source.get("kind") if isinstance(source.get("kind"), str) else ""
+    meta = source.get("metadata") if isinstance(source, dict) and isinstance(source.get("metadata"), dict) else {}
+    request: dict[str, Any] = {"uid": uid, "kind": {"group": group, "version": version, "kind": kind},
+                               "operation": operation}
+    if doc is not None:
+        request["object"] = doc
+    if old is not None:
+        request["oldObject"] = old
+    if sub_resource:
+        request["subResource"] = sub_resource
+    if isinstance(meta.get("name"), str):
+        request["name"] = meta["name"]
+    if isinstance(meta.get("namespace"), str):
+        request["namespace"] = meta["namespace"]
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}

@@ -1,0 +1,34 @@
+"""GitHub Actions workflow commands: an ::error per failure, a ::warning per warning, on the file and line."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from webhook.offline.results import ERROR, FAILED, Result, Run
+
+
+def write(run: Run, out: TextIO) -> None:
+    for result in run.results:
+        if result.outcome in (FAILED, ERROR):
+            text = "\n".join((f"{m.field}: {m.text}" if m.field else m.text) for m in result.messages)
+            out.write(_command("error", f"{result.name}: {result.verdict}", text or result.verdict, result))
+        for warning in result.warnings:
+            out.write(_command("warning", f"{result.name}: warning", warning, result))
+    out.write(run.summary_line() + "\n")
+    out.write(f"exit {run.exit.code}: {run.exit.reason}\n")
+
+
+def _command(level: str, title: str, message: str, result: Result) -> str:
+    properties = f"file={_escape_property(result.file)}"
+    if result.line:
+        properties += f",line={result.line}"
+    properties += f",title={_escape_property(title)}"
+    return f"::{level} {properties}::{_escape_data(message)}\n"
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")

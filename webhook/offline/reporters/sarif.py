@@ -1,0 +1,67 @@
+"""SARIF 2.1.0 (code scanning): one run, a rule per cause reason, a result per finding with its location."""
+
+from __future__ import annotations
+
+import json
+from pathlib import PurePath
+from typing import TextIO
+from urllib.parse import quote
+
+from webhook import __version__
+from webhook.offline.loading import STDIN
+from webhook.offline.results import ERROR, FAILED, Result, Run
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+RULES = {
+    "unreadable": "The input could not be read or parsed",
+    "warning": "The API server would answer with a warning",
+    "failed": "A policy test did not get the verdict it expects",
+    "error": "A policy test could not run",
+    "invalid suite": "A test suite file is not valid",
+}
+
+
+def write(run: Run, out: TextIO) -> None:
+    results, rules = [], {}
+    for result in run.results:
+        for rule, level, text in _findings(result):
+            rules.setdefault(rule, RULES.get(rule, f"Denied by the API server's validation: {rule}"))
+            entry = {"ruleId": rule, "level": level, "message": {"text": text}}
+            location = _location(result)
+            if location:
+                entry["locations"] = [location]
+            results.append(entry)
+    log = {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "dra-webhook", "version": __version__,
+                                "rules": [{"id": rule, "shortDescription": {"text": text}}
+                                          for rule, text in sorted(rules.items())]}},
+            "results": results,
+        }],
+    }
+    json.dump(log, out, indent=2)
+    out.write("\n")
+
+
+def _findings(result: Result) -> list[tuple[str, str, str]]:
+    found = []
+    if result.verdict == "denied":  # one finding per cause
+        for message in result.messages or []:
+            text = f"{result.name}: " + (f"{message.field}: {message.text}" if message.field else message.text)
+            found.append((message.reason or "denied", "error", text))
+    elif result.outcome in (FAILED, ERROR):
+        text = "; ".join(m.text for m in result.messages) or result.verdict
+        found.append((result.verdict, "error", f"{result.name}: {text}"))
+    found.extend(("warning", "warning", f"{result.name}: {w}") for w in result.warnings)
+    return found
+
+
+def _location(result: Result) -> dict | None:
+    if result.file == STDIN:
+        return None
+    location: dict = {"physicalLocation": {"artifactLocation": {"uri": quote(PurePath(result.file).as_posix())}}}
+    if result.line:
+        location["physicalLocation"]["region"] = {"startLine": result.line}
+    return location

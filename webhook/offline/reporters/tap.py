@@ -1,0 +1,35 @@
+"""TAP version 13: a test point per result, YAML diagnostics for failures, the exit reason as a comment."""
+
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+from webhook.offline.results import ERROR, FAILED, SKIPPED, Run
+
+
+def write(run: Run, out: TextIO) -> None:
+    out.write("TAP version 13\n")
+    out.write(f"1..{len(run.results)}\n")
+    for number, result in enumerate(run.results, 1):
+        description = f"{result.where} {result.name}".replace("#", "\\#")
+        if result.outcome == SKIPPED:
+            reason = result.messages[0].text if result.messages else "skipped"
+            out.write(f"ok {number} - {description} # SKIP {reason}\n")
+            continue
+        ok = result.outcome not in (FAILED, ERROR)
+        out.write(f"{'ok' if ok else 'not ok'} {number} - {description}\n")
+        if not ok or result.warnings:
+            out.write("  ---\n")
+            out.write(f"  verdict: {result.verdict}\n")
+            if result.messages:
+                out.write("  messages:\n")
+                for m in result.messages:
+                    out.write(f"    - {json.dumps(f'{m.field}: {m.text}' if m.field else m.text)}\n")
+            if result.warnings:
+                out.write("  warnings:\n")
+                for w in result.warnings:
+                    out.write(f"    - {json.dumps(w)}\n")
+            out.write("  ...\n")
+    out.write(f"# {run.summary_line()}\n")
+    out.write(f"# exit {run.exit.code}: {run.exit.reason}\n")

@@ -1,0 +1,31 @@
+"""Text for people: failures (and warnings) only unless verbose, then the summary and why the exit code."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from webhook.offline.results import ERROR, FAILED, Result, Run
+
+
+def write(run: Run, out: TextIO) -> None:
+    for result in run.results:
+        if run.verbose or result.outcome in (FAILED, ERROR) or result.warnings:
+            _result(result, out, run.verbose)
+    out.write(run.summary_line() + "\n")
+    out.write(f"exit {run.exit.code}: {run.exit.reason}\n")
+
+
+def _result(result: Result, out: TextIO, verbose: bool) -> None:
+    document = f" (document {result.document})" if result.document is not None else ""
+    out.write(f"{result.where}{document}: {result.name}: {result.verdict}\n")
+    for message in result.messages:
+        if message.line and message.line != result.line:
+            out.write(f"  {result.file}:{message.line}: {message.text}\n")
+        elif message.field:
+            out.write(f"  {message.field}: {message.text}\n")
+        else:
+            out.write(f"  {message.text}\n")
+    for warning in result.warnings:
+        out.write(f"  warning: {warning}\n")
+    if verbose and result.patch:
+        out.write(f"  defaults: {len(result.patch)} JSON Patch operation(s) (--output json shows them)\n")

@@ -1,0 +1,249 @@
+"""`dra-webhook review` as a function: paths in, one `Result` per document out, in input order.
+
+Documents are parsed and reviewed in batches, in worker processes with `jobs` > 1. Verdicts are
+reproducible: a request's uid is derived from the document's source and the clock is `options.now`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, Iterator
+
+from webhook.offline import loading, parallel
+from webhook.offline.results import ERROR, FAILED, PASSED, SKIPPED, Message, Result
+from webhook.profile import Profile
+
+GROUP = "resource.k8s.io"
+VERDICTS = ("allowed", "denied", "unreadable", "skipped")
+_UID_NAMESPACE = uuid.UUID("6f1d3c1e-5b8e-4f4a-9a57-2a3d8e6c0b15")  # ours: uids are uuid5(source) under it
+_BATCH_BYTES = 256 * 1024
+# Below this much input, starting worker processes costs more than it saves (measured: benchmarks/offline.py).
+PARALLEL_BYTES = 2 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Options:
+    profile: Profile
+    now: datetime
+    namespace: str = "default"
+    apply_defaults: bool = True
+    kinds: frozenset[str] | None = None  # only these kinds (None: all)
+    skip_kinds: frozenset[str] = frozenset()
+    cel_engine: str = "auto"
+    field_validation: str = "Strict"  # kubectl's --validate, capitalised as the API server's fieldValidation
+    namespaces: dict | None = None  # {name: labels} known to exist; None: find them in the inputs
+    explain: bool = False  # note what each slice device takes from its node
+
+    def __reduce__(self):  # for worker processes: a Profile holds a read-only mapping, which pickle refuses
+        profile = (self.profile.version, dict(self.profile.gates), self.profile.warnings)
+        return _options, (profile, self.now, self.namespace, self.apply_defaults, self.kinds, self.skip_kinds,
+                          self.cel_engine, self.field_validation, self.namespaces, self.explain)
+
+
+def _options(profile: tuple, *rest) -> Options:
+    from types import MappingProxyType
+
+    version, gates, warnings = profile
+    return Options(Profile(version, MappingProxyType(gates), warnings), *rest)
+
+
+def default_jobs(paths: list[str]) -> int:
+    """The CPUs available for inputs of PARALLEL_BYTES and more (stdin counts as large), else 1."""
+    total = 0
+    for path, problem in loading.expand_paths(paths):
+        if path == "-":
+            return parallel.available_cpus()
+        if problem is None:
+            try:
+                total += os.stat(path).st_size
+            except OSError:
+                pass
+        if total >= PARALLEL_BYTES:
+            return parallel.available_cpus()
+    return 1
+
+
+def stable_uid(source: str) -> str:
+    return str(uuid.uuid5(_UID_NAMESPACE, source))
+
+
+def run(paths: list[str], options: Options, jobs: int = 1, progress: parallel.Progress | None = None
+        ) -> Iterator[Result]:
+    """Results in input order; files are read one at a time and their documents reviewed in batches."""
+    texts = _Texts()
+    if options.namespaces is None:
+        options = replace(options, namespaces=known_namespaces(paths, texts))
+    batches = _batches(paths, progress, texts)
+    yield from (result for batch in parallel.ordered(review_batch, batches, options, jobs=jobs,
+                                                     initializer=_configure, initargs=(options.cel_engine,))
+                for result in batch)
+
+
+def _configure(cel_engine: str) -> None:
+    if cel_engine != "auto":  # "auto" is resolved on first use, as in the parent
+        from webhook import cel
+
+        cel.configure(cel_engine)
+
+
+class _Texts:
+    """Reads each input once more at most: stdin can only be read once, so its text is kept."""
+
+    def __init__(self):
+        self.stdin: str | None = None
+
+    def read(self, path: str) -> str:
+        if path != "-":
+            return loading.read_text(path)
+        if self.stdin is None:
+            self.stdin = loading.read_text(path)
+        return self.stdin
+
+
+def known_namespaces(paths: list[str], texts: _Texts) -> dict:
+    """The namespaces a review knows: a new cluster's, and the core/v1 Namespace objects of the inputs
+    (kubectl would create them along with the rest). Only documents that mention Namespace are parsed."""
+    from webhook import manifest
+
+    found = []
+    for path, problem in loading.expand_paths(paths):
+        if problem is not None:
+            continue
+        try:
+            text = texts.read(path)
+        except loading.InputError:
+            continue
+        if "Namespace" not in text:
+            continue
+        for chunk in loading.split(loading.label(path), text, json_file=path.lower().endswith(".json")):
+            if "Namespace" in chunk.text:
+                try:
+                    found.extend(doc.value for doc in loading.parse(chunk))
+                except loading.InputError:
+                    pass
+    return manifest.namespaces_in(found)
+
+
+def _batches(paths: list[str], progress: parallel.Progress | None,
+             texts: _Texts) -> Iterator[list[loading.Chunk | Result]]:
+    batch: list[loading.Chunk | Result] = []
+    size = 0
+    for path, problem in loading.expand_paths(paths):
+        name = loading.label(path)
+        if problem is None:
+            try:
+                text = texts.read(path)
+            except loading.InputError as exc:
+                problem = str(exc)
+        if problem is not None:
+            batch.append(Result(name, "file", ERROR, "unreadable", messages=[Message(problem)]))
+            continue
+        if progress is not None:
+            progress.add(len(text))
+        for chunk in loading.split(name, text, json_file=path.lower().endswith(".json")):
+            batch.append(chunk)
+            size += len(chunk.text)
+            if size >= _BATCH_BYTES:
+                yield batch
+                batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def review_batch(batch: list[loading.Chunk | Result], options: Options) -> list[Result]:
+    out: list[Result] = []
+    for item in batch:
+        if isinstance(item, Result):
+            out.append(item)
+            continue
+        try:
+            documents = loading.parse(item)
+        except loading.InputError as exc:
+            out.append(Result(item.file, "document", ERROR, "unreadable", line=exc.line, document=str(item.index),
+                              messages=[Message(str(exc), line=exc.line)]))
+            continue
+        out.extend(review_document(item.file, doc.document, doc.line, doc.value, options) for doc in documents)
+    return out
+
+
+def review_document(file: str, document: str, line: int | None, value: Any, options: Options) -> Result:
+    """The verdict on one document: an AdmissionReview as recorded, or a bare manifest as kubectl sends it."""
+    from webhook import admit
+    from webhook.review import ReviewError, decode_review
+
+    started = time.perf_counter()
+    where = dict(line=line, document=document)
+    if not isinstance(value, dict):
+        return Result(file, "document", ERROR, "unreadable", **where,
+                      messages=[Message(f"not an object: a document must be a mapping, not {_type_name(value)}")])
+    recorded = value.get("kind") == "AdmissionReview"
+    source = f"{file}#{document}"
+    body = value if recorded else loading.as_review(value, uid=stable_uid(source))
+    try:
+        request = decode_review(body)
+    except ReviewError as exc:
+        return Result(file, "AdmissionReview", ERROR, "unreadable", **where,
+                      messages=[Message(f"invalid AdmissionReview: {exc}")])
+    name = _label(request)
+    skipped = _skip_reason(request, value if not recorded else None, options)
+    if skipped:
+        return Result(file, name, SKIPPED, "skipped", **where, messages=[Message(skipped)])
+    if recorded:
+        response = admit.review(request, profile=options.profile, apply_defaults=options.apply_defaults,
+                                now=options.now)
+    else:
+        response = admit.review_manifest(request, profile=options.profile, namespace=options.namespace,
+                                         apply_defaults=options.apply_defaults, now=options.now,
+                                         field_validation=options.field_validation, namespaces=options.namespaces)
+    patch = response.patch if response.allowed else None  # a denied object is not stored: no defaults
+    wire = replace(response, patch=None).to_dict()
+    notes, context = [], None
+    if not recorded:
+        from webhook.allocation import footprint, poolcheck
+
+        notes = footprint.explain(value) if options.explain else []
+        context = poolcheck.essentials(value)
+    return Result(file, name, PASSED if response.allowed else FAILED, "allowed" if response.allowed else "denied",
+                  **where, messages=_messages(wire), warnings=list(response.warnings), response=wire,
+                  patch=patch or None, seconds=time.perf_counter() - started, notes=notes, context=context)
+
+
+def _type_name(value: Any) -> str:
+    return {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
+        type(value), type(value).__name__)
+
+
+def _skip_reason(request, manifest: dict | None, options: Options) -> str:
+    group, kind = request.kind.group, request.kind.kind
+    if manifest is not None and (not isinstance(manifest.get("apiVersion"), str) or not manifest.get("kind")):
+        return ""  # refused below in kubectl's words
+    if group != GROUP:
+        return f"not a {GROUP} object"
+    if options.kinds is not None and kind not in options.kinds:
+        return f"kind {kind} not selected by --kinds"
+    if kind in options.skip_kinds:
+        return f"kind {kind} skipped by --skip-kinds"
+    return ""
+
+
+def _messages(wire: dict) -> list[Message]:
+    if wire.get("allowed"):
+        return []
+    status = wire.get("status") or {}
+    causes = (status.get("details") or {}).get("causes") or []
+    if causes:
+        return [Message(c.get("message", ""), c.get("field", ""), c.get("reason", "")) for c in causes]
+    return [Message(status.get("message") or "denied", reason=status.get("reason", ""))]
+
+
+def _label(request) -> str:
+    obj = request.object if isinstance(request.object, dict) else (request.old_object or {})
+    meta = obj.get("metadata") if isinstance(obj, dict) and isinstance(obj.get("metadata"), dict) else {}
+    kind = request.kind.kind or "object"
+    name = meta.get("name") or meta.get("generateName") or request.name or "<unnamed>"
+    operation = request.operation + (f" {request.sub_resource}" if request.sub_resource else "")
+    return f"{kind}/{name} ({operation})"

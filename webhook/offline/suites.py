@@ -1,0 +1,229 @@
+"""`dra-webhook test`: finds TestSuite files, runs every test through the offline reviewer, checks expectations.
+
+A test passes when the webhook's response (defaults first, then validation, exactly as `review`)
+matches its `expect` block. A suite that cannot be read or does not follow the schema is an error,
+reported with the file and line; the other suites still run. Every test is one `Result`.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import jsonpatch
+import yaml
+
+from webhook import admit
+from webhook.manifest import DEFAULT_NAMESPACE
+from webhook.offline import loading, yamlload
+from webhook.offline.expect import check
+from webhook.offline.results import ERROR, FAILED, PASSED, Message, Result
+from webhook.offline.suite_schema import TestCase, TestSuite, validate
+from webhook.profile import DEFAULT_VERSION, Profile, ProfileError, make_profile
+from webhook.review import ReviewError, decode_review
+
+VERDICTS = ("passed", "failed", "error", "invalid suite")
+_UID_NAMESPACE = uuid.UUID("0b6c2f7e-3a0d-4e55-8f0e-7d9b1c2a4e60")
+
+# How a suite file is recognised inside a directory (files named explicitly must be suites).
+_SUITE_MARKER = re.compile(r"""["']?kind["']?\s*:\s*["']?TestSuite\b""")
+# "file.yaml#2": the document at index 2 (the numbering `review` uses in its sources).
+_DOCUMENT_INDEX = re.compile(r"^(?P<path>.+)#(?P<index>\d+)$")
+
+
+class SuiteInputError(Exception):
+    """A path given on the command line cannot be used at all."""
+
+
+def find_suites(paths: list[str]) -> list[tuple[str, str | None]]:
+    """(file, None) for each suite; in directories, the *.yaml/*.yml/*.json files that declare
+    kind: TestSuite; (path, why) for a path that does not exist."""
+    found: list[tuple[str, str | None]] = []
+    for raw in paths:
+        if raw == "-":
+            raise SuiteInputError("-: test suites are read from files (their paths are relative to the file)")
+        directory = Path(raw).is_dir()
+        found.extend((path, problem) for path, problem in loading.expand_paths([raw])
+                     if problem or not directory or _declares_suite(path))
+    unique: dict[Path, tuple[str, str | None]] = {}
+    for path, problem in found:
+        unique.setdefault(Path(path).resolve(), (path, problem))
+    return list(unique.values())
+
+
+def _declares_suite(path: str) -> bool:
+    try:
+        return bool(_SUITE_MARKER.search(Path(path).read_text(encoding="utf-8", errors="replace")))
+    except OSError:
+        return True  # unreadable: report it rather than skip it silently
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """The command line's cluster: a suite's kubernetesVersion, featureGates and namespace go over it."""
+
+    version: str = DEFAULT_VERSION
+    gates: dict[str, bool] = field(default_factory=dict)
+    namespace: str = DEFAULT_NAMESPACE
+    field_validation: str = admit.STRICT
+
+    def for_suite(self, suite: TestSuite) -> tuple[Profile, str]:
+        gates = {**self.gates, **(suite.feature_gates or {})}
+        return make_profile(suite.kubernetes_version or self.version, gates), suite.namespace or self.namespace
+
+
+def run(paths: list[str], warnings_as_errors: bool = False, cluster: Cluster = Cluster(),
+        now: datetime | None = None) -> list[Result]:
+    """One Result per test (and per unusable suite). Raises SuiteInputError for stdin."""
+    cache: dict[Path, list[Any]] = {}
+    results: list[Result] = []
+    for path, problem in find_suites(paths):
+        if problem is not None:
+            results.append(Result(path, "(load suite)", ERROR, "invalid suite", messages=[Message(problem)]))
+            continue
+        results.extend(run_suite(path, warnings_as_errors, cache, cluster, now))
+    return results
+
+
+def run_suite(path: str, warnings_as_errors: bool = False, cache: dict[Path, list[Any]] | None = None,
+              cluster: Cluster = Cluster(), now: datetime | None = None) -> list[Result]:
+    suite, node, errors = _load_suite(path)
+    group = suite.name if suite and suite.name else path
+    if suite is not None:
+        try:
+            profile, namespace = cluster.for_suite(suite)
+        except ProfileError as exc:
+            key = "featureGates" if suite.feature_gates else "kubernetesVersion"
+            errors.append(Message(str(exc), line=line_of(node, (key,))))
+            suite = None
+    if suite is None:
+        first = min((m.line for m in errors if m.line), default=None)
+        return [Result(path, "(load suite)", ERROR, "invalid suite", line=first,
+                       group=group, messages=errors)]
+    files = _Files(Path(path).parent, {} if cache is None else cache)
+    return [_run_test(test, path, group, line_of(node, ("tests", index)), files, warnings_as_errors, profile,
+                      namespace, now, cluster.field_validation) for index, test in enumerate(suite.tests)]
+
+
+def _load_suite(path: str) -> tuple[TestSuite | None, yaml.Node | None, list[Message]]:
+    try:
+        text = loading.read_text(path)
+    except loading.InputError as exc:
+        return None, None, [Message(str(exc))]
+    try:
+        nodes = list(yamlload.compose_all(text))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        return None, None, [Message(f"cannot parse: {problem}" + (f" (line {line})" if line else ""), line=line)]
+    except RecursionError:
+        return None, None, [Message("cannot parse: nested too deeply")]
+    if len(nodes) > 1:
+        return None, None, [Message("cannot parse: a suite file holds one YAML document, found more",
+                                    line=nodes[1].start_mark.line + 1)]
+    node = nodes[0] if nodes else None
+    suite, problems = validate(yamlload.build(node))
+    return suite, node, [Message(message, line=line_of(node, loc)) for loc, message in problems]
+
+
+def line_of(node: yaml.Node | None, loc: tuple[str | int, ...]) -> int | None:
+    """1-based line of the entry at `loc` in a composed YAML document (the nearest existing ancestor)."""
+    if node is None:
+        return None
+    line = node.start_mark.line + 1
+    for part in loc:
+        child = None
+        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.value == part:
+                    line, child = key.start_mark.line + 1, value
+                    break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            child = node.value[part]
+            line = child.start_mark.line + 1
+        if child is None:
+            break
+        node = child
+    return line
+
+
+class _Files:
+    """Resolves `object`, `oldObject` and `review` references relative to the suite; caches parsed files."""
+
+    def __init__(self, base: Path, cache: dict[Path, list[Any]]):
+        self.base, self.cache = base, cache
+
+    def resolve(self, source: Any, key: str) -> Any:
+        if isinstance(source, dict):
+            return copy.deepcopy(source)
+        match = _DOCUMENT_INDEX.match(source)
+        reference, index = (match["path"], int(match["index"])) if match else (source, None)
+        path = self.base / reference
+        key_path = path.resolve()
+        if key_path not in self.cache:
+            try:
+                self.cache[key_path] = loading.read_documents(str(path))
+            except loading.InputError as exc:
+                raise loading.InputError(f"{key}: {path}: {exc}") from None
+        documents = self.cache[key_path]
+        present = [i for i, doc in enumerate(documents) if doc is not None]
+        if index is None:
+            if len(present) != 1:
+                raise loading.InputError(f"{key}: {reference} holds {len(present)} documents; "
+                                        f"pick one with {reference}#<index>")
+            index = present[0]
+        elif index not in present:
+            raise loading.InputError(f"{key}: {reference} has no document at index {index}")
+        document = documents[index]
+        if not isinstance(document, dict):
+            raise loading.InputError(f"{key}: {source} is not an object (a mapping)")
+        return copy.deepcopy(document)
+
+
+def _run_test(test: TestCase, path: str, group: str, line: int | None, files: _Files, warnings_as_errors: bool,
+              profile: Profile, namespace: str, now: datetime | None,
+              field_validation: str = admit.STRICT) -> Result:
+    started = time.perf_counter()
+    where = dict(line=line, group=group)
+    try:
+        body = _review_body(test, files, str(uuid.uuid5(_UID_NAMESPACE, f"{path}:{test.name}")))
+        request = decode_review(body)
+    except (loading.InputError, ReviewError) as exc:
+        return Result(path, test.name, ERROR, "error", **where, messages=[Message(str(exc))],
+                      seconds=time.perf_counter() - started)
+    if test.review is not None:  # a recorded request: the cluster already placed and served it
+        response = admit.review(request, profile=profile, now=now)
+    else:
+        response = admit.review_manifest(request, profile=profile, namespace=namespace, now=now,
+                                         field_validation=field_validation)
+    defaulted = request.object
+    if response.patch and isinstance(request.object, dict):
+        defaulted = jsonpatch.apply_patch(request.object, response.patch)
+    wire = response.to_dict()
+    wire.pop("patch", None)
+    wire.pop("patchType", None)
+    problems = check(test.expect, wire, defaulted, warnings_as_errors)
+    return Result(path, test.name, FAILED if problems else PASSED, "failed" if problems else "passed", **where,
+                  messages=[Message(p) for p in problems], warnings=list(response.warnings), response=wire,
+                  patch=response.patch if response.allowed else None, seconds=time.perf_counter() - started)
+
+
+def _review_body(test: TestCase, files: _Files, uid: str) -> dict:
+    if test.review is not None:
+        body = files.resolve(test.review, "review")
+        if body.get("kind") != "AdmissionReview":
+            raise loading.InputError("review: not an AdmissionReview (use 'object' for a bare object)")
+        return body
+    obj = files.resolve(test.object, "object") if test.object is not None else None
+    old = files.resolve(test.old_object, "oldObject") if test.old_object is not None else None
+    if obj is not None and obj.get("kind") == "AdmissionReview":
+        raise loading.InputError("object: is an AdmissionReview; use 'review' for a whole request")
+    return loading.as_review(obj, uid=uid, operation=test.effective_operation, old=old,
+                             sub_resource=test.sub_resource or "")
