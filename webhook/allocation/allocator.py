@@ -8,8 +8,10 @@ makes allocation impossible. One Allocator serves many nodes (`--all-nodes`).
 from __future__ import annotations
 
 from webhook.allocation import capacity as cap
-from webhook.allocation import prepare
+from webhook.allocation import compatibility, prepare
+from webhook.allocation.compatibility import CompatibilityGroups
 from webhook.allocation.counters import Counters
+from webhook.allocation.derived import DerivedAttributes
 from webhook.allocation.errors import (  # noqa: F401 - Candidate and AllocationError are this module's API too
     ALLOCATION_RESULTS_MAX_SIZE, AllocationError, Candidate, ResultMaxSizeExceeded, claim_ref)
 from webhook.allocation.nodes import NodeSelectorError, node_matches
@@ -38,6 +40,8 @@ class Allocator:
         self.devices_on_nodes = sum(len(s.devices) for group in self.slices_on_node.values() for s in group)
         self._generations: dict | None = None
         self.available_counters: dict = {}  # per pool name, computed once (as upstream)
+        self.compatibility_baseline: dict = {}  # per pool, computed once (1.37)
+        self.grouped_counter_sets: dict = {}  # per pool, computed once (1.37, gate off)
         self.num_allocate_one = 0
 
     def generations(self) -> dict:
@@ -74,12 +78,17 @@ class _Run:
         self.allocating_capacity: dict[tuple, dict] = {}
         self.pools: list = []
         self.counters = Counters(alloc)
+        self.groups = CompatibilityGroups(alloc)
+        self.derived = DerivedAttributes(alloc.features)
         self.steps = 0
 
     def run(self):
         name = ((self.node or {}).get("metadata") or {}).get("name") or ""
         try:
-            self.pools = gather_pools(self.a.slices_for(name), self.node, self.features, self.a.all_slices)
+            slices, every = self.a.slices_for(name), self.a.all_slices
+            if self.features.kubernetes_1_37 and self.features.stable_only:
+                slices, every = compatibility.slices_without_groups(slices), compatibility.slices_without_groups(every)
+            self.pools = gather_pools(slices, self.node, self.features, every)
         except GatherError as error:
             raise AllocationError(f"gather pool information: {error}") from None
         for index, claim in enumerate(self.claims):
@@ -234,10 +243,15 @@ class _Run:
         return False
 
     def allocate_device(self, r: tuple, c: Candidate, must: bool):
-        """allocateDevice: (True, undo) when the candidate is taken, (False, None) otherwise."""
+        """allocateDevice: (True, undo) when the candidate is taken, (False, None) otherwise.
+
+        1.37 rolls back every step of a rejected candidate (rollbackDevice); 1.36 left the counters of a
+        device rejected after the counter check added, and this port does the same under 1.36.
+        """
         claim_i = r[0]
         data = self.request_data[r[:3]]
         request = data.request
+        v137 = self.features.kubernetes_1_37
         multi = self.features.consumable_capacity and bool(c.device.get("allowMultipleAllocations"))
         if not multi and request.admin_access and claim_i in self.allocating.get(c.id, ()):
             return False, None
@@ -247,20 +261,46 @@ class _Run:
         if not self.features.partitionable_devices and consumes:
             return False, None
         skip_counters = multi and self.capacity_in_use(c.id)
-        if not skip_counters and consumes and not self.counters.check_and_add(c):
+        steps: list = []  # undo functions of the steps taken so far (1.37)
+
+        def reject():
+            if v137:
+                for step in reversed(steps):
+                    step()
             return False, None
+        if v137 and not skip_counters and consumes:
+            if self.features.compatibility_groups:
+                ok, restore = self.groups.check_and_consume(c)
+                if not ok:
+                    return False, None
+                steps.append(restore)
+            elif compatibility.skip_when_disabled(self.a, c):
+                return False, None
+        if not skip_counters and consumes:
+            if not self.counters.check_and_add(c):
+                return reject()
+            steps.append(lambda: self.counters.remove(c))
         base, sub = (data.parent.name, request.name) if data.parent else (request.name, "")
         if self.features.device_taints and blocking_taint(c.device, request) is not None:
-            return False, None  # upstream leaves counters added here; so does this port
+            return reject()  # 1.36 left counters added here; so does this port under 1.36
         constraints = self.constraints[claim_i]
+        lookup = self.derived.lookup(data.derived, c)
         for i, constraint in enumerate(constraints):
-            if not constraint.add(base, sub, c.device, c.id[0]):
+            try:
+                added = constraint.add(base, sub, c.device, c.id[0], lookup)
+            except AllocationError:
+                for e in range(i):
+                    constraints[e].remove(base, sub, c.device, c.id[0])
+                reject()
+                raise
+            if not added:
+                for e in range(i):
+                    constraints[e].remove(base, sub, c.device, c.id[0])
+                reject()
                 if must:
                     raise AllocationError(f"claim {claim_ref(self.claims[claim_i])}, request {request.name}: cannot "
                                           f"add device {'/'.join(c.id)} because a claim constraint would not be "
                                           "satisfied")
-                for e in range(i):
-                    constraints[e].remove(base, sub, c.device, c.id[0])
                 return False, None
         holders = self.allocating.setdefault(c.id, set())
         if not multi:
@@ -268,7 +308,11 @@ class _Run:
         consumed, share = None, False
         if self.features.consumable_capacity:
             if not self.capacity_fits(request, c):
-                return False, None
+                if v137:
+                    holders.discard(claim_i)
+                    for constraint in constraints:
+                        constraint.remove(base, sub, c.device, c.id[0])
+                return reject()
             if multi:
                 consumed = cap.consumed_from_request(request.capacity_requests, c.device.get("capacity") or {})
                 share = True
@@ -292,7 +336,10 @@ class _Run:
                         total[name] -= value.value
                     if all(v == 0 for v in total.values()):
                         del self.allocating_capacity[c.id]
-            elif self.features.partitionable_devices and consumes:
+            if v137:
+                for step in reversed(steps):
+                    step()
+            elif not multi and self.features.partitionable_devices and consumes:
                 self.counters.remove(c)
             del self.results[claim_i][previous:]
         return True, undo
