@@ -205,7 +205,7 @@ def run_review(args: argparse.Namespace) -> int:
     poolcheck.add_warnings(results, documents)
     report.WRITERS[args.output](results, sys.stdout)
     if args.explain and args.output == "text":
-        footprint.write_explanations(documents, sys.stdout)
+        footprint.write_explanations(documents, sys.stdout, args.profile)
     if not results:
         print("dra-webhook review: no documents found", file=sys.stderr)
         return report.EXIT_INPUT
