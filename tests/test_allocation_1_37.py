@@ -374,3 +374,19 @@ def test_a_derived_attribute_that_does_not_compile_stops_the_allocation(tmp_path
                   constraints=[{"matchAttribute": "derived/x"}])
     code, report = allocate(capsys, tmp_path, [*_numa_gpus(), mixed], *V137, *DERIVED_ON)
     assert code == 1 and report["error"].startswith("compile derived attribute derived/x failed: compilation failed")
+
+
+# Optional node operations (1.37: a device of a slice with skipNodeOperations) ---------------------
+
+def test_skip_node_operations_needs_the_gate_and_a_node_declaring_it(tmp_path, capsys):
+    skipping = resource_slice("s", [{"name": "gpu-0"}], skipNodeOperations=["NodePrepareResources",
+                                                                               "NodeUnprepareResources"])
+    declaring = {**node("node-1"), "status": {"declaredFeatures": ["DRAOptionalNodeOperations"]}}
+    gate = ("--feature-gates", "DRAOptionalNodeOperations=true")
+    code, report = allocate(capsys, tmp_path, [GPU, skipping, claim("c", request("gpu")), declaring], *V137, *gate)
+    assert code == 0 and report["claims"][0]["allocation"]["devices"]["results"][0]["skipNodeOperations"] == [
+        "NodePrepareResources", "NodeUnprepareResources"]
+    code, report = allocate(capsys, tmp_path, [GPU, skipping, claim("c", request("gpu")), node("node-1")], *V137, *gate)
+    assert code == 1 and "DRAOptionalNodeOperations" in removed(report)["feature disabled"]["examples"][0]["why"]
+    code, report = allocate(capsys, tmp_path, [GPU, skipping, claim("c", request("gpu")), declaring], *V137)
+    assert code == 1

@@ -208,6 +208,8 @@ class _Run(Checks):
             return False, None
         if not request.admin_access and self.device_in_use(c.id):
             return False, None
+        if v137 and c.slice.skip_node_operations and not self.node_skips_operations():
+            return False, None
         consumes = c.device.get("consumesCounters") or []
         if not self.features.partitionable_devices and consumes:
             return False, None

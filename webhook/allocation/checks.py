@@ -9,6 +9,8 @@ from webhook.allocation.nodes import NodeSelectorError, node_matches
 from webhook.allocation.requests import Request, RequestData
 from webhook.allocation.selection import SelectorError
 
+OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations"  # draoptionalnodeoperations.DRAOptionalNodeOperationsFeatureGate
+
 
 class Checks:
     """Mixed into the search's run: needs `a`, `features`, `node`, `claims`, `matches`, `allocating`,
@@ -59,3 +61,9 @@ class Checks:
 
     def capacity_in_use(self, device_id: tuple) -> bool:
         return device_id in self.a.state.capacity or device_id in self.allocating_capacity
+
+    def node_skips_operations(self) -> bool:
+        """Whether a device of a slice with `skipNodeOperations` may be allocated here (1.37): the gate is
+        on and the Node declares the DRAOptionalNodeOperations feature (`status.declaredFeatures`)."""
+        declared = ((self.node or {}).get("status") or {}).get("declaredFeatures") or []
+        return self.features.optional_node_operations and OPTIONAL_NODE_OPERATIONS in declared

@@ -169,6 +169,10 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
             if not run.features.device_binding_and_status and device.get("bindingConditions"):
                 out.remove(FEATURE_OFF, label, "has binding conditions, DRADeviceBindingConditions is off")
                 continue
+            if run.features.kubernetes_1_37 and s.skip_node_operations and not run.node_skips_operations():
+                out.remove(FEATURE_OFF, label, "its slice sets skipNodeOperations, which needs "
+                                               "DRAOptionalNodeOperations and a Node declaring it")
+                continue
             failed, why = _selector_verdict(run, key, device, s.driver, class_selectors, f"class {class_name}")
             if why:
                 out.remove(failed or CLASS_SELECTOR, label, why)

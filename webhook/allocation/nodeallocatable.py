@@ -41,7 +41,8 @@ class ClaimFootprint(Footprint):
     def extra(self) -> dict:
         if not self.per_container.amounts:
             return {}
-        return {"nodeAllocatablePerContainer": self.per_container.to_dict(), "nodeAllocatableContainers": self.containers}
+        return {"nodeAllocatablePerContainer": self.per_container.to_dict(),
+                "nodeAllocatableContainers": self.containers}
 
 
 def claim_footprint(allocation: dict, slices: list, node: dict, containers: int = 0) -> ClaimFootprint:
