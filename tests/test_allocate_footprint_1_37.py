@@ -180,3 +180,33 @@ def test_review_explain_under_1_37(tmp_path, capsys):
         "cpu = consumed dra.example.com/cores x 2, at most 128",
         f"{path}#0.items[0]: ResourceSlice/s: device gpu-0 takes from its node per allocation: "
         "memory 2Gi per allocated device; memory 256Mi per pod using it; memory 64Mi per container using it"]
+
+
+def test_a_shared_claim_pays_per_pod_for_each_pod_and_mapped_claims_cannot_be_shared(tmp_path, capsys):
+    overhead_only = slice_of(1, "nodeAllocatableResources", {"memory": {"overhead": {"perPod": "256Mi",
+                                                                                      "perContainer": "64Mi"}}})
+    pods = [_pod("a", "c", "main"), _pod("b", "c", "main", "helper")]
+    objects = [CLASS, overhead_only, claim("c", request("r", "dev")), node("node-1"), *pods]
+    code, report = run(capsys, tmp_path, objects, *V137, *ON)
+    c = report["claims"][0]
+    assert code == 0 and c["nodeAllocatable"] == {"memory": "704Mi"}  # 2 pods x 256Mi + 3 containers x 64Mi
+    assert "nodeAllocatableProblems" not in c
+    objects[1] = _gpus_with_overhead(1)  # cpu has a mapping: the claim cannot be shared
+    code, report = run(capsys, tmp_path, objects, *V137, *ON)
+    assert report["claims"][0]["nodeAllocatableProblems"] == [
+        "the Pods a, b use the claim, but a claim with mapped node-allocatable resources cannot be shared across "
+        "pods: the scheduler refuses all but the first"]
+
+
+def test_a_template_counts_one_pod_of_its_own(tmp_path, capsys):
+    from allocation_objects import template
+
+    pod = _pod("a", "", "main", "helper")
+    pod["spec"]["resourceClaims"] = [{"name": "gpus", "resourceClaimTemplateName": "t"}]
+    other = json.loads(json.dumps(pod))
+    other["metadata"]["name"] = "b"
+    objects = [CLASS, _gpus_with_overhead(1), template("t", request("r", "dev")), node("node-1"), pod, other]
+    code, report = run(capsys, tmp_path, objects, *V137, *ON)
+    c = report["claims"][0]
+    assert code == 0 and c["nodeAllocatable"] == {"cpu": "1500m", "memory": "384Mi"}  # 256Mi + 2 x 64Mi
+    assert c["nodeAllocatableContainers"] == 2 and "nodeAllocatableProblems" not in c

@@ -8,8 +8,10 @@ deviceMultiplier}, overhead: {perPod, perContainer}}}` and dropped the default m
   consumedCapacity (a device that does not allow multiple allocations) fails the pod's scheduling;
 - mapping with `deviceMultiplier`: that amount per device result;
 - overhead: `perPod` and `perContainer`, each summed over the device results.
-The pod then pays the mappings and perPod once, and perContainer once per container that references the
-claim (component-helpers resource.PodRequests). Containers are counted in the inputs' Pods.
+A pod then pays the mappings and perPod once, and perContainer once per container that references the
+claim (component-helpers resource.PodRequests). Pods and containers are counted in the inputs' Pods
+(one pod when none uses the claim); only a claim without mapped devices may be shared by several pods
+(validateNodeAllocatableDRAClaimSharing), each paying its perPod.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ def _times(amount: Quantity, factor: Decimal) -> Quantity:
 class ClaimFootprint(Footprint):
     per_container: Footprint = field(default_factory=Footprint)  # perContainer, for each referencing container
     containers: int = 0  # containers of the inputs' Pods that reference the claim
+    mapped: bool = False  # a device result has a mapping (the claim cannot be shared by pods)
 
     def extra(self) -> dict:
         if not self.per_container.amounts:
@@ -45,8 +48,9 @@ class ClaimFootprint(Footprint):
                 "nodeAllocatableContainers": self.containers}
 
 
-def claim_footprint(allocation: dict, slices: list, node: dict, containers: int = 0) -> ClaimFootprint:
+def claim_footprint(allocation: dict, slices: list, node: dict, containers: int = 0, pods: int = 1) -> ClaimFootprint:
     out = ClaimFootprint(containers=containers)
+    per_pod = Footprint()
     for result in (allocation.get("devices") or {}).get("results") or []:
         device = find_device(slices, result, node)
         if device is None:
@@ -55,12 +59,15 @@ def claim_footprint(allocation: dict, slices: list, node: dict, containers: int 
             entry = resources(device)[name] or {}
             mapping, overhead = entry.get("mapping"), entry.get("overhead")
             if isinstance(mapping, dict):
+                out.mapped = True
                 _add_mapping(out, name, mapping, result)
             if isinstance(overhead, dict):
                 if overhead.get("perPod") is not None:
-                    out.add(name, qty(overhead["perPod"]))
+                    per_pod.add(name, qty(overhead["perPod"]))
                 if overhead.get("perContainer") is not None:
                     out.per_container.add(name, qty(overhead["perContainer"]))
+    for name, amount in per_pod.amounts.items():
+        out.add(name, _times(amount, Decimal(max(pods, 1))))
     for name, amount in out.per_container.amounts.items():
         if containers:
             out.add(name, _times(amount, Decimal(containers)))
@@ -91,18 +98,22 @@ def has_resources(allocations: list, slices: list, node: dict) -> bool:
                for r in (a.get("devices") or {}).get("results") or [])
 
 
-def referencing_containers(pods: list, namespace: str, claim_name: str, template: bool) -> int:
-    """Containers (init and regular) of the Pods that use the claim (or, for a template, its claims)."""
-    count = 0
+def users(pods: list, namespace: str, claim_name: str, template: bool) -> list:
+    """[(pod name, containers referencing the claim)] for the Pods that use the claim (for a template:
+    whose claims it creates); containers are init and regular ones."""
+    out = []
     for pod in pods:
-        if ((pod.get("metadata") or {}).get("namespace") or "default") != (namespace or "default"):
+        meta = pod.get("metadata") or {}
+        if (meta.get("namespace") or "default") != (namespace or "default"):
             continue
         spec = pod.get("spec") or {}
         key = "resourceClaimTemplateName" if template else "resourceClaimName"
         names = {c.get("name") for c in spec.get("resourceClaims") or [] if c.get(key) == claim_name}
-        for container in (spec.get("initContainers") or []) + (spec.get("containers") or []):
-            count += sum(1 for c in (container.get("resources") or {}).get("claims") or [] if c.get("name") in names)
-    return count
+        if names:
+            out.append((meta.get("name") or "", sum(
+                1 for container in (spec.get("initContainers") or []) + (spec.get("containers") or [])
+                for c in (container.get("resources") or {}).get("claims") or [] if c.get("name") in names)))
+    return out
 
 
 # The requests of Pods already on the node (PodRequests with UseDRANodeAllocatableResourceClaimStatus) ---

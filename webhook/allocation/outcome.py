@@ -112,9 +112,16 @@ def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome) 
     total = footprint.Footprint()
     for claim in done.claims:
         if v137:
-            containers = nodeallocatable.referencing_containers(pods, claim.namespace, claim.name,
-                                                                claim.source.endswith("(template)"))
-            claim.footprint = nodeallocatable.claim_footprint(claim.allocation, slices, node, containers)
+            template = claim.source.endswith("(template)")
+            using = nodeallocatable.users(pods, claim.namespace, claim.name, template)
+            if template:  # each pod gets a claim of its own: count one of them
+                using = using[:1]
+            claim.footprint = nodeallocatable.claim_footprint(claim.allocation, slices, node,
+                                                              sum(n for _, n in using), len(using))
+            if claim.footprint.mapped and len(using) > 1:
+                claim.footprint.problems.append(
+                    f"the Pods {', '.join(p for p, _ in using)} use the claim, but a claim with mapped "
+                    "node-allocatable resources cannot be shared across pods: the scheduler refuses all but the first")
         else:
             claim.footprint = footprint.claim_footprint(claim.allocation, slices, node)
         for name, amount in claim.footprint.amounts.items():
