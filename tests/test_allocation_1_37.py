@@ -212,12 +212,38 @@ def test_backtracking_restores_the_intersection(tmp_path, capsys):
     assert code == 0 and devices(report) == [["dev-1", "dev-2"]]
 
 
+def test_a_candidate_rejected_later_leaves_no_groups_behind(tmp_path, capsys):
+    # dev-0 passes the group check, then its taint rejects it: 1.37 rolls its groups (and counters) back.
+    tainted = {**part("dev-0", ["a"]), "taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]}
+    objects = [GPU, *pool("node-1", tainted, part("dev-1", ["b"]), room="8"), claim("c", request("gpu")),
+               node("node-1")]
+    code, report = allocate(capsys, tmp_path, objects, *V137, *GROUPS_ON)
+    assert code == 0 and devices(report) == [["dev-1"]]
+
+
 def test_two_claims_share_the_intersection(tmp_path, capsys):
     parts = [part("dev-0", ["a"]), part("dev-1", ["b"]), part("dev-2", ["a"])]
     objects = [GPU, *pool("node-1", *parts, room="12"), claim("c1", request("gpu")), claim("c2", request("gpu")),
                node("node-1")]
     code, report = allocate(capsys, tmp_path, objects, *V137, *GROUPS_ON)
     assert code == 0 and devices(report) == [["dev-0"], ["dev-2"]]
+
+
+def test_another_share_of_an_allocated_device_is_not_checked_again(tmp_path, capsys):
+    # The slice changed after allocation: dev-0 (shared) and dev-1 now declare disjoint groups. A further
+    # share of dev-0 charges no counters and is not checked against the groups; dev-1's peers are.
+    shared = {**part("dev-0", ["mig"]), "allowMultipleAllocations": True, "capacity": {"mem": {"value": "10"}}}
+    share = {"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": "dev-0",
+             "shareID": "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa", "consumedCapacity": {"mem": "1"}}
+    other = {"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": "dev-1"}
+    objects = [GPU, *pool("node-1", shared, part("dev-1", ["vgpu"]), part("dev-2", ["vgpu"]), room="12"),
+               claim("old", request("gpu", count=2), allocation={"devices": {"results": [share, other]}}),
+               claim("c", request("gpu", capacity={"requests": {"mem": "1"}})), node("node-1")]
+    code, report = allocate(capsys, tmp_path, objects, *V137, *GROUPS_ON)
+    assert code == 0 and devices(report) == [["dev-0"]]
+    objects[-2] = claim("c", request("gpu", "gpu.example.com", 1, 'device.allowMultipleAllocations == false'))
+    code, report = allocate(capsys, tmp_path, objects, *V137, *GROUPS_ON)
+    assert code == 1  # dev-2 {vgpu} meets an empty intersection of {mig} and {vgpu}
 
 
 # Version skew: the scheduler's gate off while the API server kept the groups.
