@@ -8,15 +8,16 @@ makes allocation impossible. One Allocator serves many nodes (`--all-nodes`).
 from __future__ import annotations
 
 from webhook.allocation import capacity as cap
-from webhook.allocation import prepare
+from webhook.allocation import compatibility, prepare
+from webhook.allocation.checks import Checks
+from webhook.allocation.compatibility import CompatibilityGroups
 from webhook.allocation.counters import Counters
+from webhook.allocation.derived import DerivedAttributes
 from webhook.allocation.errors import (  # noqa: F401 - Candidate and AllocationError are this module's API too
     ALLOCATION_RESULTS_MAX_SIZE, AllocationError, Candidate, ResultMaxSizeExceeded, claim_ref)
-from webhook.allocation.nodes import NodeSelectorError, node_matches
 from webhook.allocation.pools import GatherError, gather_pools
 from webhook.allocation.requests import blocking_taint
 from webhook.allocation.results import build_results
-from webhook.allocation.selection import SelectorError
 
 
 # The scheduler bounds the search by time (DRASchedulerFilterTimeout, 10 s); offline, a step count keeps
@@ -38,6 +39,8 @@ class Allocator:
         self.devices_on_nodes = sum(len(s.devices) for group in self.slices_on_node.values() for s in group)
         self._generations: dict | None = None
         self.available_counters: dict = {}  # per pool name, computed once (as upstream)
+        self.compatibility_baseline: dict = {}  # per pool, computed once (1.37)
+        self.grouped_counter_sets: dict = {}  # per pool, computed once (1.37, gate off)
         self.num_allocate_one = 0
 
     def generations(self) -> dict:
@@ -61,7 +64,7 @@ class Allocator:
         return _Run(self, node, claims)
 
 
-class _Run:
+class _Run(Checks):
     """One Allocate call (the upstream `allocator`)."""
 
     def __init__(self, alloc: Allocator, node: dict, claims: list) -> None:
@@ -74,12 +77,17 @@ class _Run:
         self.allocating_capacity: dict[tuple, dict] = {}
         self.pools: list = []
         self.counters = Counters(alloc)
+        self.groups = CompatibilityGroups(alloc)
+        self.derived = DerivedAttributes(alloc.features)
         self.steps = 0
 
     def run(self):
         name = ((self.node or {}).get("metadata") or {}).get("name") or ""
         try:
-            self.pools = gather_pools(self.a.slices_for(name), self.node, self.features, self.a.all_slices)
+            slices, every = self.a.slices_for(name), self.a.all_slices
+            if self.features.kubernetes_1_37 and self.features.stable_only:
+                slices, every = compatibility.slices_without_groups(slices), compatibility.slices_without_groups(every)
+            self.pools = gather_pools(slices, self.node, self.features, every)
         except GatherError as error:
             raise AllocationError(f"gather pool information: {error}") from None
         for index, claim in enumerate(self.claims):
@@ -93,54 +101,6 @@ class _Run:
                 raise AllocationError("invalid resource pools were encountered")
             return None
         return build_results(self)
-
-    # Checks -------------------------------------------------------------------------------------
-
-    def is_selectable(self, key: tuple, data: RequestData, s, d_index: int) -> bool:
-        device = s.devices[d_index]
-        if not self.features.device_binding_and_status and device.get("bindingConditions"):
-            return False
-        match_key = (s.driver, s.pool, device.get("name"), key)
-        known = self.matches.get(match_key)
-        if known is not None:
-            return known
-        ok = self.selectors_match(key, device, s.driver, data.device_class, data.device_class.get("spec", {})
-                                  .get("selectors") or []) \
-            and self.selectors_match(key, device, s.driver, None, data.request.selectors)
-        if ok and s.per_device:
-            try:
-                ok = node_matches(self.node, device.get("nodeName") or "", bool(device.get("allNodes")),
-                                  device.get("nodeSelector"))
-            except NodeSelectorError as error:
-                raise AllocationError(f"failed to parse node selector: {error}") from None
-        self.matches[match_key] = ok
-        return ok
-
-    def selectors_match(self, key: tuple, device: dict, driver: str, device_class, selectors: list) -> bool:
-        for i, selector in enumerate(selectors):
-            expression = ((selector or {}).get("cel") or {}).get("expression") or ""
-            try:
-                if not self.a.selection.matches(expression, driver, device):
-                    return False
-            except SelectorError as error:
-                owner = f"class {(device_class.get('metadata') or {}).get('name')}" if device_class is not None \
-                    else f"claim {claim_ref(self.claims[key[0]])}"
-                raise AllocationError(f"{owner}: selector #{i}: {error.kind}: {error.detail}") from None
-        return True
-
-    def capacity_fits(self, request: Request, c: Candidate) -> bool:
-        consumed = self.a.state.capacity.get(c.id, {})
-        try:
-            return cap.cmp_request_over_capacity(consumed, request.capacity_requests, c.device.get("capacity") or {},
-                                                 self.allocating_capacity.get(c.id, {}))
-        except cap.CapacityError:
-            return False
-
-    def device_in_use(self, device_id: tuple) -> bool:
-        return device_id in self.a.state.devices or bool(self.allocating.get(device_id))
-
-    def capacity_in_use(self, device_id: tuple) -> bool:
-        return device_id in self.a.state.capacity or device_id in self.allocating_capacity
 
     # Search -------------------------------------------------------------------------------------
 
@@ -234,33 +194,66 @@ class _Run:
         return False
 
     def allocate_device(self, r: tuple, c: Candidate, must: bool):
-        """allocateDevice: (True, undo) when the candidate is taken, (False, None) otherwise."""
+        """allocateDevice: (True, undo) when the candidate is taken, (False, None) otherwise.
+
+        1.37 rolls back every step of a rejected candidate (rollbackDevice); 1.36 left the counters of a
+        device rejected after the counter check added, and this port does the same under 1.36.
+        """
         claim_i = r[0]
         data = self.request_data[r[:3]]
         request = data.request
+        v137 = self.features.kubernetes_1_37
         multi = self.features.consumable_capacity and bool(c.device.get("allowMultipleAllocations"))
         if not multi and request.admin_access and claim_i in self.allocating.get(c.id, ()):
             return False, None
         if not request.admin_access and self.device_in_use(c.id):
             return False, None
+        if v137 and c.slice.skip_node_operations and not self.node_skips_operations():
+            return False, None
         consumes = c.device.get("consumesCounters") or []
         if not self.features.partitionable_devices and consumes:
             return False, None
         skip_counters = multi and self.capacity_in_use(c.id)
-        if not skip_counters and consumes and not self.counters.check_and_add(c):
+        steps: list = []  # undo functions of the steps taken so far (1.37)
+
+        def reject():
+            if v137:
+                for step in reversed(steps):
+                    step()
             return False, None
+        if v137 and not skip_counters and consumes:
+            if self.features.compatibility_groups:
+                ok, restore = self.groups.check_and_consume(c)
+                if not ok:
+                    return False, None
+                steps.append(restore)
+            elif compatibility.skip_when_disabled(self.a, c):
+                return False, None
+        if not skip_counters and consumes:
+            if not self.counters.check_and_add(c):
+                return reject()
+            steps.append(lambda: self.counters.remove(c))
         base, sub = (data.parent.name, request.name) if data.parent else (request.name, "")
         if self.features.device_taints and blocking_taint(c.device, request) is not None:
-            return False, None  # upstream leaves counters added here; so does this port
+            return reject()  # 1.36 left counters added here; so does this port under 1.36
         constraints = self.constraints[claim_i]
+        lookup = self.derived.lookup(data.derived, c)
         for i, constraint in enumerate(constraints):
-            if not constraint.add(base, sub, c.device, c.id[0]):
+            try:
+                added = constraint.add(base, sub, c.device, c.id[0], lookup)
+            except AllocationError:
+                for e in range(i):
+                    constraints[e].remove(base, sub, c.device, c.id[0])
+                reject()
+                raise
+            if not added:
+                for e in range(i):
+                    constraints[e].remove(base, sub, c.device, c.id[0])
+                reject()
                 if must:
                     raise AllocationError(f"claim {claim_ref(self.claims[claim_i])}, request {request.name}: cannot "
                                           f"add device {'/'.join(c.id)} because a claim constraint would not be "
                                           "satisfied")
-                for e in range(i):
-                    constraints[e].remove(base, sub, c.device, c.id[0])
                 return False, None
         holders = self.allocating.setdefault(c.id, set())
         if not multi:
@@ -268,7 +261,11 @@ class _Run:
         consumed, share = None, False
         if self.features.consumable_capacity:
             if not self.capacity_fits(request, c):
-                return False, None
+                if v137:
+                    holders.discard(claim_i)
+                    for constraint in constraints:
+                        constraint.remove(base, sub, c.device, c.id[0])
+                return reject()
             if multi:
                 consumed = cap.consumed_from_request(request.capacity_requests, c.device.get("capacity") or {})
                 share = True
@@ -292,7 +289,10 @@ class _Run:
                         total[name] -= value.value
                     if all(v == 0 for v in total.values()):
                         del self.allocating_capacity[c.id]
-            elif self.features.partitionable_devices and consumes:
+            if v137:
+                for step in reversed(steps):
+                    step()
+            elif not multi and self.features.partitionable_devices and consumes:
                 self.counters.remove(c)
             del self.results[claim_i][previous:]
         return True, undo

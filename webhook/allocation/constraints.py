@@ -69,10 +69,11 @@ class MatchAttribute(_Constraint):
         super().__init__(requests, attribute, list_types)
         self.value = None  # scalar (kind, value) or, with list types, (kind, set)
 
-    def add(self, request: str, sub_request: str, device: dict, driver: str) -> bool:
+    def add(self, request: str, sub_request: str, device: dict, driver: str, lookup=lookup_attribute) -> bool:
+        """`lookup(device, driver, name)` finds the attribute (a request's derived attributes first)."""
         if not self.applies(request, sub_request):
             return True
-        attribute = lookup_attribute(device, driver, self.attribute)
+        attribute = lookup(device, driver, self.attribute)
         if attribute is None:
             return False
         if self.num_devices == 0:
@@ -106,10 +107,11 @@ class DistinctAttribute(_Constraint):
         super().__init__(requests, attribute, list_types)
         self.attributes: dict[str, dict] = {}  # keyed by request name, as upstream
 
-    def add(self, request: str, sub_request: str, device: dict, driver: str) -> bool:
+    def add(self, request: str, sub_request: str, device: dict, driver: str, lookup=lookup_attribute) -> bool:
+        """`lookup(device, driver, name)` finds the attribute (a request's derived attributes first)."""
         if not self.applies(request, sub_request):
             return True
-        attribute = lookup_attribute(device, driver, self.attribute)
+        attribute = lookup(device, driver, self.attribute)
         if attribute is None:
             return False
         if self.num_devices != 0 and not self._distinct(attribute):

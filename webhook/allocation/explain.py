@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from webhook.allocation import capacity as cap
-from webhook.allocation.allocator import Candidate
+from webhook.allocation import compatibility
+from webhook.allocation.allocator import AllocationError, Candidate
 from webhook.allocation.constraints import MatchAttribute, lookup_attribute
 from webhook.allocation.pools import GatherError, slice_relevant
 from webhook.allocation.nodes import NodeSelectorError, node_matches
@@ -27,11 +28,12 @@ SELECTOR_ERROR = "selector error"
 FEATURE_OFF = "feature disabled"
 ALLOCATED = "already allocated"
 TAINTED = "tainted without a matching toleration"
+COMPATIBILITY = "incompatible with the devices allocated on its counter set"
 COUNTERS = "counters exhausted"
 CAPACITY = "capacity or policy"
 CONSTRAINT = "constraint conflict with another request"
 REASONS = (ON_ANOTHER_NODE, POOL_UNUSABLE, CLASS_SELECTOR, REQUEST_SELECTOR, SELECTOR_ERROR, FEATURE_OFF, ALLOCATED,
-           TAINTED, COUNTERS, CAPACITY, CONSTRAINT)
+           TAINTED, COMPATIBILITY, COUNTERS, CAPACITY, CONSTRAINT)
 EXAMPLES = 3  # devices named per reason
 
 
@@ -167,6 +169,10 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
             if not run.features.device_binding_and_status and device.get("bindingConditions"):
                 out.remove(FEATURE_OFF, label, "has binding conditions, DRADeviceBindingConditions is off")
                 continue
+            if run.features.kubernetes_1_37 and s.skip_node_operations and not run.node_skips_operations():
+                out.remove(FEATURE_OFF, label, "its slice sets skipNodeOperations, which needs "
+                                               "DRAOptionalNodeOperations and a Node declaring it")
+                continue
             failed, why = _selector_verdict(run, key, device, s.driver, class_selectors, f"class {class_name}")
             if why:
                 out.remove(failed or CLASS_SELECTOR, label, why)
@@ -190,6 +196,17 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
                 if not run.features.partitionable_devices:
                     out.remove(FEATURE_OFF, label, "consumes counters, DRAPartitionableDevices is off")
                     continue
+                if run.features.kubernetes_1_37:
+                    if run.features.compatibility_groups:
+                        why = run.groups.refuses(candidate)
+                        if why:
+                            out.remove(COMPATIBILITY, label, why)
+                            continue
+                    else:
+                        why = compatibility.skip_when_disabled(run.a, candidate)
+                        if why:
+                            out.remove(FEATURE_OFF, label, why)
+                            continue
                 exceeded = run.counters.exceeded(candidate)
                 if exceeded:
                     out.remove(COUNTERS, label, exceeded)
@@ -199,7 +216,11 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
                 if why:
                     out.remove(CAPACITY, label, why)
                     continue
-            why = _constraint_problem(claim_constraints, base, sub, device, s.driver)
+            try:
+                why = _constraint_problem(claim_constraints, base, sub, device, s.driver,
+                                          run.derived.lookup(data.derived, candidate))
+            except AllocationError as error:
+                why = str(error)
             if why:
                 out.remove(CONSTRAINT, label, why)
                 continue
@@ -230,9 +251,10 @@ def _q(value) -> str:
     return cap.text(value)
 
 
-def _constraint_problem(constraints: list, base: str, sub: str, device: dict, driver: str) -> str:
+def _constraint_problem(constraints: list, base: str, sub: str, device: dict, driver: str,
+                        lookup=lookup_attribute) -> str:
     for constraint in constraints:
-        if constraint.applies(base, sub) and lookup_attribute(device, driver, constraint.attribute) is None:
+        if constraint.applies(base, sub) and lookup(device, driver, constraint.attribute) is None:
             return f"has no attribute {constraint.attribute}, which {constraint.describe()} needs"
     return ""
 

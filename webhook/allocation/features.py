@@ -16,7 +16,12 @@ class Features:
     list_type_attributes: bool = False
     partitionable_devices: bool = True
     prioritized_list: bool = True
+    derived_attributes: bool = False  # 1.37
+    compatibility_groups: bool = False  # 1.37
     node_allocatable_resources: bool = False  # not an allocator switch: the footprint (footprint.py)
+    fractional_capacity_range: bool = False  # 1.37; only for choosing the allocator here
+    optional_node_operations: bool = False  # 1.37; likewise
+    kubernetes_1_37: bool = False  # 1.37 semantics: full rollback, version-skew skips, the reshaped footprint
 
     @classmethod
     def from_profile(cls, profile) -> "Features":
@@ -25,7 +30,20 @@ class Features:
                    device_binding_and_status=on("DRADeviceBindingConditions") and on("DRAResourceClaimDeviceStatus"),
                    device_taints=on("DRADeviceTaints"), list_type_attributes=on("DRAListTypeAttributes"),
                    partitionable_devices=on("DRAPartitionableDevices"), prioritized_list=on("DRAPrioritizedList"),
-                   node_allocatable_resources=on("DRANodeAllocatableResources"))
+                   derived_attributes=profile.gate("DRADerivedAttributes"),
+                   compatibility_groups=profile.gate("DRADeviceCompatibilityGroups"),
+                   fractional_capacity_range=profile.gate("DRAFractionalCapacityRange"),
+                   optional_node_operations=profile.gate("DRAOptionalNodeOperations"),
+                   node_allocatable_resources=on("DRANodeAllocatableResources"),
+                   kubernetes_1_37=profile.at_least("1.37"))
+
+    @property
+    def stable_only(self) -> bool:
+        """Whether the scheduler picks its `stable` allocator: no feature beyond admin access, prioritized
+        lists, partitionable devices and taints is on (structured.NewAllocator)."""
+        return not (self.device_binding_and_status or self.consumable_capacity or self.list_type_attributes
+                    or self.derived_attributes or self.compatibility_groups or self.fractional_capacity_range
+                    or self.optional_node_operations)
 
     @property
     def cel(self) -> CelFeatures:

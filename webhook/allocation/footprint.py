@@ -6,7 +6,7 @@ device result of a claim into node resources: without `capacityKey`, every alloc
 times the multiplier (8 cores x 2 = 16 cpu). Results are summed per claim, so a shared device counts
 once per allocation. A device that is not shareable has no consumedCapacity in its result; a
 capacityKey mapping on it is then an error of the scheduler's accounting. The feature is alpha and
-off by default in 1.36.
+off by default in 1.36. Kubernetes 1.37 reshaped these mappings: see nodeallocatable.py.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from decimal import Decimal
 
 from webhook.allocation.capacity import qty
 from webhook.allocation.nodes import NodeSelectorError, node_matches
+from webhook.profile import DEFAULT
 from webhook.quantity import Quantity
 
 GATE = "DRANodeAllocatableResources"
@@ -116,8 +117,10 @@ def pod_requests(pod: dict) -> dict:
     return total
 
 
-def fit(total: Footprint, node: dict, pods: list) -> dict | None:
-    """Whether the footprint fits in the node's allocatable after the pods bound to it; None without it."""
+def fit(total: Footprint, node: dict, pods: list, requests=None) -> dict | None:
+    """Whether the footprint fits in the node's allocatable after the pods bound to it; None without it.
+    `requests(pod)` sums a pod's requests (1.36's `pod_requests` by default)."""
+    requests = requests or pod_requests
     allocatable = (node.get("status") or {}).get("allocatable")
     if not isinstance(allocatable, dict):
         return None
@@ -125,7 +128,7 @@ def fit(total: Footprint, node: dict, pods: list) -> dict | None:
     used: dict = {}
     for pod in pods:
         if (pod.get("spec") or {}).get("nodeName") == name:
-            for resource, value in pod_requests(pod).items():
+            for resource, value in requests(pod).items():
                 used[resource] = used.get(resource, Decimal(0)) + value
     free, short = {}, {}
     for resource, amount in total.amounts.items():
@@ -162,13 +165,17 @@ def describe_device(device: dict) -> list:
     return lines
 
 
-def describe_slice(obj: dict) -> list:
+def describe_slice(obj: dict, profile=DEFAULT) -> list:
     """`device: what it takes` lines for the devices of a v1 ResourceSlice that map node resources."""
+    from webhook.allocation import nodeallocatable
+
+    field_name, describe = ("nodeAllocatableResources", nodeallocatable.describe_device) \
+        if profile.at_least("1.37") else ("nodeAllocatableResourceMappings", describe_device)
     out = []
     for device in ((obj.get("spec") or {}).get("devices") or []):
-        if isinstance(device, dict) and isinstance(device.get("nodeAllocatableResourceMappings"), dict):
+        if isinstance(device, dict) and isinstance(device.get(field_name), dict):
             try:
-                parts = describe_device(device)
+                parts = describe(device)
             except (TypeError, ValueError, AttributeError):
                 continue
             if parts:
@@ -176,7 +183,7 @@ def describe_slice(obj: dict) -> list:
     return out
 
 
-def explain(obj: dict) -> list:
+def explain(obj: dict, profile=DEFAULT) -> list:
     """`review --explain`: what each device of a ResourceSlice (any served version) takes from its node."""
     from webhook import kinds
 
@@ -184,7 +191,7 @@ def explain(obj: dict) -> list:
             not str(obj.get("apiVersion") or "").startswith("resource.k8s.io/"):
         return []
     try:
-        v1, _ = kinds.to_v1("ResourceSlice", str(obj["apiVersion"]).rpartition("/")[2], obj)
+        v1, _ = kinds.to_v1("ResourceSlice", str(obj["apiVersion"]).rpartition("/")[2], obj, profile)
     except (TypeError, ValueError, AttributeError, KeyError):
         return []
-    return describe_slice(v1)
+    return describe_slice(v1, profile)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from webhook.allocation import footprint
+from webhook.allocation import footprint, nodeallocatable
 from webhook.allocation import state as allocated_state
 from webhook.allocation.allocator import AllocationError, Allocator
 from webhook.allocation.explain import explain_request
@@ -27,6 +27,7 @@ class ClaimOutcome:
                "explanation": [e.to_dict() for e in self.explanation]}
         if self.footprint is not None:
             out["nodeAllocatable"] = self.footprint.to_dict()
+            out.update(self.footprint.extra() if hasattr(self.footprint, "extra") else {})
             if self.footprint.problems:
                 out["nodeAllocatableProblems"] = list(self.footprint.problems)
         return out
@@ -100,18 +101,33 @@ def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True) 
 def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome) -> None:
     slices = allocator.slices_for(done.node)
     allocations = [c.allocation for c in done.claims]
+    v137 = allocator.features.kubernetes_1_37
     if not allocator.features.node_allocatable_resources:
-        if footprint.has_mappings(allocations, slices, node):
-            done.notes.append("devices map node-allocatable resources, but the footprint is not counted: "
+        if (nodeallocatable.has_resources if v137 else footprint.has_mappings)(allocations, slices, node):
+            what = "declare node-allocatable resources" if v137 else "map node-allocatable resources"
+            done.notes.append(f"devices {what}, but the footprint is not counted: "
                               f"{footprint.GATE} is off (enable it with --feature-gates {footprint.GATE}=true)")
         return
+    pods = [p for p, _ in inputs.pods]
     total = footprint.Footprint()
     for claim in done.claims:
-        claim.footprint = footprint.claim_footprint(claim.allocation, slices, node)
+        if v137:
+            template = claim.source.endswith("(template)")
+            using = nodeallocatable.users(pods, claim.namespace, claim.name, template)
+            if template:  # each pod gets a claim of its own: count one of them
+                using = using[:1]
+            claim.footprint = nodeallocatable.claim_footprint(claim.allocation, slices, node,
+                                                              sum(n for _, n in using), len(using))
+            if claim.footprint.mapped and len(using) > 1:
+                claim.footprint.problems.append(
+                    f"the Pods {', '.join(p for p, _ in using)} use the claim, but a claim with mapped "
+                    "node-allocatable resources cannot be shared across pods: the scheduler refuses all but the first")
+        else:
+            claim.footprint = footprint.claim_footprint(claim.allocation, slices, node)
         for name, amount in claim.footprint.amounts.items():
             total.add(name, amount)
     done.footprint = total
-    done.fit = footprint.fit(total, node, [p for p, _ in inputs.pods])
+    done.fit = footprint.fit(total, node, pods, nodeallocatable.pod_requests if v137 else None)
 
 
 def _blame(outcomes: list) -> None:

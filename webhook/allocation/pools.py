@@ -29,6 +29,7 @@ class Slice:
     shared_counters: list
     devices: list
     source: str = ""
+    skip_node_operations: tuple = ()  # 1.37 `spec.skipNodeOperations`
 
     @classmethod
     def from_object(cls, obj: dict, source: str = "") -> "Slice":
@@ -41,7 +42,7 @@ class Slice:
                    per_device=bool(spec.get("perDeviceNodeSelection")),
                    per_device_set=spec.get("perDeviceNodeSelection") is not None,
                    shared_counters=list(spec.get("sharedCounters") or []), devices=list(spec.get("devices") or []),
-                   source=source)
+                   source=source, skip_node_operations=tuple(spec.get("skipNodeOperations") or ()))
 
 
 @dataclass(eq=False)

@@ -52,6 +52,13 @@ def validate_device_request(run, request: Request, parent: Request | None, key: 
     """validateDeviceRequest: checks one request or subrequest; for "All", collects its devices now."""
     ref = claim_ref(run.claims[key[0]])
     data = RequestData(request, parent)
+    derived = request.derived_attributes if run.features.kubernetes_1_37 else []
+    if derived:
+        # A scheduler without the gate refuses rather than ignore constraints it cannot evaluate.
+        if not run.features.derived_attributes:
+            raise AllocationError(f"claim {ref}, request {request.name}: cannot handle request with derived "
+                                  "attributes, the feature is disabled")
+        data.derived = {d.get("name") or "": d.get("expression") or "" for d in derived}
     for i, selector in enumerate(request.selectors):
         if not (selector or {}).get("cel"):
             raise AllocationError(f"claim {ref}, request {request.name}, selector #{i}: CEL expression empty "

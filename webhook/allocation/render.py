@@ -56,7 +56,8 @@ def _node(outcome, out) -> None:
             if claim.allocation.get("nodeSelector"):
                 out.write(f"    node selector: {_selector_text(claim.allocation['nodeSelector'])}\n")
             if claim.footprint is not None:
-                out.write(f"    takes from {outcome.node}: {_amounts(claim.footprint.to_dict())}\n")
+                out.write(f"    takes from {outcome.node}: {_amounts(claim.footprint.to_dict())}"
+                          f"{_per_container(claim.footprint)}\n")
                 for problem in claim.footprint.problems:
                     out.write(f"    warning: {problem}\n")
             continue
@@ -68,6 +69,16 @@ def _node(outcome, out) -> None:
 
 def _amounts(amounts: dict) -> str:
     return ", ".join(f"{k} {v}" for k, v in amounts.items()) or "nothing"
+
+
+def _per_container(footprint) -> str:
+    """1.37 perContainer overhead: what each container using the claim adds (counted in the inputs' Pods)."""
+    each = getattr(footprint, "per_container", None)
+    if each is None or not each.amounts:
+        return ""
+    count = footprint.containers
+    counted = f"{count} container{'s' if count != 1 else ''} counted" if count else "no Pod in the inputs uses it"
+    return f" (with {_amounts(each.to_dict())} per container using the claim; {counted})"
 
 
 def _footprint(outcome, out) -> None:

@@ -55,6 +55,11 @@ class Request:
         return None if capacity is None else (capacity.get("requests") or {})
 
     @property
+    def derived_attributes(self) -> list:
+        """Kubernetes 1.37 `derivedAttributes`: [{name, expression}]."""
+        return [d for d in self.spec.get("derivedAttributes") or [] if isinstance(d, dict)]
+
+    @property
     def has_capacity(self) -> bool:
         return self.spec.get("capacity") is not None
 
@@ -67,6 +72,7 @@ class RequestData:
     num_devices: int = 0
     selected_sub_request: int = 0
     all_devices: list = field(default_factory=list)
+    derived: dict = field(default_factory=dict)  # derived attribute name -> CEL expression (1.37)
 
     @property
     def name(self) -> str:

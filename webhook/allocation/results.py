@@ -18,6 +18,8 @@ def _device_result(run, claim: dict, item: dict) -> dict:
         for key in ("bindingConditions", "bindingFailureConditions"):
             if c.device.get(key):
                 out[key] = list(c.device[key])
+    if run.features.kubernetes_1_37 and c.slice.skip_node_operations:
+        out["skipNodeOperations"] = list(c.slice.skip_node_operations)
     if item["share"]:
         out["shareID"] = str(uuid.uuid4())
     if item["consumed"]:

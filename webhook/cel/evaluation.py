@@ -318,3 +318,71 @@ def device_input(driver: str, device: dict, features: Features = Features()) -> 
             raise EvaluationError(f"capacity {name}: {error}") from None
     return {"driver": driver, "allowMultipleAllocations": bool(device.get("allowMultipleAllocations") or False),
             "attributes": attributes, "capacity": capacity}
+
+
+class DerivedAttribute:
+    """One compiled `derivedAttributes[].expression` (Kubernetes 1.37), evaluated into a DeviceAttribute.
+
+    The result must be a bool, int, string or semver, or a list of one of them (dracel
+    EvaluateDerivedAttribute); anything else is an error, as a failed evaluation is.
+    """
+
+    def __init__(self, expression: str, features: Features) -> None:
+        verdict = compiler.check_derived(expression, True, features)
+        if verdict.outcome not in ("ok", "forbidden"):
+            raise EvaluationError(verdict.detail)
+        try:
+            self._program = _env(True).compile(expression)
+        except RuntimeError as error:
+            raise EvaluationError(f"compilation failed: {error}") from None
+        self.domains = tuple(a or b for a, b in _DOMAIN.findall(expression))
+
+    def evaluate(self, device: dict) -> dict:
+        """The DeviceAttribute (`{"int": 1}`, `{"strings": [...]}`, ...) for a `device_input` value."""
+        for name in ("attributes", "capacity"):
+            values = device[name]
+            for domain in self.domains:
+                if domain not in values:
+                    values = device[name] = {**values, domain: {}}
+        try:
+            result = self._program.eval(data={"device": device})
+            value = result.value()
+        except Exception as error:  # noqa: BLE001 - any failure of the engine is a runtime error here
+            raise EvaluationError(str(error)) from None
+        if "ERROR" in str(result.type()):
+            raise EvaluationError(_clean(str(value)))
+        if isinstance(value, list):
+            items = [item.value() for item in value]
+            kinds = {_derived_kind(item) for item in items}
+            if len(kinds) > 1 or None in kinds:
+                raise EvaluationError(f"derived attribute list must hold values of one scalar type, not "
+                                      f"{result.type()}")
+            kind = kinds.pop() if kinds else "string"
+            return {kind + "s": [_derived_value(item) for item in items]}
+        kind = _derived_kind(value)
+        if kind is None:
+            raise EvaluationError(f"derived attribute must be a bool, int, string, semver or a list of these, "
+                                  f"not {result.type()}")
+        return {kind: _derived_value(value)}
+
+
+def _derived_kind(value) -> str | None:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, str):
+        return "string"
+    if getattr(getattr(value, "DESCRIPTOR", None), "full_name", "") == SEMVER_TYPE:
+        return "version"
+    return None
+
+
+def _derived_value(value):
+    return value.v if _derived_kind(value) == "version" else value
+
+
+@lru_cache(maxsize=1024)
+def derived_attribute(expression: str, features: Features = Features()) -> DerivedAttribute:
+    """The compiled derived attribute (cached); EvaluationError when it does not compile."""
+    return DerivedAttribute(expression, features)

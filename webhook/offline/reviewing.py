@@ -205,7 +205,7 @@ def review_document(file: str, document: str, line: int | None, value: Any, opti
     if not recorded:
         from webhook.allocation import footprint, poolcheck
 
-        notes = footprint.explain(value) if options.explain else []
+        notes = footprint.explain(value, options.profile) if options.explain else []
         context = poolcheck.essentials(value)
     return Result(file, name, PASSED if response.allowed else FAILED, "allowed" if response.allowed else "denied",
                   **where, messages=_messages(wire), warnings=list(response.warnings), response=wire,

@@ -1,0 +1,213 @@
+"""What an allocated claim takes from the node under Kubernetes 1.37 (`nodeAllocatableResources`).
+
+1.37 reshaped the 1.36 mappings into `{resource: {mapping: {capacityKey, capacityMultiplier,
+deviceMultiplier}, overhead: {perPod, perContainer}}}` and dropped the default multiplier. The scheduler
+(dynamicresources buildNodeAllocatableDRAInfo) sums, per claim, over its device results:
+- mapping with `capacityKey`: the result's `consumedCapacity[capacityKey]` (that exact key) times
+  `capacityMultiplier` when set; a key the result does not consume adds nothing; a result without
+  consumedCapacity (a device that does not allow multiple allocations) fails the pod's scheduling;
+- mapping with `deviceMultiplier`: that amount per device result;
+- overhead: `perPod` and `perContainer`, each summed over the device results.
+A pod then pays the mappings and perPod once, and perContainer once per container that references the
+claim (component-helpers resource.PodRequests). Pods and containers are counted in the inputs' Pods
+(one pod when none uses the claim); only a claim without mapped devices may be shared by several pods
+(validateNodeAllocatableDRAClaimSharing), each paying its perPod.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from webhook.allocation.capacity import qty
+from webhook.allocation.footprint import Footprint, find_device
+from webhook.quantity import Quantity
+
+FIELD = "nodeAllocatableResources"
+
+
+def resources(device: dict) -> dict:
+    value = device.get(FIELD)
+    return value if isinstance(value, dict) else {}
+
+
+def _times(amount: Quantity, factor: Decimal) -> Quantity:
+    return amount if factor == 1 else Quantity(amount.value * factor, amount.format, False)
+
+
+@dataclass
+class ClaimFootprint(Footprint):
+    per_container: Footprint = field(default_factory=Footprint)  # perContainer, for each referencing container
+    containers: int = 0  # containers of the inputs' Pods that reference the claim
+    mapped: bool = False  # a device result has a mapping (the claim cannot be shared by pods)
+
+    def extra(self) -> dict:
+        if not self.per_container.amounts:
+            return {}
+        return {"nodeAllocatablePerContainer": self.per_container.to_dict(),
+                "nodeAllocatableContainers": self.containers}
+
+
+def claim_footprint(allocation: dict, slices: list, node: dict, containers: int = 0, pods: int = 1) -> ClaimFootprint:
+    out = ClaimFootprint(containers=containers)
+    per_pod = Footprint()
+    for result in (allocation.get("devices") or {}).get("results") or []:
+        device = find_device(slices, result, node)
+        if device is None:
+            continue
+        for name in sorted(resources(device)):
+            entry = resources(device)[name] or {}
+            mapping, overhead = entry.get("mapping"), entry.get("overhead")
+            if isinstance(mapping, dict):
+                out.mapped = True
+                _add_mapping(out, name, mapping, result)
+            if isinstance(overhead, dict):
+                if overhead.get("perPod") is not None:
+                    per_pod.add(name, qty(overhead["perPod"]))
+                if overhead.get("perContainer") is not None:
+                    out.per_container.add(name, qty(overhead["perContainer"]))
+    for name, amount in per_pod.amounts.items():
+        out.add(name, _times(amount, Decimal(max(pods, 1))))
+    for name, amount in out.per_container.amounts.items():
+        if containers:
+            out.add(name, _times(amount, Decimal(containers)))
+    return out
+
+
+def _add_mapping(out: Footprint, name: str, mapping: dict, result: dict) -> None:
+    """addDeviceMapping."""
+    key = mapping.get("capacityKey")
+    if key:
+        consumed = result.get("consumedCapacity")
+        if consumed is None:
+            out.problems.append(f"device {result.get('device')}: capacityKey {key} is set for {name}, but the "
+                                "allocation consumes no capacity (the device does not allow multiple allocations); "
+                                "the scheduler fails the pod")
+            return
+        if key not in consumed:
+            return  # that capacity is not consumed: the mapping does not apply
+        multiplier = mapping.get("capacityMultiplier")
+        out.add(name, _times(qty(consumed[key]), qty(multiplier).value if multiplier is not None else Decimal(1)))
+        return
+    if mapping.get("deviceMultiplier") is not None:
+        out.add(name, qty(mapping["deviceMultiplier"]))
+
+
+def has_resources(allocations: list, slices: list, node: dict) -> bool:
+    return any(resources(find_device(slices, r, node) or {}) for a in allocations if a
+               for r in (a.get("devices") or {}).get("results") or [])
+
+
+def users(pods: list, namespace: str, claim_name: str, template: bool) -> list:
+    """[(pod name, containers referencing the claim)] for the Pods that use the claim (for a template:
+    whose claims it creates); containers are init and regular ones."""
+    out = []
+    for pod in pods:
+        meta = pod.get("metadata") or {}
+        if (meta.get("namespace") or "default") != (namespace or "default"):
+            continue
+        spec = pod.get("spec") or {}
+        key = "resourceClaimTemplateName" if template else "resourceClaimName"
+        names = {c.get("name") for c in spec.get("resourceClaims") or [] if c.get(key) == claim_name}
+        if names:
+            out.append((meta.get("name") or "", sum(
+                1 for container in (spec.get("initContainers") or []) + (spec.get("containers") or [])
+                for c in (container.get("resources") or {}).get("claims") or [] if c.get("name") in names)))
+    return out
+
+
+# The requests of Pods already on the node (PodRequests with UseDRANodeAllocatableResourceClaimStatus) ---
+
+def _add(total: dict, more: dict) -> None:
+    for name, value in more.items():
+        total[name] = total.get(name, Decimal(0)) + value
+
+
+def _requests(container: dict) -> dict:
+    return {name: qty(value).value for name, value in
+            ((container.get("resources") or {}).get("requests") or {}).items()}
+
+
+def _dra(pod: dict) -> tuple[dict, dict]:
+    """getDRANodeAllocatableResources: (for the pod's lifetime, per container name)."""
+    spec = pod.get("spec") or {}
+    fixed: dict = {}
+    per_container: dict = {}
+    names = [c.get("name") for c in (spec.get("initContainers") or []) + (spec.get("containers") or [])]
+    for status in (pod.get("status") or {}).get("nodeAllocatableResourceClaimStatuses") or []:
+        for mapping in status.get("mapping") or []:
+            if mapping.get("quantity") is not None:
+                _add(fixed, {mapping.get("name"): qty(mapping["quantity"]).value})
+        overheads = status.get("overhead") or []
+        for overhead in overheads:
+            if overhead.get("perPod") is not None:
+                _add(fixed, {overhead.get("name"): qty(overhead["perPod"]).value})
+        each = {o.get("name"): qty(o["perContainer"]).value for o in overheads if o.get("perContainer") is not None}
+        if not each:
+            continue
+        users = status.get("containers") or []
+        known = [name for name in names if name in users]
+        for name in known:
+            _add(per_container.setdefault(name, {}), each)
+        # References to containers the pod does not have are charged for the pod's lifetime.
+        _add(fixed, {k: v * (len(users) - len(known)) for k, v in each.items()})
+    return fixed, per_container
+
+
+def pod_requests(pod: dict) -> dict:
+    """Containers (with their perContainer overhead), init containers and sidecars as the scheduler sums
+    them, plus the claims' mappings and perPod overhead, pod-level requests and the pod overhead."""
+    spec = pod.get("spec") or {}
+    fixed, per_container = _dra(pod)
+    total: dict = {}
+    for container in spec.get("containers") or []:
+        _add(total, _requests(container))
+        _add(total, per_container.get(container.get("name"), {}))
+    sidecars: dict = {}
+    peak: dict = {}
+    for container in spec.get("initContainers") or []:
+        use = _requests(container)
+        _add(use, per_container.get(container.get("name"), {}))
+        if container.get("restartPolicy") == "Always":
+            _add(total, use)
+            _add(sidecars, use)
+            use = dict(sidecars)
+        else:
+            _add(use, sidecars)
+        for name, value in use.items():
+            peak[name] = max(peak.get(name, value), value)
+    for name, value in peak.items():
+        total[name] = max(total.get(name, value), value)
+    _add(total, fixed)
+    for name, value in ((spec.get("resources") or {}).get("requests") or {}).items():
+        if name in ("cpu", "memory") or name.startswith("hugepages-"):
+            total[name] = qty(value).value
+    _add(total, {name: qty(value).value for name, value in (spec.get("overhead") or {}).items()})
+    return total
+
+
+# `review --explain` -----------------------------------------------------------------------------
+
+def describe_device(device: dict) -> list:
+    """What each resource of the device takes from its node, per allocation."""
+    lines = []
+    capacity = device.get("capacity") or {}
+    for name in sorted(resources(device)):
+        entry = resources(device)[name] or {}
+        mapping, overhead = entry.get("mapping") or {}, entry.get("overhead") or {}
+        key = mapping.get("capacityKey")
+        if key:
+            multiplier = mapping.get("capacityMultiplier") or "1"
+            total = (capacity.get(key) or {}).get("value")
+            most = f", at most {_times(qty(total), qty(multiplier).value)}" if total is not None else ""
+            shared = "" if device.get("allowMultipleAllocations") else \
+                " (the device does not allow multiple allocations, so no capacity is consumed: the scheduler " \
+                "fails the pod)"
+            lines.append(f"{name} = consumed {key} x {multiplier}{most}{shared}")
+        elif mapping.get("deviceMultiplier") is not None:
+            lines.append(f"{name} {qty(mapping['deviceMultiplier'])} per allocated device")
+        if overhead.get("perPod") is not None:
+            lines.append(f"{name} {qty(overhead['perPod'])} per pod using it")
+        if overhead.get("perContainer") is not None:
+            lines.append(f"{name} {qty(overhead['perContainer'])} per container using it")
+    return lines
