@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 import jsonpatch
 import pytest
 
-from webhook.mutation import apply_defaults, make_patch
+from webhook.mutation import apply_defaults, default_with_patch
 
 # Sub-second part on purpose: the default must be truncated to whole seconds.
 NOW = datetime(2026, 5, 1, 12, 30, 45, 987654, tzinfo=timezone.utc)
@@ -261,13 +261,14 @@ def test_defaults_are_idempotent(case_id, kind, version, obj, expected):
     once = apply_defaults(kind, version, obj, None, "CREATE", NOW)
     later = datetime(2030, 1, 1, tzinfo=timezone.utc)
     assert apply_defaults(kind, version, once, None, "CREATE", later) == once
-    assert make_patch(once, apply_defaults(kind, version, once, None, "CREATE", later)) == []
+    assert default_with_patch(kind, version, once, None, "CREATE", later)[1] == []
 
 
 @pytest.mark.parametrize("case_id, kind, version, obj, expected", CASES, ids=CASE_IDS)
 def test_patch_applied_to_input_gives_defaulted_object(case_id, kind, version, obj, expected):
-    defaulted = apply_defaults(kind, version, obj, None, "CREATE", NOW)
-    patch = make_patch(obj, defaulted)
+    received = copy.deepcopy(obj)
+    defaulted, patch = default_with_patch(kind, version, obj, None, "CREATE", NOW)
+    assert obj == received, "the input must not be mutated"
     assert jsonpatch.apply_patch(obj, patch) == defaulted
     assert (patch == []) == (obj == defaulted)
     assert all(op["op"] in ("add", "replace") for op in patch), "defaults only add or replace"
@@ -297,8 +298,8 @@ def test_clock_in_other_zone_is_written_as_utc():
 
 def test_patch_escapes_map_keys():
     obj = slice_("v1", [{"name": "gpu-0", "nodeAllocatableResourceMappings": {"example.com/foo~bar": {}}}])
-    defaulted = apply_defaults("ResourceSlice", "v1", obj, None, "CREATE", NOW)
-    patch = make_patch(obj, defaulted)
+    defaulted, patch = default_with_patch("ResourceSlice", "v1", obj, None, "CREATE", NOW)
+    assert jsonpatch.apply_patch(obj, patch) == defaulted
     assert patch == [{"op": "add", "path": "/spec/devices/0/nodeAllocatableResourceMappings/example.com~1foo~0bar"
                                            "/allocationMultiplier", "value": "1"}]
 
@@ -342,7 +343,7 @@ def test_malformed_input_is_left_as_is(kind, version, obj):
     defaulted = apply_defaults(kind, version, obj, obj, "UPDATE", NOW)
     assert obj == received
     assert defaulted == obj, "only dict-shaped parts with unset fields get defaults"
-    assert make_patch(obj, defaulted) == []
+    assert default_with_patch(kind, version, obj, obj, "UPDATE", NOW)[1] == []
 
 
 def test_malformed_parts_do_not_stop_defaults_elsewhere():

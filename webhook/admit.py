@@ -237,23 +237,28 @@ def validate(request: AdmissionRequest) -> AdmissionResponse:
     return _guarded(request, body)
 
 
-def _defaulted(request: AdmissionRequest, target: Target, now: datetime) -> tuple[dict, list[dict]]:
+def _defaulted(request: AdmissionRequest, target: Target, now: datetime,
+               in_place: bool = False) -> tuple[dict, list[dict]]:
     obj = request.object
     if not isinstance(obj, dict):
         raise _Denied(deny(request.uid, status_bad_request(GROUP, target.kind, target.name,
                                                            "request.object must be a JSON object")))
     old = request.old_object if isinstance(request.old_object, dict) else None
-    after = mutation.apply_defaults(target.kind, target.version, obj, old, request.operation, now)
-    return after, mutation.make_patch(obj, after)
+    return mutation.default_with_patch(target.kind, target.version, obj, old, request.operation, now,
+                                       in_place=in_place)
 
 
-def mutate(request: AdmissionRequest, now: datetime | None = None) -> AdmissionResponse:
-    """The mutating webhook: the defaults the API server would apply, as a JSON Patch."""
+def mutate(request: AdmissionRequest, now: datetime | None = None, *, in_place: bool = False) -> AdmissionResponse:
+    """The mutating webhook: the defaults the API server would apply, as a JSON Patch.
+
+    `in_place` defaults request.object itself instead of a copy, for a caller that owns it (the
+    server, which parsed it for this request alone): a 2 MB claim is not copied to compute a patch.
+    """
 
     def body(target: Target) -> AdmissionResponse:
         if request.sub_resource:
             return allow(request.uid)
-        _, patch = _defaulted(request, target, now or _now())
+        _, patch = _defaulted(request, target, now or _now(), in_place=in_place)
         return allow(request.uid, patch=patch or None)
 
     return _guarded(request, body)
