@@ -11,19 +11,27 @@ Integration (one request = one AdmissionReview or one offline document):
         errors = rules.create(obj)          # calls validate_selector for every selector
     warnings += cel_warnings                # strings, ready for AdmissionResponse.warnings
 
-A selector checked after the budget ran out gets an InternalError "CEL time budget exhausted", so the
-request is denied, never silently allowed. Without `request_budget` there is no time limit.
+A selector reached after the request's deadline (`request_deadline`/`request_budget`) raises
+`DeadlineExceeded`: the call failed, the object is neither allowed nor called invalid. Without a
+deadline there is no time limit.
 """
 
 from __future__ import annotations
 
-from webhook.cel.budget import BUDGET_EXHAUSTED, budget_exhausted, collect_warnings, request_budget, warn
+from webhook.cel.budget import (
+    DeadlineExceeded,
+    check_deadline,
+    collect_warnings,
+    request_budget,
+    request_deadline,
+    warn,
+)
 from webhook.cel.engines import ENGINES, active_engine, configure
 from webhook.field import ErrorList, Path, forbidden, internal_error, invalid, too_long
 
 __all__ = [
-    "ENGINES", "SELECTOR_EXPRESSION_MAX_LENGTH", "active_engine", "collect_warnings", "configure", "evaluate",
-    "request_budget", "validate_selector",
+    "ENGINES", "SELECTOR_EXPRESSION_MAX_LENGTH", "DeadlineExceeded", "active_engine", "check_deadline",
+    "collect_warnings", "configure", "evaluate", "request_budget", "request_deadline", "validate_selector",
 ]
 
 SELECTOR_EXPRESSION_MAX_LENGTH = 10 * 1024  # resource/v1 CELSelectorExpressionMaxLength, in bytes
@@ -43,8 +51,7 @@ def validate_selector(expression: str, path: Path, *, stored: bool = False) -> E
     expression = _sanitize(expression)
     if len(expression.encode("utf-8")) > SELECTOR_EXPRESSION_MAX_LENGTH:
         return [too_long(path, "", SELECTOR_EXPRESSION_MAX_LENGTH)]
-    if budget_exhausted():
-        return [internal_error(path, BUDGET_EXHAUSTED)]
+    check_deadline()  # raises DeadlineExceeded; verdicts already cached stay cached
     if active_engine() == "cel-expr":
         from webhook.cel import compiler
 
