@@ -72,6 +72,13 @@ class Metrics:
                                   "Current number of admission requests being served.",
                                   ("webhook",), registry=self.registry)
 
+    def watch_workers(self, busy, ready) -> None:
+        """Gauges read at scrape time from the worker pool."""
+        Gauge("dra_webhook_workers_busy", "Worker processes reviewing a request now.",
+              registry=self.registry).set_function(busy)
+        Gauge("dra_webhook_workers_ready", "Worker processes started and able to review.",
+              registry=self.registry).set_function(ready)
+
     def started(self, path: str) -> None:
         self.in_flight.labels(path).inc()
         self.cr_in_flight.labels(path).inc()

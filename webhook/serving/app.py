@@ -39,11 +39,11 @@ class BodyTooLarge(Exception):
 
 
 def _plain(code: int, text: str) -> Reply:
-    return Reply(code, (text + "\n").encode(), "text/plain; charset=utf-8")
+    return Reply(code, (text + "\n").encode(), "text/plain; charset=utf-8", review={"reason": text})
 
 
 def _status(code: int, reason: str, message: str) -> Reply:
-    return Reply(code, status_body(code, reason, message))
+    return Reply(code, status_body(code, reason, message), review={"reason": message})
 
 
 def _is_json(content_type: str) -> bool:
@@ -96,8 +96,10 @@ class Admission:
         else:
             self.metrics.observe_rejected(path, reply.status)
             log.info("request refused", extra=logs.fields(path=path, code=reply.status, durationMs=duration,
-                                                          reason=reply.body[:200].decode(errors="replace").strip()))
-        headers = {"Retry-After": "1"} if reply.status == 429 else None
+                                                          **reply.review))
+        headers = {"Retry-After": "1"} if reply.status == 429 else {}
+        if reply.status in (408, 413):
+            headers["Connection"] = "close"  # the rest of the body is not read: the connection cannot go on
         return Response(reply.body, reply.status, headers=headers, media_type=reply.content_type)
 
     async def _answer(self, request: Request, path: str) -> Reply:

@@ -61,8 +61,10 @@ class LimitedH11Protocol(H11Protocol):
             self._cancel_header_timer()
 
     def on_response_complete(self) -> None:
-        self._cancel_header_timer()  # the idle timer watches the connection until the next byte
+        self._cancel_header_timer()  # the idle timer watches the connection until the next byte...
         super().on_response_complete()
+        if self.conn.their_state is h11.IDLE and self.conn.trailing_data[0] and not self.transport.is_closing():
+            self._arm_header_timer()  # ...unless part of the next request head came with this one
 
     def _arm_header_timer(self) -> None:
         self._header_timer = self.loop.call_later(self.config.header_read_timeout, self._header_timeout)

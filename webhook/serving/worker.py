@@ -43,7 +43,8 @@ def _reject_constant(name: str) -> None:
 
 
 def _refuse(message: str) -> Reply:
-    return Reply(400, f"invalid AdmissionReview: {message}\n".encode(), "text/plain; charset=utf-8")
+    text = f"invalid AdmissionReview: {message}"
+    return Reply(400, f"{text}\n".encode(), "text/plain; charset=utf-8", review={"reason": logs.text(text)})
 
 
 def handle(job: Job, deadline) -> Reply:
@@ -79,9 +80,11 @@ def handle(job: Job, deadline) -> Reply:
                  metric=(kind, operation, response.allowed, request.dry_run))
 
 
+TIMEOUT_MESSAGE = "dra-webhook: the request's deadline passed before the checks were done; the object was not judged"
+
+
 def timeout_reply() -> Reply:
-    return Reply(504, status_body(504, "Timeout", "dra-webhook: the request's deadline passed before the "
-                                                  "checks were done; the object was not judged"))
+    return Reply(504, status_body(504, "Timeout", TIMEOUT_MESSAGE), review={"reason": TIMEOUT_MESSAGE})
 
 
 def serve(connection, deadlines, slot: int, cel_engine: str, log_level: str) -> None:
@@ -112,7 +115,8 @@ def serve(connection, deadlines, slot: int, cel_engine: str, log_level: str) -> 
             reply = handle(job, deadline)
         except Exception:  # a bug of ours: a clean 500, and the worker lives on
             log.exception("internal error in worker")
-            reply = Reply(500, status_body(500, "InternalError", "dra-webhook internal error"))
+            reply = Reply(500, status_body(500, "InternalError", "dra-webhook internal error"),
+                          review={"reason": "internal error"})
         reply.review["workMs"] = round((time.monotonic() - started) * 1000, 3)
         try:
             connection.send(reply)
