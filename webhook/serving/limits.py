@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import asyncio.constants
 import asyncio.sslproto
+import ctypes
+import ctypes.util
 import logging
 
 import h11
@@ -20,8 +22,10 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 log = logging.getLogger("dra-webhook")
 
 # asyncio allocates a read buffer of this size per TLS connection (256 KiB by default): 3,000 idle
-# connections would hold 750 MiB. TLS records are at most 16 KiB, so 32 KiB loses nothing.
-TLS_READ_BUFFER_BYTES = 32 * 1024
+# connections would hold 750 MiB. A TLS record is at most 16 KiB; a smaller buffer only means more
+# reads of a large body.
+TLS_READ_BUFFER_BYTES = 16 * 1024
+TRIM_INTERVAL_SECONDS = 30.0
 
 
 def tune_tls(handshake_timeout: float) -> None:
@@ -29,6 +33,18 @@ def tune_tls(handshake_timeout: float) -> None:
     (asyncio's default waits 60 s; uvicorn does not pass its own)."""
     asyncio.sslproto.SSLProtocol.max_size = TLS_READ_BUFFER_BYTES
     asyncio.constants.SSL_HANDSHAKE_TIMEOUT = handshake_timeout
+
+
+async def release_freed_memory(interval: float = TRIM_INTERVAL_SECONDS) -> None:
+    """Hands memory freed by closed connections back to the system (glibc keeps it otherwise, so a
+    burst of slow clients would leave its peak RSS behind for good)."""
+    try:
+        trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return  # not glibc
+    while True:
+        await asyncio.sleep(interval)
+        trim(0)
 
 
 class LimitedH11Protocol(H11Protocol):
