@@ -43,6 +43,7 @@ def _bool(value: bool) -> str:
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
+        self._children: dict[str, tuple] = {}
         for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):
             self.registry.register(collector)
         self.requests = Counter("dra_webhook_requests", "Admission reviews answered.",
@@ -79,15 +80,25 @@ class Metrics:
         Gauge("dra_webhook_workers_ready", "Worker processes started and able to review.",
               registry=self.registry).set_function(ready)
 
+    def _per_path(self, path: str) -> tuple:
+        # Label lookups take a lock and build a key: done once per path, not per request.
+        children = self._children.get(path)
+        if children is None:
+            children = (self.in_flight.labels(path), self.cr_in_flight.labels(path), self.cr_latency.labels(path))
+            self._children[path] = children
+        return children
+
     def started(self, path: str) -> None:
-        self.in_flight.labels(path).inc()
-        self.cr_in_flight.labels(path).inc()
+        in_flight, cr_in_flight, _ = self._per_path(path)
+        in_flight.inc()
+        cr_in_flight.inc()
 
     def finished(self, path: str, code: int, seconds: float) -> None:
-        self.in_flight.labels(path).dec()
-        self.cr_in_flight.labels(path).dec()
+        in_flight, cr_in_flight, cr_latency = self._per_path(path)
+        in_flight.dec()
+        cr_in_flight.dec()
         self.cr_requests.labels(path, str(code)).inc()
-        self.cr_latency.labels(path).observe(seconds)
+        cr_latency.observe(seconds)
 
     def observe_review(self, path: str, kind: str, operation: str, allowed: bool, dry_run: bool,
                        seconds: float) -> None:

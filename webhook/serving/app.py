@@ -131,16 +131,16 @@ class Admission:
         settings = self.settings
         read_by = min(deadline, time.monotonic() + settings.body_read_timeout_seconds)
         try:
-            body = await asyncio.wait_for(_read_body(request, settings.max_body_bytes), read_by - time.monotonic())
+            async with asyncio.timeout(read_by - time.monotonic()):
+                body = await _read_body(request, settings.max_body_bytes)
         except BodyTooLarge:
             return _plain(413, f"request body exceeds {settings.max_body_bytes} bytes")
         except ClientDisconnect:
             return _plain(400, "client disconnected")
         except asyncio.TimeoutError:
             return _plain(408, "request body not received in time")
-        disconnected = asyncio.ensure_future(_wait_for_disconnect(request))
         try:
-            return await self.pool.run(Job(path, body), deadline, disconnected)
+            return await self.pool.run(Job(path, body), deadline, lambda: _wait_for_disconnect(request))
         except Saturated:
             return _status(429, "TooManyRequests", "dra-webhook cannot start this request before its deadline; "
                                                    "retry")
@@ -150,8 +150,6 @@ class Admission:
             return _plain(499, "client disconnected before the answer")
         except WorkerLost:
             return _status(503, "ServiceUnavailable", "dra-webhook worker process exited while reviewing; retry")
-        finally:
-            disconnected.cancel()
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:

@@ -1,7 +1,8 @@
 """Connection limits uvicorn lacks: header read timeout, maximum connections, small TLS buffers.
 
-uvicorn gives the keep-alive idle timeout (`timeout_keep_alive`) and the header size limit
-(`h11_max_incomplete_event_size`). A client sending its headers one byte at a time cancels the
+uvicorn gives the keep-alive idle timeout (`timeout_keep_alive`) and a header size limit
+(`h11_max_incomplete_event_size`, which h11 applies only to a head still incomplete after a read;
+here it applies to every head). A client sending its headers one byte at a time cancels the
 idle timer with every byte and would hold its connection forever; here a connection waiting for
 (the rest of) a request's headers is closed after the header read timeout, counted from the
 connection or the request's first byte. The body read timeout is the app's (it knows the deadline).
@@ -69,12 +70,22 @@ class LimitedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        if self.conn.their_state is h11.IDLE and self._head_too_large(data):
+            self.send_400_response("Request head too large.")
+            return
         super().data_received(data)
         if self.conn.their_state is h11.IDLE:  # still waiting for a complete request head
             if self._header_timer is None and not self.transport.is_closing():
                 self._arm_header_timer()
         else:
             self._cancel_header_timer()
+
+    def _head_too_large(self, data: bytes) -> bool:
+        # h11 limits only a head still incomplete after a read; one read can bring a whole large head.
+        limit = self.config.h11_max_incomplete_event_size
+        buffered = self.conn.trailing_data[0]
+        prefix = bytes(buffered) + data[:max(0, limit + 4 - len(buffered))]
+        return len(prefix) > limit + 3 and b"\r\n\r\n" not in prefix
 
     def on_response_complete(self) -> None:
         self._cancel_header_timer()  # the idle timer watches the connection until the next byte...

@@ -17,6 +17,7 @@ import logging
 import multiprocessing
 import time
 from dataclasses import dataclass
+from typing import Awaitable, Callable
 
 from webhook.logs import fields
 from webhook.serving import worker
@@ -24,6 +25,7 @@ from webhook.serving import worker
 log = logging.getLogger("dra-webhook")
 
 KILL_GRACE_SECONDS = 2.0
+WATCH_AFTER_SECONDS = 0.05
 START_SECONDS = 120.0
 
 
@@ -144,31 +146,60 @@ class WorkerPool:
                 self._release(waiter.result())  # handed a worker while being cancelled: pass it on
             raise
 
-    async def run(self, job: worker.Job, deadline: float, disconnected: asyncio.Future) -> worker.Reply:
-        """The worker's reply; raises Saturated, Timeout, WorkerLost or Disconnected."""
+    async def run(self, job: worker.Job, deadline: float,
+                  wait_for_disconnect: Callable[[], Awaitable[None]]) -> worker.Reply:
+        """The worker's reply; raises Saturated, Timeout, WorkerLost or Disconnected.
+
+        Callbacks rather than tasks: most replies come within milliseconds, and only a request
+        still running after WATCH_AFTER_SECONDS gets a task watching for its client to leave.
+        """
         w = await self._acquire(deadline)
         w.sequence += 1
         w.started = time.monotonic()
-        w.future = self._loop.create_future()
+        w.future = reply = self._loop.create_future()
         self.deadlines[w.slot] = deadline
         try:
             w.connection.send(job)
         except (BrokenPipeError, OSError):
             self._lost(w)
             raise WorkerLost() from None
-        reply = w.future
-        done, _ = await asyncio.wait({reply, disconnected}, timeout=max(0.0, deadline - time.monotonic()),
-                                     return_when=asyncio.FIRST_COMPLETED)
-        if reply in done:
+        outcome = self._loop.create_future()
+
+        def settle(result: str) -> None:
+            if not outcome.done():
+                outcome.set_result(result)
+
+        watcher: asyncio.Task | None = None
+
+        def watch() -> None:
+            nonlocal watcher
+            watcher = asyncio.ensure_future(wait_for_disconnect())
+            watcher.add_done_callback(lambda t: t.cancelled() or t.exception() or settle("disconnected"))
+
+        reply.add_done_callback(lambda _: settle("reply"))
+        timer = self._loop.call_later(max(0.0, deadline - time.monotonic()), settle, "timeout")
+        starter = self._loop.call_later(WATCH_AFTER_SECONDS, watch)
+        try:
+            result = await outcome
+        except asyncio.CancelledError:
+            self._abandon(w)
+            raise
+        finally:
+            timer.cancel()
+            starter.cancel()
+            if watcher is not None:
+                watcher.cancel()
+        if result == "reply":
             return reply.result()  # a reply, or WorkerLost
         self._abandon(w)
-        raise Disconnected() if disconnected in done else Timeout()
+        raise Disconnected() if result == "disconnected" else Timeout()
 
     def _abandon(self, w: _Worker) -> None:
         """Nobody waits for the worker's job any more: stop it, and kill it if it does not stop."""
         self.deadlines[w.slot] = 0.0
         sequence = w.sequence
-        w.future.add_done_callback(lambda f: f.cancelled() or f.exception())  # nobody else reads it
+        if w.future is not None:
+            w.future.add_done_callback(lambda f: f.cancelled() or f.exception())  # nobody else reads it
 
         def overdue() -> None:
             if w.sequence == sequence and w.future is not None and w.process.is_alive():
