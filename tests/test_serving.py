@@ -346,3 +346,22 @@ def test_logs_carry_bounded_strings_only(webhook_server):
     assert object_name["name"] == "" and "hunter2" not in webhook_server.log_text()
     assert long_name["name"].startswith("nnnn") and len(long_name["name"]) < 300
     assert all(len(line) < 5000 for line in webhook_server.log_text().splitlines())
+
+
+def test_large_requests_never_hold_the_last_worker(server_with):
+    server = server_with("--workers", "2", "--request-timeout", "60")
+    big = [review_body(heavy_claim(512)) for _ in range(2)]
+    assert all(len(json.dumps(body)) > 64 * 1024 for body in big)
+    results: list[httpx.Response] = []
+    threads = [threading.Thread(target=lambda b=b: results.append(server.post("/validate?timeout=8s", b)))
+               for b in big]
+    for thread in threads:
+        thread.start()
+    try:
+        # The second large request waits; one worker stays free.
+        wait_for(lambda: busy_workers(server) == 1 and metric(server, "dra_webhook_requests_waiting") == 1)
+        assert server.review("/validate", SMALL)["allowed"] is True  # and a small one gets it at once
+    finally:
+        for thread in threads:
+            thread.join()
+    assert sorted(r.status_code for r in results) in ([429, 504], [504, 504])

@@ -73,8 +73,10 @@ class Metrics:
                                   "Current number of admission requests being served.",
                                   ("webhook",), registry=self.registry)
 
-    def watch_workers(self, busy, ready) -> None:
+    def watch_workers(self, busy, ready, waiting) -> None:
         """Gauges read at scrape time from the worker pool."""
+        Gauge("dra_webhook_requests_waiting", "Requests read and waiting for a free worker process.",
+              registry=self.registry).set_function(waiting)
         Gauge("dra_webhook_workers_busy", "Worker processes reviewing a request now.",
               registry=self.registry).set_function(busy)
         Gauge("dra_webhook_workers_ready", "Worker processes started and able to review.",

@@ -3,7 +3,8 @@
 Each worker takes one job at a time over its own pipe; the event loop waits on the pipes with
 `add_reader`. A request waits for a free worker only while its deadline allows: when the queue in
 front of it would outlast its deadline it is refused at once (Saturated, answered 429), which is
-cheaper for everyone than a 504 later. A job whose caller has gone (deadline passed, client
+cheaper for everyone than a 504 later. Small requests go first, and large ones never hold the last
+worker (SMALL_BODY_BYTES). A job whose caller has gone (deadline passed, client
 disconnected) gets its shared deadline moved to now, so the worker stops at its next check; a
 worker that is still busy `KILL_GRACE_SECONDS` later is killed and replaced, so capacity always
 comes back.
@@ -25,6 +26,10 @@ from webhook.serving import worker
 log = logging.getLogger("dra-webhook")
 
 KILL_GRACE_SECONDS = 2.0
+# Bodies above this size are "large": together they may hold all workers but one, so ordinary
+# requests always find a worker soon. Review work grows with the body (CEL compilation with the
+# bytes of the expressions), so a flood of big claims cannot starve the small ones.
+SMALL_BODY_BYTES = 64 * 1024
 WATCH_AFTER_SECONDS = 0.05
 START_SECONDS = 120.0
 
@@ -52,6 +57,7 @@ class _Worker:
     connection: object
     ready: bool = False
     future: asyncio.Future | None = None
+    large: bool = False
     sequence: int = 0
     started: float = 0.0
 
@@ -65,7 +71,9 @@ class WorkerPool:
         self.deadlines = self._context.RawArray("d", count)
         self._workers: list[_Worker] = []
         self._idle: collections.deque[_Worker] = collections.deque()
-        self._waiters: collections.deque[asyncio.Future] = collections.deque()
+        self._waiters: collections.deque[asyncio.Future] = collections.deque()  # small requests
+        self._large_waiters: collections.deque[asyncio.Future] = collections.deque()
+        self._large_busy = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping = False
         self.mean_seconds = 0.01  # moving average of job time, for the queue estimate
@@ -116,27 +124,50 @@ class WorkerPool:
     def ready_workers(self) -> int:
         return sum(1 for w in self._workers if w.ready)
 
+    def waiting_requests(self) -> int:
+        return sum(1 for q in (self._waiters, self._large_waiters) for waiter in q if not waiter.done())
+
     def busy_workers(self) -> int:
         return sum(1 for w in self._workers if w.future is not None)
 
     # Scheduling ------------------------------------------------------------------------------
 
+    def _large_limit(self) -> int:
+        return max(1, self.count - 1)
+
     def _release(self, w: _Worker) -> None:
-        while self._waiters:
-            waiter = self._waiters.popleft()
-            if not waiter.done():
-                waiter.set_result(w)
-                return
+        """Hands a free worker to the next small request, else to the next large one if the
+        reserve allows, else keeps it idle."""
+        if w.large:
+            w.large = False
+            self._large_busy -= 1
+        for queue, large in ((self._waiters, False), (self._large_waiters, True)):
+            if large and self._large_busy >= self._large_limit():
+                break
+            while queue:
+                waiter = queue.popleft()
+                if not waiter.done():
+                    if large:
+                        w.large = True
+                        self._large_busy += 1
+                    waiter.set_result(w)
+                    return
         self._idle.append(w)
 
-    async def _acquire(self, deadline: float) -> _Worker:
-        if self._idle:
-            return self._idle.popleft()
+    async def _acquire(self, deadline: float, large: bool) -> _Worker:
+        if self._idle and not (large and self._large_busy >= self._large_limit()):
+            w = self._idle.popleft()
+            if large:
+                w.large = True
+                self._large_busy += 1
+            return w
+        queue = self._large_waiters if large else self._waiters
+        lanes = self._large_limit() if large else self.count
         remaining = deadline - time.monotonic()
-        if (len(self._waiters) + 1) * self.mean_seconds / self.count > remaining:
+        if (len(queue) + 1) * self.mean_seconds / lanes > remaining:
             raise Saturated()
         waiter = self._loop.create_future()
-        self._waiters.append(waiter)
+        queue.append(waiter)
         try:
             return await asyncio.wait_for(waiter, remaining)
         except asyncio.TimeoutError:
@@ -153,7 +184,7 @@ class WorkerPool:
         Callbacks rather than tasks: most replies come within milliseconds, and only a request
         still running after WATCH_AFTER_SECONDS gets a task watching for its client to leave.
         """
-        w = await self._acquire(deadline)
+        w = await self._acquire(deadline, len(job.body) > SMALL_BODY_BYTES)
         w.sequence += 1
         w.started = time.monotonic()
         w.future = reply = self._loop.create_future()
@@ -239,6 +270,9 @@ class WorkerPool:
             w.future.set_exception(WorkerLost())
         if w in self._idle:
             self._idle.remove(w)
+        if w.large:
+            w.large = False
+            self._large_busy -= 1
         if self._stopping:
             return
         log.error("worker process exited; starting a new one",

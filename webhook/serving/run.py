@@ -58,7 +58,7 @@ def run(settings: ServerSettings, log_level: str = "info") -> None:
             settings.tls_options(), on_load=lambda pair: metrics.certificate_loaded(pair.not_after),
             on_attempt=metrics.reload_attempted)
     pool = WorkerPool(settings.workers, settings.cel_engine, log_level)
-    metrics.watch_workers(pool.busy_workers, pool.ready_workers)
+    metrics.watch_workers(pool.busy_workers, pool.ready_workers, pool.waiting_requests)
     readiness = readiness_check(pool, reloader)
     health = HealthServer(settings.host, settings.health_port, readiness) if settings.health_port else None
     tune_tls(settings.header_read_timeout_seconds)
