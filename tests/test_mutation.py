@@ -355,3 +355,21 @@ def test_malformed_parts_do_not_stop_defaults_elsewhere():
 @pytest.mark.parametrize("obj", [None, [], "x", 3], ids=["null", "list", "string", "number"])
 def test_non_object_input_is_returned_as_is(obj):
     assert apply_defaults("ResourceSlice", "v1", obj, None, "CREATE", NOW) == obj
+
+
+@pytest.mark.parametrize("incoming,old", [
+    ({**TAINT, "effect": "NoExecute"}, TAINT),  # effect changed, no time: defaulted to now
+    ({**TAINT_AT_EARLIER, "effect": "NoExecute"}, TAINT_AT_EARLIER),  # effect changed, old time kept: moved
+    ({**TAINT_AT_EARLIER, "effect": "NoExecute"}, {**TAINT, "timeAdded": "2020-01-01T00:00:00Z"}),  # client's time
+    (TAINT_AT_EARLIER, TAINT_AT_EARLIER),  # nothing to do
+], ids=["unset", "moved", "client-set", "unchanged"])
+def test_update_patch_of_a_device_taint_rule_applies_to_its_defaulted_object(incoming, old):
+    obj, previous = taint_rule("v1beta2", incoming), taint_rule("v1beta2", old)
+    received = copy.deepcopy(obj)
+    defaulted, patch = default_with_patch("DeviceTaintRule", "v1beta2", obj, previous, "UPDATE", NOW)
+    assert obj == received
+    assert jsonpatch.apply_patch(obj, patch) == defaulted
+    assert len({op["path"] for op in patch}) == len(patch), "one operation per field"
+    in_place, in_place_patch = default_with_patch("DeviceTaintRule", "v1beta2", obj, previous, "UPDATE", NOW,
+                                                  in_place=True)
+    assert in_place is obj and obj == defaulted and in_place_patch == patch

@@ -365,3 +365,19 @@ def test_large_requests_never_hold_the_last_worker(server_with):
         for thread in threads:
             thread.join()
     assert sorted(r.status_code for r in results) in ([429, 504], [504, 504])
+
+
+def test_metrics_dashboards_expect(webhook_server):
+    webhook_server.review("/validate", SMALL)
+    webhook_server.post("/validate?timeout=bogus", SMALL)
+    text = webhook_server.client.get(webhook_server.url + "/metrics").text
+    assert "_created" not in text
+    names = {sample.name: sample for family in text_string_to_metric_families(text) for sample in family.samples}
+    for name in ("controller_runtime_webhook_requests_total", "controller_runtime_webhook_latency_seconds_bucket",
+                 "controller_runtime_webhook_requests_in_flight", "dra_webhook_requests_total",
+                 "dra_webhook_workers_ready", "process_resident_memory_bytes", "python_gc_objects_collected_total",
+                 "python_info"):
+        assert name in names, name
+    codes = {(s.labels["webhook"], s.labels["code"]) for family in text_string_to_metric_families(text)
+             for s in family.samples if s.name == "controller_runtime_webhook_requests_total"}
+    assert {("/validate", "200"), ("/validate", "400")} <= codes
