@@ -46,7 +46,8 @@ class Server:
         """Resident memory of the server process (and its worker processes), MiB."""
         pids = [self.process.pid]
         if children:
-            pids += [int(c) for c in Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()]
+            pid = self.process.pid
+            pids += [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
         total = 0
         for pid in pids:
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():

@@ -63,7 +63,8 @@ def typical_claim() -> dict:
                 "requests": [request("gpu-a", "a100"), request("gpu-b", "h100")],
                 "constraints": [{"requests": ["gpu-a", "gpu-b"], "matchAttribute": "gpu.example.com/numa"}],
                 "config": [{"requests": ["gpu-a"], "opaque": {"driver": "gpu.example.com", "parameters": {
-                    "apiVersion": "gpu.example.com/v1", "kind": "GpuConfig", "sharing": {"strategy": "TimeSlicing"}}}}]}}}
+                    "apiVersion": "gpu.example.com/v1", "kind": "GpuConfig",
+                    "sharing": {"strategy": "TimeSlicing"}}}}]}}}
 
 
 def wrk(url: str, body: Path, connections: int, seconds: int, pin: str | None) -> tuple[float, float]:

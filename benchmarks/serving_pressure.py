@@ -39,9 +39,9 @@ def fresh_claim(requests: int = 32, selectors: int = 32) -> dict:
     return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
             "metadata": {"name": "flood", "namespace": "default"},
             "spec": {"devices": {"requests": [
-                {"name": f"r{i}", "exactly": {"deviceClassName": "gpu.example.com", "allocationMode": "ExactCount",
-                                              "count": 1, "selectors": [{"cel": {"expression": chain(300, next(_seeds))}}
-                                                                        for _ in range(selectors)]}}
+                {"name": f"r{i}", "exactly": {
+                    "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1,
+                    "selectors": [{"cel": {"expression": chain(300, next(_seeds))}} for _ in range(selectors)]}}
                 for i in range(requests)]}}}
 
 
@@ -68,7 +68,8 @@ def ordinary(url: str, ca_file: str, seconds: float, results) -> None:
     with httpx.Client(verify=ssl.create_default_context(cafile=ca_file), timeout=30) as client:
         while time.monotonic() < end:
             start = time.monotonic()
-            reply = client.post(url + "/validate?timeout=5s", content=body, headers={"content-type": "application/json"})
+            reply = client.post(url + "/validate?timeout=5s", content=body,
+                                headers={"content-type": "application/json"})
             times.append(time.monotonic() - start)
             codes[reply.status_code] += 1
             time.sleep(0.2)
@@ -138,8 +139,9 @@ def bench_overload(seconds: float = 20, clients: int = 16) -> None:
         print(f"(a) {clients} clients x fresh 32x32-selector claims for {seconds:.0f} s, ?timeout=5s:")
         print(f"    answers by code {dict(sorted(codes.items()))}; 422 caused by time: {time_422}; "
               f"slowest answer {max(answer_times):.2f} s (goal <= 5.5 s)")
-        print(f"    health port /healthz: {len(probe_times)} probes, median {statistics.median(probe_times) * 1e3:.1f} ms, "
-              f"p99 {percentile(probe_times, 0.99) * 1e3:.1f} ms, max {max(probe_times) * 1e3:.1f} ms (goal p99 <= 200 ms)")
+        print(f"    health port /healthz: {len(probe_times)} probes, median "
+              f"{statistics.median(probe_times) * 1e3:.1f} ms, p99 {percentile(probe_times, 0.99) * 1e3:.1f} ms, "
+              f"max {max(probe_times) * 1e3:.1f} ms (goal p99 <= 200 ms)")
         print(f"    ordinary claims meanwhile: codes {dict(ordinary_codes)}, median "
               f"{statistics.median(ordinary_times) * 1e3:.1f} ms, max {max(ordinary_times) * 1e3:.1f} ms")
         print(f"    server alive afterwards: {alive}")
