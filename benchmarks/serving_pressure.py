@@ -9,6 +9,8 @@
 (b) Slow headers: 3,000 TLS connections send their request head one byte every 5 s. Goals: RSS
     <= 350 MiB, the connections closed by the header read timeout (32 s), ordinary requests answered
     meanwhile.
+(c) Big bodies: 14 clients post a 6.9 MB claim at once: memory stays bounded (bytes in flight are
+    capped, parsing happens in the workers), the health port keeps answering.
 """
 
 from __future__ import annotations
@@ -224,9 +226,60 @@ def bench_slow_headers(connections: int = 3000) -> None:
     server.stop()
 
 
+def bench_big_bodies(clients: int = 14, requests: int = 90_000) -> None:
+    """14 clients posting a ~6.9 MB claim at once, three times: RSS of the server and its workers,
+    and the health port's latency meanwhile."""
+    from serving_load import huge_claim
+
+    certs = Certificates()
+    health_port = free_port()
+    server = start_ours(certs, "--health-port", str(health_port))
+    body = json.dumps(review(huge_claim(requests))).encode()
+    codes: Counter = Counter()
+    peaks = [0.0, 0.0]
+    probes: list[float] = []
+    stop = threading.Event()
+
+    def post() -> None:
+        with httpx.Client(verify=certs.context, timeout=60) as client:
+            for _ in range(3):
+                codes[client.post(server.url + "/mutate?timeout=10s", content=body,
+                                  headers={"content-type": "application/json"}).status_code] += 1
+
+    def watch() -> None:
+        while not stop.is_set():
+            peaks[0] = max(peaks[0], server.rss_mib(children=False))
+            peaks[1] = max(peaks[1], server.rss_mib())
+            start = time.monotonic()
+            with socket.create_connection(("127.0.0.1", health_port), timeout=10) as sock:
+                sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: probe\r\nConnection: close\r\n\r\n")
+                while sock.recv(4096):
+                    pass
+            probes.append(time.monotonic() - start)
+            time.sleep(0.05)
+
+    before = server.rss_mib(children=False), server.rss_mib()
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    threads = [threading.Thread(target=post) for _ in range(clients)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        stop.set()
+        watcher.join()
+    print(f"(c) {clients} clients x 3 posts of a {len(body) / 1e6:.1f} MB claim to /mutate: codes {dict(codes)}; "
+          f"RSS of the server process {before[0]:.0f} -> peak {peaks[0]:.0f} MiB, with its workers "
+          f"{before[1]:.0f} -> peak {peaks[1]:.0f} MiB; health port p99 {percentile(probes, 0.99) * 1e3:.1f} ms, "
+          f"max {max(probes) * 1e3:.1f} ms")
+    server.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=("overload", "slow-headers"))
+    parser.add_argument("--only", choices=("overload", "slow-headers", "big-bodies"))
     parser.add_argument("--connections", type=int, default=3000)
     parser.add_argument("--seconds", type=float, default=20)
     args = parser.parse_args()
@@ -234,6 +287,8 @@ def main() -> None:
         bench_overload(args.seconds)
     if args.only in (None, "slow-headers"):
         bench_slow_headers(args.connections)
+    if args.only in (None, "big-bodies"):
+        bench_big_bodies()
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@ Each worker takes one job at a time over its own pipe; the event loop waits on t
 `add_reader`. A request waits for a free worker only while its deadline allows: when the queue in
 front of it would outlast its deadline it is refused at once (Saturated, answered 429), which is
 cheaper for everyone than a 504 later. Small requests go first, and large ones never hold the last
-worker (SMALL_BODY_BYTES). A job whose caller has gone (deadline passed, client
-disconnected) gets its shared deadline moved to now, so the worker stops at its next check; a
+worker (SMALL_BODY_BYTES). A job whose caller has gone (deadline passed, client disconnected) is
+cancelled over the pipe, so the worker stops at its next deadline check; a
 worker that is still busy `KILL_GRACE_SECONDS` later is killed and replaced, so capacity always
 comes back.
 """
@@ -17,7 +17,7 @@ import collections
 import logging
 import multiprocessing
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Awaitable, Callable
 
 from webhook.logs import fields
@@ -68,7 +68,6 @@ class WorkerPool:
         self.count = count
         self._cel_engine = cel_engine
         self._log_level = log_level
-        self.deadlines = self._context.RawArray("d", count)
         self._workers: list[_Worker] = []
         self._idle: collections.deque[_Worker] = collections.deque()
         self._waiters: collections.deque[asyncio.Future] = collections.deque()  # small requests
@@ -83,7 +82,7 @@ class WorkerPool:
     def _spawn(self, slot: int) -> _Worker:
         parent, child = self._context.Pipe(duplex=True)
         process = self._context.Process(target=worker.serve, name=f"dra-webhook-worker-{slot}", daemon=True,
-                                        args=(child, self.deadlines, slot, self._cel_engine, self._log_level))
+                                        args=(child, self._cel_engine, self._log_level))
         process.start()
         child.close()
         return _Worker(slot, process, parent)
@@ -188,9 +187,8 @@ class WorkerPool:
         w.sequence += 1
         w.started = time.monotonic()
         w.future = reply = self._loop.create_future()
-        self.deadlines[w.slot] = deadline
         try:
-            w.connection.send(job)
+            w.connection.send(replace(job, deadline=deadline, sequence=w.sequence))
         except (BrokenPipeError, OSError):
             self._lost(w)
             raise WorkerLost() from None
@@ -227,8 +225,11 @@ class WorkerPool:
 
     def _abandon(self, w: _Worker) -> None:
         """Nobody waits for the worker's job any more: stop it, and kill it if it does not stop."""
-        self.deadlines[w.slot] = 0.0
         sequence = w.sequence
+        try:
+            w.connection.send(worker.Cancel(sequence))
+        except (BrokenPipeError, OSError):
+            pass  # it is gone already; _readable replaces it
         if w.future is not None:
             w.future.add_done_callback(lambda f: f.cancelled() or f.exception())  # nobody else reads it
 

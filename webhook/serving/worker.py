@@ -2,8 +2,9 @@
 
 The server process only accepts, speaks TLS and HTTP, and answers probes; JSON parsing and the
 checks (CEL compilation included) run here, so the interpreter lock they hold is not the one the
-event loop and the health thread need. A job is one request; its deadline lives in shared memory
-(`deadlines[slot]`), so the server can move it to "now" when the client disconnects.
+event loop and the health thread need. A job is one request with its deadline (time.monotonic(),
+the same clock in every process); a `Cancel` sent while it runs (the client disconnected) ends it
+at the next deadline check.
 """
 
 from __future__ import annotations
@@ -26,6 +27,13 @@ log = logging.getLogger("dra-webhook")
 class Job:
     path: str
     body: bytes
+    deadline: float = 0.0
+    sequence: int = 0
+
+
+@dataclass(frozen=True)
+class Cancel:
+    sequence: int
 
 
 @dataclass
@@ -87,7 +95,7 @@ def timeout_reply() -> Reply:
     return Reply(504, status_body(504, "Timeout", TIMEOUT_MESSAGE), review={"reason": TIMEOUT_MESSAGE})
 
 
-def serve(connection, deadlines, slot: int, cel_engine: str, log_level: str) -> None:
+def serve(connection, cel_engine: str, log_level: str) -> None:
     """The worker's main loop: one job in, one reply out, until the server closes the pipe."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when workers stop
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -102,14 +110,25 @@ def serve(connection, deadlines, slot: int, cel_engine: str, log_level: str) -> 
     gc.set_threshold(50_000, 50, 100)
     connection.send(("ready", os.getpid()))
 
+    job = Job("", b"")
+    cancelled = -1
+
     def deadline() -> float:
-        return deadlines[slot]
+        # Called at every deadline check: a cancel for this job may be waiting in the pipe.
+        nonlocal cancelled
+        while connection.poll(0):
+            message = connection.recv()
+            if isinstance(message, Cancel):
+                cancelled = message.sequence
+        return 0.0 if cancelled == job.sequence else job.deadline
 
     while True:
         try:
             job = connection.recv()
         except (EOFError, OSError):
             return
+        if isinstance(job, Cancel):  # for a job already answered
+            continue
         started = time.monotonic()
         try:
             reply = handle(job, deadline)
