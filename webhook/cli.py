@@ -126,8 +126,8 @@ def _add_serve_limits(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--max-requests-in-flight", type=_positive_int, default=64, metavar="N",
                        help="reviews accepted at once; more are answered 429 at once (default: %(default)s)")
     serve.add_argument("--max-bytes-in-flight", type=_positive_int, default=64 * 1024 * 1024, metavar="BYTES",
-                       help="request body bytes being read or reviewed at once; more are answered 429 "
-                            "(default: %(default)s)")
+                       help="request and answer bytes being read, reviewed or sent at once; more requests are "
+                            "answered 429 (default: %(default)s)")
     serve.add_argument("--header-read-timeout", type=_positive_seconds, default=32.0, metavar="SECONDS",
                        help="close a connection whose TLS handshake or request headers take longer "
                             "(default: %(default)s, kube-apiserver's)")

@@ -101,7 +101,11 @@ class Admission:
         headers = {"Retry-After": "1"} if reply.status == 429 else {}
         if reply.status in (408, 413):
             headers["Connection"] = "close"  # the rest of the body is not read: the connection cannot go on
-        return Response(reply.body, reply.status, headers=headers, media_type=reply.content_type)
+        return _Sent(reply.body, reply.status, headers=headers, media_type=reply.content_type,
+                     on_sent=lambda: self._release(reply.held))
+
+    def _release(self, held: int) -> None:
+        self.bytes_in_flight -= held
 
     async def _answer(self, request: Request, path: str) -> Reply:
         settings = self.settings
@@ -123,9 +127,14 @@ class Admission:
             return _status(429, "TooManyRequests", "dra-webhook is reading too many request bytes already; retry")
         self.bytes_in_flight += size
         try:
-            return await self._review(request, path, deadline)
-        finally:
+            reply = await self._review(request, path, deadline)
+        except BaseException:
             self.bytes_in_flight -= size
+            raise
+        # The answer's bytes count too until they are sent: a patch can be larger than the request.
+        reply.held = size + len(reply.body)
+        self.bytes_in_flight += len(reply.body)
+        return reply
 
     async def _review(self, request: Request, path: str, deadline: float) -> Reply:
         settings = self.settings
@@ -150,6 +159,20 @@ class Admission:
             return _plain(499, "client disconnected before the answer")
         except WorkerLost:
             return _status(503, "ServiceUnavailable", "dra-webhook worker process exited while reviewing; retry")
+
+
+class _Sent(Response):
+    """A Response that calls `on_sent` once it has been handed to the connection (or failed)."""
+
+    def __init__(self, *args, on_sent: Callable[[], None], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._on_sent = on_sent
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._on_sent()
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:

@@ -43,6 +43,7 @@ class Reply:
     content_type: str = "application/json"
     review: dict = field(default_factory=dict)  # log fields of an answered review (strings only)
     metric: tuple | None = None  # (kind, operation, allowed, dry_run) of an answered review
+    held: int = 0  # bytes counted against --max-bytes-in-flight until the answer is sent
 
 
 def _reject_constant(name: str) -> None:
