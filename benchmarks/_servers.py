@@ -86,7 +86,7 @@ def _launch(name: str, argv: list[str], url: str, context: ssl.SSLContext, pin: 
 def start_ours(certs: Certificates, *args: str, pin: str | None = None, port: int | None = None) -> Server:
     port = port or free_port()
     argv = [sys.executable, "-m", "webhook", "serve", "--host", "127.0.0.1", "--port", str(port),
-            "--cert-file", str(certs.files.cert), "--key-file", str(certs.files.key), "--log-level", "warning", *args]
+            "--cert-file", str(certs.files.cert), "--key-file", str(certs.files.key), *args]  # logs at info, as deployed
     return _launch("dra-webhook", argv, f"https://127.0.0.1:{port}", certs.context, pin)
 
 
