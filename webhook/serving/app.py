@@ -24,7 +24,7 @@ from webhook import logs
 from webhook.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from webhook.metrics import Metrics
 from webhook.serving import timeouts
-from webhook.serving.limits import release_freed_memory
+from webhook.serving.limits import release_freed_memory_periodically
 from webhook.serving.pool import Disconnected, Saturated, Timeout, WorkerLost, WorkerPool
 from webhook.serving.settings import ServerSettings
 from webhook.serving.statuses import status_body
@@ -201,7 +201,7 @@ def create_app(settings: ServerSettings, pool: WorkerPool, metrics: Metrics,
     @asynccontextmanager
     async def lifespan(_: Starlette):
         pool.attach(asyncio.get_running_loop())
-        trimmer = asyncio.ensure_future(release_freed_memory())
+        trimmer = asyncio.ensure_future(release_freed_memory_periodically())
         yield
         trimmer.cancel()
 

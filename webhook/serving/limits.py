@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 import asyncio.constants
 import asyncio.sslproto
-import ctypes
-import ctypes.util
 import logging
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from webhook.serving.memory import release_freed_memory
 
 log = logging.getLogger("dra-webhook")
 
@@ -36,16 +36,12 @@ def tune_tls(handshake_timeout: float) -> None:
     asyncio.constants.SSL_HANDSHAKE_TIMEOUT = handshake_timeout
 
 
-async def release_freed_memory(interval: float = TRIM_INTERVAL_SECONDS) -> None:
-    """Hands memory freed by closed connections back to the system (glibc keeps it otherwise, so a
-    burst of slow clients would leave its peak RSS behind for good)."""
-    try:
-        trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
-    except (OSError, AttributeError):
-        return  # not glibc
+async def release_freed_memory_periodically(interval: float = TRIM_INTERVAL_SECONDS) -> None:
+    """Memory freed by closed connections goes back to the system, so a burst of slow clients does
+    not leave its peak RSS behind."""
     while True:
         await asyncio.sleep(interval)
-        trim(0)
+        release_freed_memory()
 
 
 class LimitedH11Protocol(H11Protocol):

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 
 from webhook import logs
+from webhook.serving.memory import release_freed_memory
 from webhook.serving.statuses import status_body
 
 log = logging.getLogger("dra-webhook")
@@ -44,6 +45,10 @@ class Reply:
     review: dict = field(default_factory=dict)  # log fields of an answered review (strings only)
     metric: tuple | None = None  # (kind, operation, allowed, dry_run) of an answered review
     held: int = 0  # bytes counted against --max-bytes-in-flight until the answer is sent
+
+
+TRIM_AFTER_BYTES = 1024 * 1024
+WORKER_NICENESS = 5
 
 
 def _reject_constant(name: str) -> None:
@@ -100,6 +105,10 @@ def serve(connection, cel_engine: str, log_level: str) -> None:
     """The worker's main loop: one job in, one reply out, until the server closes the pipe."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when workers stop
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # The server process comes first: a worker woken by a new job must not preempt the event loop
+    # that accepts, speaks TLS and answers probes (it would, on a busy CPU, as a pipe wakeup puts it
+    # on the writer's CPU). Workers run on what the server leaves.
+    os.nice(WORKER_NICENESS)
     logs.setup(log_level)
     from webhook import admit, cel  # noqa: F401 - import everything before saying "ready"
 
@@ -138,6 +147,8 @@ def serve(connection, cel_engine: str, log_level: str) -> None:
             reply = Reply(500, status_body(500, "InternalError", "dra-webhook internal error"),
                           review={"reason": "internal error"})
         reply.review["workMs"] = round((time.monotonic() - started) * 1000, 3)
+        if len(job.body) > TRIM_AFTER_BYTES:
+            release_freed_memory()  # a big body's parse tree is gone: so is its memory
         try:
             connection.send(reply)
         except (BrokenPipeError, OSError):
