@@ -18,7 +18,7 @@ import logging
 import multiprocessing
 import time
 from dataclasses import dataclass, replace
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, NamedTuple
 
 from webhook.logs import fields
 from webhook.serving import worker
@@ -62,6 +62,19 @@ class _Worker:
     started: float = 0.0
 
 
+class _Dispatched(NamedTuple):
+    worker: _Worker
+    sequence: int
+    reply: asyncio.Future
+
+
+@dataclass(eq=False)
+class _Waiting:
+    job: worker.Job
+    deadline: float
+    started: asyncio.Future  # resolves to a _Dispatched once a worker has the job
+
+
 class WorkerPool:
     def __init__(self, count: int, cel_engine: str, log_level: str) -> None:
         self._context = multiprocessing.get_context("spawn")
@@ -70,8 +83,8 @@ class WorkerPool:
         self._log_level = log_level
         self._workers: list[_Worker] = []
         self._idle: collections.deque[_Worker] = collections.deque()
-        self._waiters: collections.deque[asyncio.Future] = collections.deque()  # small requests
-        self._large_waiters: collections.deque[asyncio.Future] = collections.deque()
+        self._waiters: collections.deque[_Waiting] = collections.deque()  # small requests
+        self._large_waiters: collections.deque[_Waiting] = collections.deque()
         self._large_busy = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping = False
@@ -124,7 +137,7 @@ class WorkerPool:
         return sum(1 for w in self._workers if w.ready)
 
     def waiting_requests(self) -> int:
-        return sum(1 for q in (self._waiters, self._large_waiters) for waiter in q if not waiter.done())
+        return sum(1 for q in (self._waiters, self._large_waiters) for waiting in q if not waiting.started.done())
 
     def busy_workers(self) -> int:
         return sum(1 for w in self._workers if w.future is not None)
@@ -134,9 +147,25 @@ class WorkerPool:
     def _large_limit(self) -> int:
         return max(1, self.count - 1)
 
+    def _send(self, w: _Worker, job: worker.Job, deadline: float, large: bool) -> _Dispatched:
+        """Starts `job` on the free worker `w`; raises WorkerLost when its pipe is gone."""
+        if large:
+            w.large = True
+            self._large_busy += 1
+        w.sequence += 1
+        w.started = time.monotonic()
+        w.future = self._loop.create_future()
+        try:
+            w.connection.send(replace(job, deadline=deadline, sequence=w.sequence))
+        except (BrokenPipeError, OSError):
+            self._lost(w)
+            raise WorkerLost() from None
+        return _Dispatched(w, w.sequence, w.future)
+
     def _release(self, w: _Worker) -> None:
-        """Hands a free worker to the next small request, else to the next large one if the
-        reserve allows, else keeps it idle."""
+        """Starts the next small request on a free worker, else the next large one if the reserve
+        allows, else keeps the worker idle. The job is sent here, in the callback that freed the
+        worker, so the worker never waits for the waiting request's task to be scheduled."""
         if w.large:
             w.large = False
             self._large_busy -= 1
@@ -144,36 +173,34 @@ class WorkerPool:
             if large and self._large_busy >= self._large_limit():
                 break
             while queue:
-                waiter = queue.popleft()
-                if not waiter.done():
-                    if large:
-                        w.large = True
-                        self._large_busy += 1
-                    waiter.set_result(w)
-                    return
+                waiting = queue.popleft()
+                if waiting.started.done():
+                    continue  # its request timed out or was cancelled while queued
+                try:
+                    waiting.started.set_result(self._send(w, waiting.job, waiting.deadline, large))
+                except WorkerLost as lost:
+                    waiting.started.set_exception(lost)
+                return
         self._idle.append(w)
 
-    async def _acquire(self, deadline: float, large: bool) -> _Worker:
+    async def _dispatch(self, job: worker.Job, deadline: float, large: bool) -> _Dispatched:
         if self._idle and not (large and self._large_busy >= self._large_limit()):
-            w = self._idle.popleft()
-            if large:
-                w.large = True
-                self._large_busy += 1
-            return w
+            return self._send(self._idle.popleft(), job, deadline, large)
         queue = self._large_waiters if large else self._waiters
         lanes = self._large_limit() if large else self.count
         remaining = deadline - time.monotonic()
         if (len(queue) + 1) * self.mean_seconds / lanes > remaining:
             raise Saturated()
-        waiter = self._loop.create_future()
-        queue.append(waiter)
+        waiting = _Waiting(job, deadline, self._loop.create_future())
+        queue.append(waiting)
         try:
-            return await asyncio.wait_for(waiter, remaining)
+            return await asyncio.wait_for(waiting.started, remaining)
         except asyncio.TimeoutError:
             raise Timeout() from None
         except asyncio.CancelledError:
-            if waiter.done() and not waiter.cancelled():
-                self._release(waiter.result())  # handed a worker while being cancelled: pass it on
+            started = waiting.started
+            if started.done() and not started.cancelled() and started.exception() is None:
+                self._abandon(started.result())  # started while being cancelled: stop it
             raise
 
     async def run(self, job: worker.Job, deadline: float,
@@ -183,15 +210,8 @@ class WorkerPool:
         Callbacks rather than tasks: most replies come within milliseconds, and only a request
         still running after WATCH_AFTER_SECONDS gets a task watching for its client to leave.
         """
-        w = await self._acquire(deadline, len(job.body) > SMALL_BODY_BYTES)
-        w.sequence += 1
-        w.started = time.monotonic()
-        w.future = reply = self._loop.create_future()
-        try:
-            w.connection.send(replace(job, deadline=deadline, sequence=w.sequence))
-        except (BrokenPipeError, OSError):
-            self._lost(w)
-            raise WorkerLost() from None
+        dispatched = await self._dispatch(job, deadline, len(job.body) > SMALL_BODY_BYTES)
+        reply = dispatched.reply
         outcome = self._loop.create_future()
 
         def settle(result: str) -> None:
@@ -205,13 +225,16 @@ class WorkerPool:
             watcher = asyncio.ensure_future(wait_for_disconnect())
             watcher.add_done_callback(lambda t: t.cancelled() or t.exception() or settle("disconnected"))
 
-        reply.add_done_callback(lambda _: settle("reply"))
+        if reply.done():
+            settle("reply")
+        else:
+            reply.add_done_callback(lambda _: settle("reply"))
         timer = self._loop.call_later(max(0.0, deadline - time.monotonic()), settle, "timeout")
         starter = self._loop.call_later(WATCH_AFTER_SECONDS, watch)
         try:
             result = await outcome
         except asyncio.CancelledError:
-            self._abandon(w)
+            self._abandon(dispatched)
             raise
         finally:
             timer.cancel()
@@ -220,21 +243,22 @@ class WorkerPool:
                 watcher.cancel()
         if result == "reply":
             return reply.result()  # a reply, or WorkerLost
-        self._abandon(w)
+        self._abandon(dispatched)
         raise Disconnected() if result == "disconnected" else Timeout()
 
-    def _abandon(self, w: _Worker) -> None:
-        """Nobody waits for the worker's job any more: stop it, and kill it if it does not stop."""
-        sequence = w.sequence
+    def _abandon(self, dispatched: _Dispatched) -> None:
+        """Nobody waits for the job any more: stop it, and kill its worker if it does not stop."""
+        w, sequence, reply = dispatched
+        reply.add_done_callback(lambda f: f.cancelled() or f.exception())  # nobody else reads it
+        if reply.done():
+            return
         try:
             w.connection.send(worker.Cancel(sequence))
         except (BrokenPipeError, OSError):
             pass  # it is gone already; _readable replaces it
-        if w.future is not None:
-            w.future.add_done_callback(lambda f: f.cancelled() or f.exception())  # nobody else reads it
 
         def overdue() -> None:
-            if w.sequence == sequence and w.future is not None and w.process.is_alive():
+            if w.sequence == sequence and not reply.done() and w.process.is_alive():
                 log.warning("worker did not stop at the deadline; restarting it",
                             extra=fields(worker=w.slot, pid=w.process.pid))
                 w.process.kill()  # its pipe closes: _readable sees EOF and replaces it
