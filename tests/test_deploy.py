@@ -104,11 +104,18 @@ def test_deployment_is_hardened_and_highly_available():
     deployment = find(docs, "Deployment", "dra-webhook")
     spec, pod = deployment["spec"], deployment["spec"]["template"]["spec"]
     labels = deployment["spec"]["template"]["metadata"]["labels"]
-    assert spec["replicas"] == 2
+    assert "replicas" not in spec  # owned by the HorizontalPodAutoscaler
+    hpa = find(docs, "HorizontalPodAutoscaler", "dra-webhook")["spec"]
+    assert hpa["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "dra-webhook"}
+    assert hpa["minReplicas"] >= 2 and hpa["maxReplicas"] > hpa["minReplicas"]
+    [metric] = hpa["metrics"]
+    assert metric["resource"]["name"] == "cpu" and metric["resource"]["target"]["type"] == "Utilization"
     assert spec["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
-    anti = pod["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"]
-    assert anti["topologyKey"] == "kubernetes.io/hostname"
-    assert anti["labelSelector"]["matchLabels"].items() <= labels.items()
+    spread = {c["topologyKey"]: c for c in pod["topologySpreadConstraints"]}
+    assert set(spread) == {"kubernetes.io/hostname", "topology.kubernetes.io/zone"}
+    for constraint in spread.values():
+        assert constraint["whenUnsatisfiable"] == "ScheduleAnyway"  # a one-node cluster still runs every replica
+        assert constraint["labelSelector"]["matchLabels"].items() <= labels.items()
     pdb = find(docs, "PodDisruptionBudget", "dra-webhook")
     assert pdb["spec"]["minAvailable"] == 1 and pdb["spec"]["selector"]["matchLabels"].items() <= labels.items()
     assert pod["securityContext"]["runAsNonRoot"] is True
@@ -122,8 +129,11 @@ def test_deployment_is_hardened_and_highly_available():
     assert set(container["resources"]["requests"]) == {"cpu", "memory"}
     assert set(container["resources"]["limits"]) == {"cpu", "memory"}
     assert container["image"] == f"dra-webhook:{__version__}"  # the image tag follows the package version
-    for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
-        assert container[probe]["httpGet"] == {"path": path, "port": "https", "scheme": "HTTPS"}
+    args = build_parser().parse_args(container["args"])
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports["health"] == args.health_port  # probes reach the plain-HTTP health port
+    for probe, path in (("startupProbe", "/healthz"), ("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
+        assert container[probe]["httpGet"] == {"path": path, "port": "health", "scheme": "HTTP"}
 
 
 def test_container_args_are_serve_flags_pointing_at_the_mounted_secret():

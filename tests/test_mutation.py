@@ -12,8 +12,7 @@ from datetime import datetime, timezone
 import jsonpatch
 import pytest
 
-from webhook.kinds import apply_defaults
-from webhook.mutation.patch import make_patch
+from webhook.kinds import apply_defaults, default_with_patch
 
 # Sub-second part on purpose: the default must be truncated to whole seconds.
 NOW = datetime(2026, 5, 1, 12, 30, 45, 987654, tzinfo=timezone.utc)
@@ -262,13 +261,14 @@ def test_defaults_are_idempotent(case_id, kind, version, obj, expected):
     once = apply_defaults(kind, version, obj, None, "CREATE", NOW)
     later = datetime(2030, 1, 1, tzinfo=timezone.utc)
     assert apply_defaults(kind, version, once, None, "CREATE", later) == once
-    assert make_patch(once, apply_defaults(kind, version, once, None, "CREATE", later)) == []
+    assert default_with_patch(kind, version, once, None, "CREATE", later)[1] == []
 
 
 @pytest.mark.parametrize("case_id, kind, version, obj, expected", CASES, ids=CASE_IDS)
 def test_patch_applied_to_input_gives_defaulted_object(case_id, kind, version, obj, expected):
-    defaulted = apply_defaults(kind, version, obj, None, "CREATE", NOW)
-    patch = make_patch(obj, defaulted)
+    received = copy.deepcopy(obj)
+    defaulted, patch = default_with_patch(kind, version, obj, None, "CREATE", NOW)
+    assert obj == received, "the input must not be mutated"
     assert jsonpatch.apply_patch(obj, patch) == defaulted
     assert (patch == []) == (obj == defaulted)
     assert all(op["op"] in ("add", "replace") for op in patch), "defaults only add or replace"
@@ -298,8 +298,8 @@ def test_clock_in_other_zone_is_written_as_utc():
 
 def test_patch_escapes_map_keys():
     obj = slice_("v1", [{"name": "gpu-0", "nodeAllocatableResourceMappings": {"example.com/foo~bar": {}}}])
-    defaulted = apply_defaults("ResourceSlice", "v1", obj, None, "CREATE", NOW)
-    patch = make_patch(obj, defaulted)
+    defaulted, patch = default_with_patch("ResourceSlice", "v1", obj, None, "CREATE", NOW)
+    assert jsonpatch.apply_patch(obj, patch) == defaulted
     assert patch == [{"op": "add", "path": "/spec/devices/0/nodeAllocatableResourceMappings/example.com~1foo~0bar"
                                            "/allocationMultiplier", "value": "1"}]
 
@@ -343,7 +343,7 @@ def test_malformed_input_is_left_as_is(kind, version, obj):
     defaulted = apply_defaults(kind, version, obj, obj, "UPDATE", NOW)
     assert obj == received
     assert defaulted == obj, "only dict-shaped parts with unset fields get defaults"
-    assert make_patch(obj, defaulted) == []
+    assert default_with_patch(kind, version, obj, obj, "UPDATE", NOW)[1] == []
 
 
 def test_malformed_parts_do_not_stop_defaults_elsewhere():
@@ -355,3 +355,21 @@ def test_malformed_parts_do_not_stop_defaults_elsewhere():
 @pytest.mark.parametrize("obj", [None, [], "x", 3], ids=["null", "list", "string", "number"])
 def test_non_object_input_is_returned_as_is(obj):
     assert apply_defaults("ResourceSlice", "v1", obj, None, "CREATE", NOW) == obj
+
+
+@pytest.mark.parametrize("incoming,old", [
+    ({**TAINT, "effect": "NoExecute"}, TAINT),  # effect changed, no time: defaulted to now
+    ({**TAINT_AT_EARLIER, "effect": "NoExecute"}, TAINT_AT_EARLIER),  # effect changed, old time kept: moved
+    ({**TAINT_AT_EARLIER, "effect": "NoExecute"}, {**TAINT, "timeAdded": "2020-01-01T00:00:00Z"}),  # client's time
+    (TAINT_AT_EARLIER, TAINT_AT_EARLIER),  # nothing to do
+], ids=["unset", "moved", "client-set", "unchanged"])
+def test_update_patch_of_a_device_taint_rule_applies_to_its_defaulted_object(incoming, old):
+    obj, previous = taint_rule("v1beta2", incoming), taint_rule("v1beta2", old)
+    received = copy.deepcopy(obj)
+    defaulted, patch = default_with_patch("DeviceTaintRule", "v1beta2", obj, previous, "UPDATE", NOW)
+    assert obj == received
+    assert jsonpatch.apply_patch(obj, patch) == defaulted
+    assert len({op["path"] for op in patch}) == len(patch), "one operation per field"
+    in_place, in_place_patch = default_with_patch("DeviceTaintRule", "v1beta2", obj, previous, "UPDATE", NOW,
+                                                  in_place=True)
+    assert in_place is obj and obj == defaulted and in_place_patch == patch

@@ -157,6 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "finish (default: %(default)s)")
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info",
                        help="JSON log lines on stderr at this level and above (default: %(default)s)")
+    _add_serve_limits(serve)
     _add_cel_engine(serve)
     _add_cluster(serve, namespace=False)
 
@@ -190,8 +191,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_serve_limits(serve: argparse.ArgumentParser) -> None:
+    """Time, work and connection limits; defaults from kube-apiserver's server and webhook client."""
+    serve.add_argument("--health-port", type=_port, metavar="PORT",
+                       help="also serve plain-HTTP GET /healthz and /readyz on this port, on a thread of their own, "
+                            "for the kubelet's probes (works when --client-ca-file is set)")
+    serve.add_argument("--request-timeout", type=_positive_seconds, default=10.0, metavar="SECONDS",
+                       help="deadline of a review when the API server sends no ?timeout= (default: %(default)s, "
+                            "the API server's); a review that runs out of time is answered 504 Timeout, never "
+                            "with a verdict")
+    serve.add_argument("--workers", type=_positive_int, default=2,
+                       help="worker processes that parse and review requests (default: %(default)s)")
+    serve.add_argument("--max-requests-in-flight", type=_positive_int, default=64, metavar="N",
+                       help="reviews accepted at once; more are answered 429 at once (default: %(default)s)")
+    serve.add_argument("--max-bytes-in-flight", type=_positive_int, default=64 * 1024 * 1024, metavar="BYTES",
+                       help="request and answer bytes being read, reviewed or sent at once; more requests are "
+                            "answered 429 (default: %(default)s)")
+    serve.add_argument("--header-read-timeout", type=_positive_seconds, default=32.0, metavar="SECONDS",
+                       help="close a connection whose TLS handshake or request headers take longer "
+                            "(default: %(default)s, kube-apiserver's)")
+    serve.add_argument("--body-read-timeout", type=_positive_seconds, default=32.0, metavar="SECONDS",
+                       help="answer 408 and close when a request body takes longer (or past the request's "
+                            "deadline, if sooner) (default: %(default)s)")
+    serve.add_argument("--idle-timeout", type=_positive_seconds, default=90.0, metavar="SECONDS",
+                       help="close a keep-alive connection idle this long (default: %(default)s, kube-apiserver's)")
+    serve.add_argument("--max-header-bytes", type=_positive_int, default=1024 * 1024, metavar="BYTES",
+                       help="largest request head; larger ones get 400 (default: %(default)s, kube-apiserver's)")
+    serve.add_argument("--max-connections", type=_positive_int, default=4096, metavar="N",
+                       help="open connections; more are closed when accepted (default: %(default)s)")
+
+
 def run_serve(args: argparse.Namespace) -> int:
-    from webhook import certs, logs, server
+    from webhook import certs, logs, serving
 
     logs.setup(args.log_level)
     cert_file, key_file = args.cert_file, args.key_file
@@ -210,14 +241,19 @@ def run_serve(args: argparse.Namespace) -> int:
         if path and not Path(path).is_file():
             print(f"dra-webhook serve: {path}: no such file", file=sys.stderr)
             return 2
-    settings = server.ServerSettings(host=args.host, port=args.port, cert_file=cert_file, key_file=key_file,
-                                     insecure_http=args.insecure_http, max_body_bytes=args.max_body_bytes,
-                                     tls_min_version=args.tls_min_version, client_ca_file=args.client_ca_file,
-                                     reload_interval_seconds=args.cert_reload_interval,
-                                     graceful_shutdown_seconds=args.shutdown_grace_seconds, profile=args.profile)
+    settings = serving.ServerSettings(
+        host=args.host, port=args.port, cert_file=cert_file, key_file=key_file, insecure_http=args.insecure_http,
+        max_body_bytes=args.max_body_bytes, tls_min_version=args.tls_min_version,
+        client_ca_file=args.client_ca_file, reload_interval_seconds=args.cert_reload_interval,
+        graceful_shutdown_seconds=args.shutdown_grace_seconds, health_port=args.health_port,
+        request_timeout_seconds=args.request_timeout, workers=args.workers,
+        max_requests_in_flight=args.max_requests_in_flight, max_bytes_in_flight=args.max_bytes_in_flight,
+        header_read_timeout_seconds=args.header_read_timeout, body_read_timeout_seconds=args.body_read_timeout,
+        idle_timeout_seconds=args.idle_timeout, max_header_bytes=args.max_header_bytes,
+        max_connections=args.max_connections, cel_engine=args.cel_engine, profile=args.profile)
     try:
-        server.run(settings)
-    except OSError as exc:
+        serving.run(settings, args.log_level)
+    except (OSError, RuntimeError) as exc:
         print(f"dra-webhook serve: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -27,6 +27,7 @@ from webhook.field import ErrorList
 from webhook.mutation import claims as claim_defaults
 from webhook.mutation import devicetaintrule as taint_rule_defaults
 from webhook.mutation import resourceslice as slice_defaults
+from webhook.mutation._walk import Patch, copy_json
 from webhook.profile import DEFAULT, Profile
 from webhook import strategy
 from webhook.strategy import DropStep, DroppedField
@@ -42,8 +43,8 @@ from webhook.validation.options import Options
 GROUP = "resource.k8s.io"
 
 Converter = Callable[[dict], tuple[dict, list[str]]]
-# Defaults one copied object in place: (obj, old or None, operation, now).
-Defaulter = Callable[[dict, "dict | None", str, datetime], None]
+# Defaults one object in place, recording each field it sets: (obj, old or None, operation, now, patch).
+Defaulter = Callable[[dict, "dict | None", str, datetime, Patch], None]
 CreateRule = Callable[[dict, Options], ErrorList]
 UpdateRule = Callable[[dict, dict, Options], ErrorList]
 # What the registry strategy adds to validation (namespace checks, warnings): (errors, warnings).
@@ -228,16 +229,6 @@ UNCHECKED: dict[str, Mapping[str, Mapping[str, ApiVersion]]] = {
 }
 
 
-def copy_json(value):
-    """A deep copy of JSON-shaped data (dicts, lists, scalars): what copy.deepcopy does, 3x faster,
-    since there are no cycles or custom types to track."""
-    if type(value) is dict:
-        return {key: copy_json(item) for key, item in value.items()}
-    if type(value) is list:
-        return [copy_json(item) for item in value]
-    return value
-
-
 def to_v1(kind: str, version: str, obj: dict, profile: Profile = DEFAULT) -> tuple[dict, list[str]]:
     """`obj` in the v1 shape (a converted copy; the object itself when already v1-shaped) and warnings."""
     entry = KINDS.get(kind)
@@ -248,16 +239,26 @@ def to_v1(kind: str, version: str, obj: dict, profile: Profile = DEFAULT) -> tup
     return converter(copy_json(obj))
 
 
-def apply_defaults(kind: str, version: str, obj: dict, old: dict | None, operation: str, now: datetime,
-                   profile: Profile = DEFAULT) -> dict:
-    """A defaulted deep copy of `obj` (never mutated), as the API server defaults `version` objects."""
-    defaulted = copy_json(obj)
+def default_with_patch(kind: str, version: str, obj: dict, old: dict | None, operation: str, now: datetime,
+                       profile: Profile = DEFAULT, *, in_place: bool = False) -> tuple[dict, list[dict]]:
+    """(`obj` defaulted as the API server defaults `version` objects, the JSON Patch from `obj` to it).
+
+    A copy is defaulted, unless `in_place`: for a caller that owns `obj` and needs only the patch
+    (the server, with a 2 MB claim it parsed for this request alone)."""
+    defaulted = obj if in_place else copy_json(obj)
+    patch = Patch()
     entry = KINDS.get(kind)
     api_version = entry.api_version(profile, version) if entry else None
     defaulter = api_version.defaulter if api_version else None
     if defaulter is not None and isinstance(defaulted, dict):
-        defaulter(defaulted, old if isinstance(old, dict) else None, operation, now)
-    return defaulted
+        defaulter(defaulted, old if isinstance(old, dict) else None, operation, now, patch)
+    return defaulted, patch.ops
+
+
+def apply_defaults(kind: str, version: str, obj: dict, old: dict | None, operation: str, now: datetime,
+                   profile: Profile = DEFAULT) -> dict:
+    """A defaulted copy of `obj` (never mutated)."""
+    return default_with_patch(kind, version, obj, old, operation, now, profile)[0]
 
 
 def _drop_step(kind: str, subresource: str, profile: Profile) -> DropStep | None:

@@ -45,19 +45,37 @@ def fields(**values) -> dict:
     return {"fields": values}
 
 
-def request_fields(path: str, request: AdmissionRequest, response: AdmissionResponse, seconds: float) -> dict:
+# Longer than any valid name (253), short enough that a 5 MB name cannot become a 5 MB line.
+MAX_LOGGED_CHARS = 256
+
+
+def text(value: object) -> str:
+    """A client-supplied value as it may appear in a log: a string, truncated; anything else is
+    dropped (a `{"password": ...}` where a name belongs must not reach the log)."""
+    if not isinstance(value, str):
+        return ""
+    if len(value) > MAX_LOGGED_CHARS:
+        return value[:MAX_LOGGED_CHARS] + f"...({len(value)} chars)"
+    return value
+
+
+def review_fields(request: AdmissionRequest, response: AdmissionResponse) -> dict:
+    """What a log line says about one review (strings and booleans only, bounded)."""
     obj = request.object if isinstance(request.object, dict) else {}
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    code = (response.status or {}).get("code", 200)
     return {
-        "path": path,
-        "uid": request.uid,
-        "kind": request.kind.kind or obj.get("kind"),
-        "name": meta.get("name") or request.name,
-        "namespace": request.namespace or meta.get("namespace") or "",
-        "operation": request.operation,
-        "subResource": request.sub_resource,
+        "uid": text(request.uid),
+        "kind": text(request.kind.kind or obj.get("kind")),
+        "name": text(meta.get("name") or request.name),
+        "namespace": text(request.namespace or meta.get("namespace")),
+        "operation": text(request.operation),
+        "subResource": text(request.sub_resource),
         "dryRun": request.dry_run,
         "allowed": response.allowed,
-        "code": (response.status or {}).get("code", 200),
-        "durationMs": round(seconds * 1000, 3),
+        "code": code if isinstance(code, int) else 0,
     }
+
+
+def request_fields(path: str, request: AdmissionRequest, response: AdmissionResponse, seconds: float) -> dict:
+    return {"path": path, **review_fields(request, response), "durationMs": round(seconds * 1000, 3)}

@@ -1,16 +1,29 @@
 """Prometheus metrics of the admission server, in a registry of its own (one per app).
 
-Label values come from a closed set: a client can POST any kind or operation, and a label per
-made-up value would grow the scrape without bound.
+Today's `dra_webhook_*` series, the series controller-runtime webhooks expose (so existing
+dashboards work: `controller_runtime_webhook_requests_total{webhook,code}`,
+`controller_runtime_webhook_latency_seconds{webhook}`,
+`controller_runtime_webhook_requests_in_flight{webhook}`), and the process and Python collectors.
+No `_created` series. Label values come from a closed set: a client can POST any kind or
+operation, and a label per made-up value would grow the scrape without bound.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-
-from webhook.review import AdmissionRequest, AdmissionResponse
+import prometheus_client
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    GC_COLLECTOR,
+    PLATFORM_COLLECTOR,
+    PROCESS_COLLECTOR,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
 
 KINDS = frozenset({"ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "DeviceTaintRule"})
 OPERATIONS = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
@@ -20,6 +33,8 @@ REVIEW_LABELS = ("path", "kind", "operation", "allowed", "dry_run")
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 
+prometheus_client.disable_created_metrics()
+
 
 def _bool(value: bool) -> str:
     return "true" if value else "false"
@@ -28,6 +43,9 @@ def _bool(value: bool) -> str:
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
+        self._children: dict[str, tuple] = {}
+        for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):
+            self.registry.register(collector)
         self.requests = Counter("dra_webhook_requests", "Admission reviews answered.",
                                 REVIEW_LABELS, registry=self.registry)
         self.duration = Histogram("dra_webhook_request_duration_seconds",
@@ -36,20 +54,59 @@ class Metrics:
         self.in_flight = Gauge("dra_webhook_requests_in_flight", "Admission requests being handled now.",
                                ("path",), registry=self.registry)
         self.rejected = Counter("dra_webhook_rejected_requests",
-                                "Requests refused before review (not JSON, not an AdmissionReview, too large).",
-                                ("path", "code"), registry=self.registry)
+                                "Requests answered without a review (malformed, too large, too slow, overload, "
+                                "deadline).", ("path", "code"), registry=self.registry)
         self.cert_expiry = Gauge("dra_webhook_serving_certificate_expiry_timestamp_seconds",
                                  "notAfter of the serving certificate in use, in seconds since the epoch.",
                                  registry=self.registry)
         self.cert_reloads = Counter("dra_webhook_certificate_reloads",
                                     "Attempts to load changed certificate files, by result.",
                                     ("result",), registry=self.registry)
+        # controller-runtime's names and labels (webhook = the request path).
+        self.cr_requests = Counter("controller_runtime_webhook_requests",
+                                   "Total number of admission requests by HTTP status code.",
+                                   ("webhook", "code"), registry=self.registry)
+        self.cr_latency = Histogram("controller_runtime_webhook_latency_seconds",
+                                    "Histogram of the latency of processing admission requests.",
+                                    ("webhook",), buckets=LATENCY_BUCKETS, registry=self.registry)
+        self.cr_in_flight = Gauge("controller_runtime_webhook_requests_in_flight",
+                                  "Current number of admission requests being served.",
+                                  ("webhook",), registry=self.registry)
 
-    def observe_review(self, path: str, request: AdmissionRequest, response: AdmissionResponse,
+    def watch_workers(self, busy, ready, waiting) -> None:
+        """Gauges read at scrape time from the worker pool."""
+        Gauge("dra_webhook_requests_waiting", "Requests read and waiting for a free worker process.",
+              registry=self.registry).set_function(waiting)
+        Gauge("dra_webhook_workers_busy", "Worker processes reviewing a request now.",
+              registry=self.registry).set_function(busy)
+        Gauge("dra_webhook_workers_ready", "Worker processes started and able to review.",
+              registry=self.registry).set_function(ready)
+
+    def _per_path(self, path: str) -> tuple:
+        # Label lookups take a lock and build a key: done once per path, not per request.
+        children = self._children.get(path)
+        if children is None:
+            children = (self.in_flight.labels(path), self.cr_in_flight.labels(path), self.cr_latency.labels(path))
+            self._children[path] = children
+        return children
+
+    def started(self, path: str) -> None:
+        in_flight, cr_in_flight, _ = self._per_path(path)
+        in_flight.inc()
+        cr_in_flight.inc()
+
+    def finished(self, path: str, code: int, seconds: float) -> None:
+        in_flight, cr_in_flight, cr_latency = self._per_path(path)
+        in_flight.dec()
+        cr_in_flight.dec()
+        self.cr_requests.labels(path, str(code)).inc()
+        cr_latency.observe(seconds)
+
+    def observe_review(self, path: str, kind: str, operation: str, allowed: bool, dry_run: bool,
                        seconds: float) -> None:
-        kind = request.kind.kind if request.kind.kind in KINDS else "other"
-        operation = request.operation if request.operation in OPERATIONS else "other"
-        labels = (path, kind, operation, _bool(response.allowed), _bool(request.dry_run))
+        kind = kind if kind in KINDS else "other"
+        operation = operation if operation in OPERATIONS else "other"
+        labels = (path, kind, operation, _bool(allowed), _bool(dry_run))
         self.requests.labels(*labels).inc()
         self.duration.labels(*labels).observe(seconds)
 

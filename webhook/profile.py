@@ -103,6 +103,9 @@ class Profile:
         return (isinstance(other, Profile) and self.version == other.version
                 and dict(self.gates) == dict(other.gates))
 
+    def __reduce__(self):  # worker processes get profiles too; a read-only mapping does not pickle
+        return _rebuild, (self.version, dict(self.gates), self.warnings)
+
     def describe(self) -> str:
         """`1.36 (DRAListTypeAttributes=true, ...)`: the version and the gates set away from its defaults."""
         defaults = _defaults(self.version)
@@ -114,6 +117,10 @@ class Profile:
 def version_tuple(version: str) -> tuple[int, ...]:
     """`1.37` → (1, 37): versions compare as numbers, so 1.100 sorts after 1.37."""
     return tuple(int(part) for part in version.split("."))
+
+
+def _rebuild(version: str, gates: dict[str, bool], warnings: tuple[str, ...]) -> Profile:
+    return Profile(version, MappingProxyType(gates), warnings)
 
 
 def _defaults(version: str) -> Mapping[str, bool]:

@@ -232,7 +232,7 @@ def parse_quantity(s: str) -> Quantity:
     else:
         amount = _CTX.multiply(amount, Decimal(1 << exponent))
     negative = amount < 0
-    amount = abs(amount)
+    amount = amount.copy_abs()  # exact: abs() would round in the default context and overflow
     if amount != 0 and amount.as_tuple().exponent < NANO_SCALE:  # type: ignore[operator]
         amount = amount.quantize(_NANO, rounding=decimal.ROUND_UP, context=_CTX)
     if fmt == BINARY_SI and amount > INT64_MAX:
@@ -240,7 +240,7 @@ def parse_quantity(s: str) -> Quantity:
     if fmt == BINARY_SI and 0 < amount < 1:
         fmt = DECIMAL_SI
     if negative:
-        amount = -amount
+        amount = amount.copy_negate()
     return Quantity(amount, fmt, False, "")
 
 

@@ -112,6 +112,17 @@ def encode_review(response: AdmissionResponse, api_version: str = "admission.k8s
     return {"apiVersion": api_version, "kind": "AdmissionReview", "response": response.to_dict()}
 
 
+def encode_review_bytes(response: AdmissionResponse, api_version: str = "admission.k8s.io/v1") -> bytes:
+    """The response body. A lone surrogate (a "\\ud800" escape in the request, echoed in the uid or a
+    message) has no UTF-8 form: such a body is written with \\u escapes, which Go's decoder reads
+    as U+FFFD, as it does in the request it sent."""
+    document = encode_review(response, api_version)
+    try:
+        return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(document, separators=(",", ":")).encode("ascii")
+
+
 def allow(uid: str, warnings: list[str] | None = None, patch: list[dict] | None = None) -> AdmissionResponse:
     return AdmissionResponse(uid=uid, allowed=True, warnings=list(warnings or []), patch=patch)
 

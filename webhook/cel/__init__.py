@@ -7,12 +7,13 @@ compilation against the DRA `device` environment (Invalid "compilation failed: .
 
 Integration (one request = one AdmissionReview or one offline document):
 
-    with cel.request_budget(seconds), cel.collect_warnings() as cel_warnings:
+    with cel.request_deadline(deadline), cel.collect_warnings() as cel_warnings:
         errors = rules.create(obj)          # calls validate_cel_selector for every selector
     warnings += cel_warnings                # strings, ready for AdmissionResponse.warnings
 
-A selector checked after the budget ran out gets an InternalError "CEL time budget exhausted", so the
-request is denied, never silently allowed. Without `request_budget` there is no time limit.
+A selector reached after the request's deadline (`request_deadline`/`request_budget`) raises
+`DeadlineExceeded`: the call failed, the object is neither allowed nor called invalid. Without a
+deadline there is no time limit.
 
 The environment follows the feature gates: `features=features_for(profile)`. DeviceClass selectors
 should be checked with `pinned=True`, so that one-off claim selectors never evict them from the cache.
@@ -21,14 +22,22 @@ should be checked with `pinned=True`, so that one-off claim selectors never evic
 from __future__ import annotations
 
 from webhook.cel import engines
-from webhook.cel.budget import BUDGET_EXHAUSTED, budget_exhausted, collect_warnings, request_budget, warn
+from webhook.cel.budget import (
+    DeadlineExceeded,
+    check_deadline,
+    collect_warnings,
+    request_budget,
+    request_deadline,
+    warn,
+)
 from webhook.cel.engines import ENGINES, active_engine, configure
 from webhook.cel.features import Features
 from webhook.field import ErrorList, Path, forbidden, internal_error, invalid, too_long
 
 __all__ = [
-    "ENGINES", "SELECTOR_EXPRESSION_MAX_LENGTH", "Features", "active_engine", "clear_cache", "collect_warnings",
-    "configure", "evaluate", "features_for", "request_budget", "validate_cel_selector", "validate_derived_attribute",
+    "ENGINES", "SELECTOR_EXPRESSION_MAX_LENGTH", "DeadlineExceeded", "Features", "active_engine", "check_deadline",
+    "clear_cache", "collect_warnings", "configure", "evaluate", "features_for", "request_budget", "request_deadline",
+    "validate_cel_selector", "validate_derived_attribute",
 ]
 
 SELECTOR_EXPRESSION_MAX_LENGTH = 10 * 1024  # resource/v1 CELSelectorExpressionMaxLength, in bytes
@@ -70,8 +79,7 @@ def validate_cel_selector(expression: str, path: Path, *, stored: bool = False, 
     expression, size = _sanitize(expression)
     if size > SELECTOR_EXPRESSION_MAX_LENGTH:
         return [too_long(path, "", SELECTOR_EXPRESSION_MAX_LENGTH)]
-    if budget_exhausted():
-        return [internal_error(path, BUDGET_EXHAUSTED)]
+    check_deadline()  # raises DeadlineExceeded; verdicts already cached stay cached
     if active_engine() == "cel-expr":
         from webhook.cel import compiler
 
@@ -101,8 +109,7 @@ def validate_derived_attribute(expression: str, path: Path, *,
     expression, size = _sanitize(expression)
     if size > SELECTOR_EXPRESSION_MAX_LENGTH:
         return [too_long(path, "", SELECTOR_EXPRESSION_MAX_LENGTH)], 0
-    if budget_exhausted():
-        return [internal_error(path, BUDGET_EXHAUSTED)], 0
+    check_deadline()  # raises DeadlineExceeded
     if active_engine() == "cel-expr":
         from webhook.cel import compiler
 

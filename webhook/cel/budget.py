@@ -1,8 +1,10 @@
-"""A per-request CEL time budget and the warnings collected while validating one request.
+"""The per-request deadline and the warnings collected while validating one request.
 
 Both live in context variables, so concurrent requests (threads or asyncio tasks) never share them.
-A selector already being compiled is never interrupted (the compiler holds the GIL; a 10 KiB
-selector takes about 40 ms), so a request can overrun its budget by at most one selector.
+Running out of time is a failure of the call, not a statement about the object: `check_deadline()`
+raises `DeadlineExceeded`, which the server answers with a 504 Timeout Status. A selector already
+being compiled is never interrupted (the compiler holds the GIL), so a request can overrun its
+deadline by at most one selector; verdicts stay cached, so a retry resumes where this one stopped.
 """
 
 from __future__ import annotations
@@ -10,27 +12,47 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterator
+from typing import Callable, Iterator
 
 BUDGET_EXHAUSTED = "CEL time budget exhausted"
 
-_deadline: ContextVar[float | None] = ContextVar("cel_deadline", default=None)
+# A function returning the deadline (time.monotonic() seconds), so a caller can move it (to now,
+# when the client has gone away) while the request runs.
+DeadlineSource = Callable[[], float]
+
+_deadline: ContextVar[DeadlineSource | None] = ContextVar("cel_deadline", default=None)
 _warnings: ContextVar[list[str] | None] = ContextVar("cel_warnings", default=None)
 
 
+class DeadlineExceeded(Exception):
+    """The request's time ran out before its checks were done."""
+
+
 @contextmanager
-def request_budget(seconds: float) -> Iterator[None]:
-    """Limits the CEL work done inside the block; selectors checked after the deadline fail closed."""
-    token = _deadline.set(time.monotonic() + seconds)
+def request_deadline(source: DeadlineSource) -> Iterator[None]:
+    """Work inside the block stops with DeadlineExceeded once `source()` lies in the past."""
+    token = _deadline.set(source)
     try:
         yield
     finally:
         _deadline.reset(token)
 
 
+def request_budget(seconds: float) -> contextmanager:
+    """`request_deadline` for a fixed number of seconds from now."""
+    at = time.monotonic() + seconds
+    return request_deadline(lambda: at)
+
+
 def budget_exhausted() -> bool:
-    deadline = _deadline.get()
-    return deadline is not None and time.monotonic() >= deadline
+    source = _deadline.get()
+    return source is not None and time.monotonic() >= source()
+
+
+def check_deadline() -> None:
+    """Raises DeadlineExceeded when the deadline of the current request has passed."""
+    if budget_exhausted():
+        raise DeadlineExceeded(BUDGET_EXHAUSTED)
 
 
 @contextmanager

@@ -8,22 +8,24 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from webhook.mutation._walk import child
+from webhook.mutation._walk import Patch, child
 from webhook.mutation.taints import default_time_added, same_time, timestamp
 
 
-def default_device_taint_rule(obj: dict, old: dict | None, operation: str, now: datetime) -> None:
-    taint = child(obj, "spec", "taint")
+def default_device_taint_rule(obj: dict, old: dict | None, operation: str, now: datetime, patch: Patch) -> None:
+    taint, at = child(obj, "", "spec", "taint")
     if taint is None:
         return
     # Compared before defaulting so that "both absent" counts as unchanged.
     incoming_time = taint.get("timeAdded")
-    default_time_added(taint, now)
-    old_taint = child(old, "spec", "taint") if operation == "UPDATE" else None
+    default_time_added(taint, at, now, patch)
+    old_taint, _ = child(old, "", "spec", "taint") if operation == "UPDATE" else (None, "")
     if old_taint is None:
         return
-    if _effect(taint) != _effect(old_taint) and same_time(incoming_time, old_taint.get("timeAdded")):
-        taint["timeAdded"] = timestamp(now)
+    moved = timestamp(now)
+    if (_effect(taint) != _effect(old_taint) and same_time(incoming_time, old_taint.get("timeAdded"))
+            and taint.get("timeAdded") != moved):
+        patch.set(taint, at, "timeAdded", moved)
 
 
 def _effect(taint: dict) -> object:

@@ -7,46 +7,47 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from webhook.mutation._walk import child, dict_items, dict_values, is_unset
+from webhook.mutation._walk import Patch, child, dict_items, dict_values, is_unset
 from webhook.mutation.taints import default_time_added
 
 DEFAULT_ALLOCATION_MULTIPLIER = "1"
 
 
-def default_resource_slice(obj: dict, old: dict | None, operation: str, now: datetime) -> None:
-    for device in dict_items(child(obj, "spec"), "devices"):
-        _default_device_fields(device, now)
+def default_resource_slice(obj: dict, old: dict | None, operation: str, now: datetime, patch: Patch) -> None:
+    for device, at in dict_items(*child(obj, "", "spec"), "devices"):
+        _default_device_fields(device, at, now, patch)
 
 
-def default_resource_slice_v1beta1(obj: dict, old: dict | None, operation: str, now: datetime) -> None:
-    for device in dict_items(child(obj, "spec"), "devices"):
-        basic = child(device, "basic")
+def default_resource_slice_v1beta1(obj: dict, old: dict | None, operation: str, now: datetime, patch: Patch) -> None:
+    for device, at in dict_items(*child(obj, "", "spec"), "devices"):
+        basic, basic_at = child(device, at, "basic")
         if basic is not None:
-            _default_device_fields(basic, now)
+            _default_device_fields(basic, basic_at, now, patch)
 
 
-def default_resource_slice_1_37(obj: dict, old: dict | None, operation: str, now: datetime) -> None:
+def default_resource_slice_1_37(obj: dict, old: dict | None, operation: str, now: datetime, patch: Patch) -> None:
     """1.37: taints only; the reshaped nodeAllocatableResources have no defaults."""
-    for device in dict_items(child(obj, "spec"), "devices"):
-        _default_taints(device, now)
+    for device, at in dict_items(*child(obj, "", "spec"), "devices"):
+        _default_taints(device, at, now, patch)
 
 
-def default_resource_slice_v1beta1_1_37(obj: dict, old: dict | None, operation: str, now: datetime) -> None:
-    for device in dict_items(child(obj, "spec"), "devices"):
-        basic = child(device, "basic")
+def default_resource_slice_v1beta1_1_37(obj: dict, old: dict | None, operation: str, now: datetime,
+                                        patch: Patch) -> None:
+    for device, at in dict_items(*child(obj, "", "spec"), "devices"):
+        basic, basic_at = child(device, at, "basic")
         if basic is not None:
-            _default_taints(basic, now)
+            _default_taints(basic, basic_at, now, patch)
 
 
-def _default_taints(device: dict, now: datetime) -> None:
-    for taint in dict_items(device, "taints"):
-        default_time_added(taint, now)
+def _default_taints(device: dict, pointer: str, now: datetime, patch: Patch) -> None:
+    for taint, at in dict_items(device, pointer, "taints"):
+        default_time_added(taint, at, now, patch)
 
 
-def _default_device_fields(device: dict, now: datetime) -> None:
-    _default_taints(device, now)
+def _default_device_fields(device: dict, pointer: str, now: datetime, patch: Patch) -> None:
+    _default_taints(device, pointer, now, patch)
     # Upstream defaults the map values by hand (defaulter-gen does not reach them), with or
     # without capacityKey.
-    for mapping in dict_values(device, "nodeAllocatableResourceMappings"):
+    for mapping, at in dict_values(device, pointer, "nodeAllocatableResourceMappings"):
         if is_unset(mapping, "allocationMultiplier"):
-            mapping["allocationMultiplier"] = DEFAULT_ALLOCATION_MULTIPLIER
+            patch.set(mapping, at, "allocationMultiplier", DEFAULT_ALLOCATION_MULTIPLIER)

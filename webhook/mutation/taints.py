@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from webhook.mutation._walk import is_unset
+from webhook.mutation._walk import Patch, is_unset
 
 
 def timestamp(now: datetime) -> str:
@@ -15,9 +15,9 @@ def timestamp(now: datetime) -> str:
     return now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def default_time_added(taint: dict, now: datetime) -> None:
+def default_time_added(taint: dict, pointer: str, now: datetime, patch: Patch) -> None:
     if is_unset(taint, "timeAdded"):
-        taint["timeAdded"] = timestamp(now)
+        patch.set(taint, pointer, "timeAdded", timestamp(now))
 
 
 def same_time(a: Any, b: Any) -> bool:

@@ -1,0 +1,213 @@
+"""The Starlette app of the main port: POST /validate and /mutate, GET /healthz, /readyz, /metrics.
+
+This process only moves bytes: it checks the envelope (content type, size, deadline), reads the
+body under a timeout and a budget of bytes in flight, and hands the body to a worker process
+(pool.py). Malformed requests get a 4xx with a one-line reason; overload a 429 and a missed
+deadline a 504, each as a metav1.Status; nothing a client sends yields a 500 or a traceback.
+Request bodies are never logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from contextlib import asynccontextmanager
+from typing import Callable
+
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from webhook import logs
+from webhook.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from webhook.metrics import Metrics
+from webhook.serving import timeouts
+from webhook.serving.limits import release_freed_memory_periodically
+from webhook.serving.pool import Disconnected, Saturated, Timeout, WorkerLost, WorkerPool
+from webhook.serving.settings import ServerSettings
+from webhook.serving.statuses import status_body
+from webhook.serving.worker import Job, Reply, timeout_reply
+
+log = logging.getLogger("dra-webhook")
+
+REVIEW_PATHS = ("/validate", "/mutate")
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+def _plain(code: int, text: str) -> Reply:
+    return Reply(code, (text + "\n").encode(), "text/plain; charset=utf-8", review={"reason": text})
+
+
+def _status(code: int, reason: str, message: str) -> Reply:
+    return Reply(code, status_body(code, reason, message), review={"reason": message})
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge()
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _wait_for_disconnect(request: Request) -> None:
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+class Admission:
+    """The review endpoints' shared state: the pool, the limits and the counters of work in flight."""
+
+    def __init__(self, settings: ServerSettings, pool: WorkerPool, metrics: Metrics) -> None:
+        self.settings = settings
+        self.pool = pool
+        self.metrics = metrics
+        self.requests_in_flight = 0
+        self.bytes_in_flight = 0
+
+    async def endpoint(self, request: Request) -> Response:
+        path = request.url.path
+        started = time.perf_counter()
+        self.metrics.started(path)
+        self.requests_in_flight += 1
+        reply = None
+        try:
+            reply = await self._answer(request, path)
+        finally:
+            self.requests_in_flight -= 1
+            seconds = time.perf_counter() - started
+            self.metrics.finished(path, reply.status if reply else 499, seconds)
+        duration = round(seconds * 1000, 3)
+        if reply.metric is not None:
+            self.metrics.observe_review(path, *reply.metric, seconds)
+            log.info("admission review", extra=logs.fields(path=path, **reply.review, durationMs=duration))
+        else:
+            self.metrics.observe_rejected(path, reply.status)
+            log.info("request refused", extra=logs.fields(path=path, code=reply.status, durationMs=duration,
+                                                          **reply.review))
+        headers = {"Retry-After": "1"} if reply.status == 429 else {}
+        if reply.status in (408, 413):
+            headers["Connection"] = "close"  # the rest of the body is not read: the connection cannot go on
+        return _Sent(reply.body, reply.status, headers=headers, media_type=reply.content_type,
+                     on_sent=lambda: self._release(reply.held))
+
+    def _release(self, held: int) -> None:
+        self.bytes_in_flight -= held
+
+    async def _answer(self, request: Request, path: str) -> Reply:
+        settings = self.settings
+        if self.requests_in_flight > settings.max_requests_in_flight:
+            return _status(429, "TooManyRequests", f"dra-webhook is handling {settings.max_requests_in_flight} "
+                                                   f"requests already; retry")
+        if not _is_json(request.headers.get("content-type", "")):
+            return _plain(415, "content type must be application/json")
+        try:
+            seconds = timeouts.work_seconds(request.query_params.get("timeout"), settings.request_timeout_seconds)
+        except ValueError as exc:
+            return _plain(400, f"invalid timeout parameter: {exc}")
+        deadline = time.monotonic() + seconds
+        declared = request.headers.get("content-length")
+        size = int(declared) if declared is not None and declared.isdigit() else settings.max_body_bytes
+        if size > settings.max_body_bytes:
+            return _plain(413, f"request body exceeds {settings.max_body_bytes} bytes")
+        if self.bytes_in_flight + size > settings.max_bytes_in_flight and self.bytes_in_flight:
+            return _status(429, "TooManyRequests", "dra-webhook is reading too many request bytes already; retry")
+        self.bytes_in_flight += size
+        try:
+            reply = await self._review(request, path, deadline)
+        except BaseException:
+            self.bytes_in_flight -= size
+            raise
+        # The answer's bytes count too until they are sent: a patch can be larger than the request.
+        reply.held = size + len(reply.body)
+        self.bytes_in_flight += len(reply.body)
+        return reply
+
+    async def _review(self, request: Request, path: str, deadline: float) -> Reply:
+        settings = self.settings
+        read_by = min(deadline, time.monotonic() + settings.body_read_timeout_seconds)
+        try:
+            async with asyncio.timeout(read_by - time.monotonic()):
+                body = await _read_body(request, settings.max_body_bytes)
+        except BodyTooLarge:
+            return _plain(413, f"request body exceeds {settings.max_body_bytes} bytes")
+        except ClientDisconnect:
+            return _plain(400, "client disconnected")
+        except asyncio.TimeoutError:
+            return _plain(408, "request body not received in time")
+        try:
+            return await self.pool.run(Job(path, body), deadline, lambda: _wait_for_disconnect(request))
+        except Saturated:
+            return _status(429, "TooManyRequests", "dra-webhook cannot start this request before its deadline; "
+                                                   "retry")
+        except Timeout:
+            return timeout_reply()
+        except Disconnected:
+            return _plain(499, "client disconnected before the answer")
+        except WorkerLost:
+            return _status(503, "ServiceUnavailable", "dra-webhook worker process exited while reviewing; retry")
+
+
+class _Sent(Response):
+    """A Response that calls `on_sent` once it has been handed to the connection (or failed)."""
+
+    def __init__(self, *args, on_sent: Callable[[], None], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._on_sent = on_sent
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._on_sent()
+
+
+async def _unexpected(request: Request, exc: Exception) -> Response:
+    # Last line of defence: endpoints catch their own errors, so reaching this is a bug of ours.
+    log.exception("unhandled error on %s", request.url.path)
+    return PlainTextResponse("internal error\n", status_code=500)
+
+
+async def healthz(_: Request) -> Response:
+    return PlainTextResponse("ok\n")
+
+
+def create_app(settings: ServerSettings, pool: WorkerPool, metrics: Metrics,
+               readiness: Callable[[], str | None]) -> Starlette:
+    admission = Admission(settings, pool, metrics)
+
+    async def readyz(_: Request) -> Response:
+        problem = readiness()
+        if problem:
+            return PlainTextResponse(f"not ready: {problem}\n", status_code=503)
+        return PlainTextResponse("ok\n")
+
+    async def metrics_endpoint(_: Request) -> Response:
+        return Response(metrics.render(), media_type=METRICS_CONTENT_TYPE)
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette):
+        pool.attach(asyncio.get_running_loop())
+        trimmer = asyncio.ensure_future(release_freed_memory_periodically())
+        yield
+        trimmer.cancel()
+
+    routes = [Route(path, admission.endpoint, methods=["POST"]) for path in REVIEW_PATHS] + [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/metrics", metrics_endpoint, methods=["GET"]),
+    ]
+    return Starlette(routes=routes, exception_handlers={Exception: _unexpected}, lifespan=lifespan)

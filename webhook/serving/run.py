@@ -1,0 +1,104 @@
+"""Wiring: certificates, worker processes, the health port, uvicorn with our limits; SIGTERM lets
+requests in flight finish. The serving certificate is reloaded from its files without a restart."""
+
+from __future__ import annotations
+
+import gc
+import logging
+import ssl
+
+import uvicorn
+
+from webhook import logs, tlsreload
+from webhook.metrics import Metrics
+from webhook.serving.app import create_app
+from webhook.serving.health import HealthServer
+from webhook.serving.limits import LimitedH11Protocol, tune_tls
+from webhook.serving.pool import WorkerPool
+from webhook.serving.settings import ServerSettings
+
+log = logging.getLogger("dra-webhook")
+
+
+class ServingConfig(uvicorn.Config):
+    """uvicorn's Config with our own SSLContext (minimum TLS version, client CA, hot reload) and
+    the connection limits LimitedH11Protocol reads."""
+
+    def __init__(self, *args, tls_context: ssl.SSLContext | None = None, header_read_timeout: float = 32.0,
+                 max_connections: int = 4096, **kwargs):
+        self._tls_context = tls_context
+        self.header_read_timeout = header_read_timeout
+        self.max_connections = max_connections
+        super().__init__(*args, **kwargs)
+
+    def load(self) -> None:
+        super().load()
+        if self._tls_context is not None:
+            self.ssl = self._tls_context
+
+
+def readiness_check(pool: WorkerPool, reloader: tlsreload.CertificateReloader | None):
+    def problem() -> str | None:
+        # Without TLS (local debugging) there is no certificate to be ready with.
+        certificate = reloader and tlsreload.certificate_problem(reloader.current.certificate)
+        if certificate:
+            return certificate
+        if pool.ready_workers() == 0:
+            return "no worker process is running"
+        return None
+
+    return problem
+
+
+def run(settings: ServerSettings, log_level: str = "info") -> None:
+    metrics = Metrics()
+    reloader = None
+    if not settings.insecure_http:
+        reloader = tlsreload.CertificateReloader(
+            settings.tls_options(), on_load=lambda pair: metrics.certificate_loaded(pair.not_after),
+            on_attempt=metrics.reload_attempted)
+    pool = WorkerPool(settings.workers, settings.cel_engine, log_level, settings.profile)
+    metrics.watch_workers(pool.busy_workers, pool.ready_workers, pool.waiting_requests)
+    readiness = readiness_check(pool, reloader)
+    health = HealthServer(settings.host, settings.health_port, readiness) if settings.health_port else None
+    tune_tls(settings.header_read_timeout_seconds)
+    config = ServingConfig(
+        create_app(settings, pool, metrics, readiness),
+        host=settings.host,
+        port=settings.port,
+        ssl_certfile=None if settings.insecure_http else settings.cert_file,
+        ssl_keyfile=None if settings.insecure_http else settings.key_file,
+        tls_context=reloader and reloader.listener_context(),
+        http=LimitedH11Protocol,
+        h11_max_incomplete_event_size=settings.max_header_bytes,
+        timeout_keep_alive=settings.idle_timeout_seconds,
+        header_read_timeout=settings.header_read_timeout_seconds,
+        max_connections=settings.max_connections,
+        backlog=2048,
+        log_config=None,
+        access_log=False,
+        server_header=False,
+        timeout_graceful_shutdown=settings.graceful_shutdown_seconds,
+    )
+    pool.start()
+    try:
+        scheme = "http" if settings.insecure_http else "https"
+        log.info("serving", extra=logs.fields(
+            url=f"{scheme}://{settings.host}:{settings.port}", healthPort=settings.health_port or "",
+            workers=settings.workers, requestTimeoutSeconds=settings.request_timeout_seconds,
+            clientCertificates="required" if settings.client_ca_file else "not asked",
+            reloadIntervalSeconds=settings.reload_interval_seconds))
+        if health:
+            health.start()
+        if reloader:
+            reloader.start(settings.reload_interval_seconds)
+        # What exists now lives until exit: keep it out of every collection (no long GC pauses).
+        gc.collect()
+        gc.freeze()
+        uvicorn.Server(config).run()
+    finally:
+        if health:
+            health.stop()
+        if reloader:
+            reloader.stop()
+        pool.stop()

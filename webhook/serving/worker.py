@@ -1,0 +1,156 @@
+"""One worker process: parse the body, review it, encode the answer, all off the server's event loop.
+
+The server process only accepts, speaks TLS and HTTP, and answers probes; JSON parsing and the
+checks (CEL compilation included) run here, so the interpreter lock they hold is not the one the
+event loop and the health thread need. A job is one request with its deadline (time.monotonic(),
+the same clock in every process); a `Cancel` sent while it runs (the client disconnected) ends it
+at the next deadline check.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import logging
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+
+from webhook import logs
+from webhook.profile import DEFAULT, Profile
+from webhook.serving.memory import release_freed_memory
+from webhook.serving.statuses import status_body
+
+log = logging.getLogger("dra-webhook")
+
+
+@dataclass(frozen=True)
+class Job:
+    path: str
+    body: bytes
+    deadline: float = 0.0
+    sequence: int = 0
+
+
+@dataclass(frozen=True)
+class Cancel:
+    sequence: int
+
+
+@dataclass
+class Reply:
+    status: int
+    body: bytes
+    content_type: str = "application/json"
+    review: dict = field(default_factory=dict)  # log fields of an answered review (strings only)
+    metric: tuple | None = None  # (kind, operation, allowed, dry_run) of an answered review
+    held: int = 0  # bytes counted against --max-bytes-in-flight until the answer is sent
+
+
+TRIM_AFTER_BYTES = 1024 * 1024
+WORKER_NICENESS = 5
+
+
+def _reject_constant(name: str) -> None:
+    # Go's encoding/json knows no NaN or Infinity; neither does the API server.
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _refuse(message: str) -> Reply:
+    text = f"invalid AdmissionReview: {message}"
+    return Reply(400, f"{text}\n".encode(), "text/plain; charset=utf-8", review={"reason": logs.text(text)})
+
+
+def handle(job: Job, deadline, profile: Profile = DEFAULT) -> Reply:
+    """The reply to one job; `deadline()` is the monotonic time at which work must stop."""
+    from webhook import admit, cel
+    from webhook.metrics import KINDS, OPERATIONS
+    from webhook.review import ReviewError, decode_review, encode_review_bytes
+
+    try:
+        parsed = json.loads(job.body, parse_constant=_reject_constant)
+    except RecursionError:
+        return _refuse("JSON nested too deeply")
+    except (ValueError, UnicodeDecodeError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else "not JSON"
+        return _refuse(f"body is not valid JSON: {reason}")
+    try:
+        request = decode_review(parsed)
+    except ReviewError as exc:
+        return _refuse(str(exc))
+    try:
+        with cel.request_deadline(deadline):
+            cel.check_deadline()
+            if job.path == "/mutate":
+                response = admit.mutate(request, profile=profile, in_place=True)
+            else:
+                response = admit.validate(request, profile=profile)
+    except cel.DeadlineExceeded:
+        return timeout_reply()
+    kind = request.kind.kind if request.kind.kind in KINDS else "other"
+    operation = request.operation if request.operation in OPERATIONS else "other"
+    return Reply(200, encode_review_bytes(response, request.review_api_version),
+                 review=logs.review_fields(request, response),
+                 metric=(kind, operation, response.allowed, request.dry_run))
+
+
+TIMEOUT_MESSAGE = "dra-webhook: the request's deadline passed before the checks were done; the object was not judged"
+
+
+def timeout_reply() -> Reply:
+    return Reply(504, status_body(504, "Timeout", TIMEOUT_MESSAGE), review={"reason": TIMEOUT_MESSAGE})
+
+
+def serve(connection, cel_engine: str, log_level: str, profile: Profile = DEFAULT) -> None:
+    """The worker's main loop: one job in, one reply out, until the server closes the pipe."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when workers stop
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # The server process comes first: a worker woken by a new job must not preempt the event loop
+    # that accepts, speaks TLS and answers probes (it would, on a busy CPU, as a pipe wakeup puts it
+    # on the writer's CPU). Workers run on what the server leaves.
+    os.nice(WORKER_NICENESS)
+    logs.setup(log_level)
+    from webhook import admit, cel  # noqa: F401 - import everything before saying "ready"
+
+    cel.configure(cel_engine)
+    # Long-lived module state (schemas, environments) is never garbage: keep the collector off it,
+    # and collect the young generations less often (jobs build large short-lived trees).
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
+    connection.send(("ready", os.getpid()))
+
+    job = Job("", b"")
+    cancelled = -1
+
+    def deadline() -> float:
+        # Called at every deadline check: a cancel for this job may be waiting in the pipe.
+        nonlocal cancelled
+        while connection.poll(0):
+            message = connection.recv()
+            if isinstance(message, Cancel):
+                cancelled = message.sequence
+        return 0.0 if cancelled == job.sequence else job.deadline
+
+    while True:
+        try:
+            job = connection.recv()
+        except (EOFError, OSError):
+            return
+        if isinstance(job, Cancel):  # for a job already answered
+            continue
+        started = time.monotonic()
+        try:
+            reply = handle(job, deadline, profile)
+        except Exception:  # a bug of ours: a clean 500, and the worker lives on
+            log.exception("internal error in worker")
+            reply = Reply(500, status_body(500, "InternalError", "dra-webhook internal error"),
+                          review={"reason": "internal error"})
+        reply.review["workMs"] = round((time.monotonic() - started) * 1000, 3)
+        if len(job.body) > TRIM_AFTER_BYTES:
+            release_freed_memory()  # a big body's parse tree is gone: so is its memory
+        try:
+            connection.send(reply)
+        except (BrokenPipeError, OSError):
+            return
