@@ -150,16 +150,14 @@ def status_invalid(group: str, kind: str, name: str, errors: list[FieldError]) -
     }
 
 
+def _failure(code: int, reason: str, message: str) -> dict:
+    """A metav1.Status of a failed call, as apimachinery's StatusError carries it."""
+    return {"apiVersion": "v1", "kind": "Status", "metadata": {}, "status": "Failure", "message": message,
+            "reason": reason, "code": code}
+
+
 def status_bad_request(group: str, kind: str, name: str, message: str, errors: list[FieldError] = ()) -> dict:
-    status: dict[str, Any] = {
-        "apiVersion": "v1",
-        "kind": "Status",
-        "metadata": {},
-        "status": "Failure",
-        "message": message,
-        "reason": "BadRequest",
-        "code": 400,
-    }
+    status = _failure(400, "BadRequest", message)
     if errors:
         status["details"] = {
             "name": name,
@@ -172,27 +170,11 @@ def status_bad_request(group: str, kind: str, name: str, message: str, errors: l
 
 def status_not_found(message: str) -> dict:
     """A request about something that is not there (an API version or kind the server does not serve)."""
-    return {
-        "apiVersion": "v1",
-        "kind": "Status",
-        "metadata": {},
-        "status": "Failure",
-        "message": message,
-        "reason": "NotFound",
-        "code": 404,
-    }
+    return _failure(404, "NotFound", message)
 
 
 def status_internal(message: str) -> dict:
-    return {
-        "apiVersion": "v1",
-        "kind": "Status",
-        "metadata": {},
-        "status": "Failure",
-        "message": message,
-        "reason": "InternalError",
-        "code": 500,
-    }
+    return _failure(500, "InternalError", message)
 
 
 def deny(uid: str, status: dict, warnings: list[str] | None = None) -> AdmissionResponse:

@@ -224,11 +224,10 @@ def _env(with_includes: bool) -> cel.Env:
     return env
 
 
-class Selector:
-    """One compiled selector, ready to evaluate against many devices."""
+class _Program:
+    """One compiled expression over `device`, ready to evaluate against many devices."""
 
-    def __init__(self, expression: str, features: Features) -> None:
-        verdict = compiler.check(expression, True, features)
+    def __init__(self, expression: str, verdict) -> None:
         # The scheduler compiles without cost estimation: only compile errors count.
         if verdict.outcome not in ("ok", "forbidden"):
             raise EvaluationError(verdict.detail)
@@ -238,8 +237,9 @@ class Selector:
             raise EvaluationError(f"compilation failed: {error}") from None
         self.domains = tuple(a or b for a, b in _DOMAIN.findall(expression))
 
-    def matches(self, device: dict) -> bool:
-        """`device` as built by `device_input`; raises EvaluationError for runtime errors."""
+    def _eval(self, device: dict):
+        """(result, value) for a `device_input` value; EvaluationError for runtime errors. Domains the
+        expression names but the device lacks read as empty maps, as upstream's do."""
         for name in ("attributes", "capacity"):
             values = device[name]
             for domain in self.domains:
@@ -250,11 +250,22 @@ class Selector:
             value = result.value()
         except Exception as error:  # noqa: BLE001 - any failure of the engine is a runtime error here
             raise EvaluationError(str(error)) from None
+        if not isinstance(value, bool) and "ERROR" in str(result.type()):
+            raise EvaluationError(_clean(str(value)))
+        return result, value
+
+
+class Selector(_Program):
+    """One compiled selector."""
+
+    def __init__(self, expression: str, features: Features) -> None:
+        super().__init__(expression, compiler.check(expression, True, features))
+
+    def matches(self, device: dict) -> bool:
+        """`device` as built by `device_input`; raises EvaluationError for runtime errors."""
+        result, value = self._eval(device)
         if isinstance(value, bool):
             return value
-        text = str(value)
-        if "ERROR" in str(result.type()):
-            raise EvaluationError(_clean(text))
         raise EvaluationError(f"CEL result of type {result.type()} could not be converted to bool")
 
 
@@ -320,7 +331,7 @@ def device_input(driver: str, device: dict, features: Features = Features()) -> 
             "attributes": attributes, "capacity": capacity}
 
 
-class DerivedAttribute:
+class DerivedAttribute(_Program):
     """One compiled `derivedAttributes[].expression` (Kubernetes 1.37), evaluated into a DeviceAttribute.
 
     The result must be a bool, int, string or semver, or a list of one of them (dracel
@@ -328,29 +339,11 @@ class DerivedAttribute:
     """
 
     def __init__(self, expression: str, features: Features) -> None:
-        verdict = compiler.check_derived(expression, True, features)
-        if verdict.outcome not in ("ok", "forbidden"):
-            raise EvaluationError(verdict.detail)
-        try:
-            self._program = _env(True).compile(expression)
-        except RuntimeError as error:
-            raise EvaluationError(f"compilation failed: {error}") from None
-        self.domains = tuple(a or b for a, b in _DOMAIN.findall(expression))
+        super().__init__(expression, compiler.check_derived(expression, True, features))
 
     def evaluate(self, device: dict) -> dict:
         """The DeviceAttribute (`{"int": 1}`, `{"strings": [...]}`, ...) for a `device_input` value."""
-        for name in ("attributes", "capacity"):
-            values = device[name]
-            for domain in self.domains:
-                if domain not in values:
-                    values = device[name] = {**values, domain: {}}
-        try:
-            result = self._program.eval(data={"device": device})
-            value = result.value()
-        except Exception as error:  # noqa: BLE001 - any failure of the engine is a runtime error here
-            raise EvaluationError(str(error)) from None
-        if "ERROR" in str(result.type()):
-            raise EvaluationError(_clean(str(value)))
+        result, value = self._eval(device)
         if isinstance(value, list):
             items = [item.value() for item in value]
             kinds = {_derived_kind(item) for item in items}
