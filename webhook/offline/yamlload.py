@@ -196,6 +196,10 @@ def load_all(text: str) -> list[Any]:
 MAX_DEPTH = 950
 
 
+# Plain scalars repeat across documents (keys above all); their values are immutable, so they are shared.
+_PLAIN_VALUES: dict[str, Any] = {}
+
+
 class _Open:
     """A mapping or sequence being built from events, with its key pending (mappings)."""
 
@@ -213,7 +217,9 @@ def load(text: str) -> list[tuple[Any, Any]]:
     built from libyaml's events: the same values as `build(node)` of every composed node."""
     parser = _Composer(text)
     get = parser.get_event
-    plain: dict[str, Any] = {}  # plain scalars repeat (keys above all); their values are immutable
+    plain = _PLAIN_VALUES
+    if len(plain) > 100_000:
+        plain.clear()
     documents: list[tuple[Any, Any]] = []
     try:
         get()  # stream start
@@ -253,12 +259,15 @@ def _document(get, plain: dict[str, Any]) -> tuple[Any, Any]:
                 value = resolve_plain(text)
             else:
                 value = text  # !!str, and other tags: goyaml.v2 keeps the text
-            mark = event.start_mark
+            mark = event  # its start_mark, read only where needed (a merge error, the root's line)
+            if event.anchor is not None:
+                _anchor(anchors, event, value)
         elif cls is MappingStartEvent or cls is SequenceStartEvent:
             if len(stack) >= MAX_DEPTH:
                 raise RecursionError("nested too deeply")
             opened = _Open({} if cls is MappingStartEvent else [], event.start_mark)
-            _anchor(anchors, event, opened.value)
+            if event.anchor is not None:
+                _anchor(anchors, event, opened.value)
             stack.append(opened)
             continue
         elif cls is AliasEvent:
@@ -273,10 +282,8 @@ def _document(get, plain: dict[str, Any]) -> tuple[Any, Any]:
                 for key, merged in closed.merged.items():
                     closed.value.setdefault(key, merged)
             value, mark = closed.value, closed.mark
-        if cls is ScalarEvent:
-            _anchor(anchors, event, value)
         if not stack:
-            root, root_mark = value, mark
+            root, root_mark = value, _start(mark)
             continue
         top = stack[-1]
         container = top.value
@@ -290,15 +297,17 @@ def _document(get, plain: dict[str, Any]) -> tuple[Any, Any]:
             top.has_key = False
             if top.merge:
                 top.merged = top.merged or {}
-                top.merged.update(_merged(value, mark))
+                top.merged.update(_merged(value, _start(mark)))
             else:
                 container[top.key] = value
 
 
+def _start(mark: Any) -> Any:
+    return mark.start_mark if type(mark) is ScalarEvent else mark
+
+
 def _anchor(anchors: dict, event: Any, value: Any) -> None:
     name = event.anchor
-    if name is None:
-        return
     if name in anchors:
         raise ComposerError("found duplicate anchor; first occurrence", anchors[name][1], "second occurrence",
                             event.start_mark)
