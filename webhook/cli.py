@@ -270,10 +270,34 @@ COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test"
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    return run(build_parser().parse_args(argv))
+
+
+def entry() -> None:
+    """The `dra-webhook` command (and `python -m webhook`): main(), then the exit."""
+    args = build_parser().parse_args()
+    code = run(args)
     if args.command in OFFLINE or args.command == "allocate":
-        # pydantic's plugin discovery reads every installed package's metadata (~20 ms, a tenth of a short run);
-        # plugins only observe validation. A user who sets the variable decides.
+        _exit_now(code)
+    sys.exit(code)
+
+
+def _exit_now(code: int) -> None:
+    """Ends an offline run without tearing the interpreter down: freeing every module and object takes
+    ~35 ms, a fifth of a short review. The output is flushed first; no offline command leaves work for
+    exit handlers (worker processes are joined when their pool closes)."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):  # the reader went away, or stderr was closed for it: the usual exit
+        sys.exit(code)
+    os._exit(code)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.command in OFFLINE or args.command == "allocate":
+        # pydantic's plugin discovery reads every installed package's metadata (~10 ms, a twentieth of a short
+        # run); plugins only observe validation. A user who sets the variable decides.
         os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if hasattr(args, "feature_gates"):
         from webhook.profile import ProfileError, make_profile
