@@ -1,10 +1,11 @@
 """YAML read as kubectl reads it: sigs.k8s.io/yaml (its goyaml.v2 fork, YAML 1.1 scalars), then JSON.
 
 libyaml parses (PyYAML's C parser, the fastest faithful option measured; see benchmarks/offline.py)
-and values are built straight from its events, which costs half of composing nodes first (`load`);
-nodes are composed only where their marks are needed (`compose_all`, `build`). The scalars are resolved here with goyaml.v2's table (`resolve.go`), not
-PyYAML's: `y`/`n` are booleans, `0755` is octal, `0o17`/`0b101` are numbers, base-60 `1:20` and
-timestamps stay strings. As sigs.k8s.io/yaml's JSON conversion does, mapping keys become strings.
+and values are built straight from its events (`load`), which costs half of composing nodes first;
+nodes are composed only where their marks are needed (`compose_all`, `build`). The scalars are
+resolved here with goyaml.v2's table (`resolve.go`), not PyYAML's: `y`/`n` are booleans, `0755` is
+octal, `0o17`/`0b101` are numbers, base-60 `1:20` and timestamps stay strings. As sigs.k8s.io/yaml's
+JSON conversion does, mapping keys become strings.
 """
 
 from __future__ import annotations
@@ -213,8 +214,8 @@ class _Open:
 
 
 def load(text: str) -> list[tuple[Any, Any]]:
-    """Each document's value with the start mark of its root (None for an empty stream's documents),
-    built from libyaml's events: the same values as `build(node)` of every composed node."""
+    """Each document's value with the start mark of its root, built from libyaml's events: the same
+    values as `build(node)` of every composed node, and the same errors."""
     parser = _Composer(text)
     get = parser.get_event
     plain = _PLAIN_VALUES
