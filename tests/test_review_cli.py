@@ -229,6 +229,17 @@ def test_missing_file_does_not_hide_the_other_results_and_a_denial_wins(tmp_path
     assert code == 1 and out.splitlines()[-1] == "exit 1: 1 denied; also 1 could not be used"
 
 
+def test_the_command_exits_early_with_all_of_its_output(capsys):
+    """`dra-webhook review` ends without tearing the interpreter down: what it wrote is flushed first,
+    and its exit code is main()'s."""
+    examples = str(Path(__file__).resolve().parent.parent / "examples")
+    argv = ("-o", "json", "-v", "--now", "2026-03-04T05:06:07Z", examples)
+    code, out, _ = review(capsys, *argv)
+    command = run_cli("review", *argv)
+    assert command.stdout == out and command.returncode == code == 1 and len(out) > 65536  # beyond a pipe's buffer
+    assert command.stderr == ""
+
+
 def test_two_runs_are_byte_identical_and_uids_are_stable(tmp_path):
     examples = str(Path(__file__).resolve().parent.parent / "examples")
     first = run_cli("review", "-o", "json", "--now", "2026-03-04T05:06:07Z", examples)

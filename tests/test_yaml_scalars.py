@@ -55,3 +55,45 @@ def test_alias_expansion_is_bounded():
         f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]\n" for i in range(8))
     docs = load_all(bomb)  # shared, not copied: neither time nor memory explodes
     assert docs[0]["i"][0] is docs[0]["i"][1]
+
+
+# Values are built from libyaml's events for speed; nodes are still composed where marks are needed
+# (suites, List item lines). Both ways give the same values and the same errors.
+SAME_EITHER_WAY = [
+    "a: &x {b: [1, yes, '0755', !!int '12', !!str 12, !foo 7, ! on]}\nc: *x\nd: [*x, *x]\n",
+    "base: &b {a: 1, b: 2}\nmore: &m {c: 3}\nitem:\n  <<: [*b, *m]\n  b: 9\n  <<: {d: 4}\n'<<': quoted\n",
+    "--- !tagged\n? !!int '7'\n: x\n1.5: y\nnull: z\n---\n...\n",
+    "list: &l [a, b]\nnested: {x: [*l, {y: *l}]}\n",
+    "self: &s [1, *s]\n",
+]
+
+
+@pytest.mark.parametrize("text", SAME_EITHER_WAY)
+def test_events_and_nodes_build_the_same_values(text):
+    from webhook.offline.yamlload import build, compose_all
+
+    by_events, by_nodes = load_all(text), [build(node) for node in compose_all(text)]
+    assert repr(by_events) == repr(by_nodes)
+
+
+@pytest.mark.parametrize("text, problem, line", [
+    ("a: &x 1\nb: &x 2\n", "found duplicate anchor; first occurrence", 1),
+    ("a: *nowhere\n", "found undefined alias", 0),
+    ("x: &s 1\n<<: *s\n", "map merge requires map or sequence of maps as the value", 0),
+    ("? [a]\n: 1\n", "a mapping key must be a scalar", None),
+    ("? [a]\n: 1\nb: [\n", "did not find expected node content", 3),  # the syntax error comes first
+])
+def test_events_and_nodes_fail_the_same_way(text, problem, line):
+    import yaml
+
+    from webhook.offline.yamlload import build, compose_all
+
+    failures = []
+    for way in (lambda: load_all(text), lambda: [build(node) for node in compose_all(text)]):
+        with pytest.raises(yaml.YAMLError) as caught:
+            way()
+        error = caught.value
+        mark = getattr(error, "problem_mark", None)
+        failures.append((error.problem, error.context, mark.line if mark is not None else None))
+    assert failures[0] == failures[1]
+    assert problem in failures[0][:2] and failures[0][2] == line

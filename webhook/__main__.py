@@ -1,5 +1,3 @@
-import sys
+from webhook.cli import entry
 
-from webhook.cli import main
-
-sys.exit(main())
+entry()

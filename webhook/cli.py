@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
-import tempfile
 from pathlib import Path
 
 from webhook import __version__
@@ -232,6 +232,8 @@ def run_serve(args: argparse.Namespace) -> int:
         print("dra-webhook serve: --cert-file and --key-file go together", file=sys.stderr)
         return 2
     elif not cert_file:
+        import tempfile  # only serve needs it: offline start-up stays short
+
         out = args.cert_dir or tempfile.mkdtemp(prefix="dra-webhook-certs-")
         files, reused = certs.ensure(out, hosts=[args.host] if args.host not in ("0.0.0.0", "::") else [])
         cert_file, key_file = str(files.cert), str(files.key)
@@ -304,7 +306,35 @@ COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test"
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    return run(build_parser().parse_args(argv))
+
+
+def entry() -> None:
+    """The `dra-webhook` command (and `python -m webhook`): main(), then the exit."""
+    args = build_parser().parse_args()
+    code = run(args)
+    if args.command in OFFLINE or args.command == "allocate":
+        _exit_now(code)
+    sys.exit(code)
+
+
+def _exit_now(code: int) -> None:
+    """Ends an offline run without tearing the interpreter down: freeing every module and object takes
+    ~35 ms, a fifth of a short review. The output is flushed first; no offline command leaves work for
+    exit handlers (worker processes are joined when their pool closes)."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):  # the reader went away, or stderr was closed for it: the usual exit
+        sys.exit(code)
+    os._exit(code)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.command in OFFLINE or args.command == "allocate":
+        # pydantic's plugin discovery reads every installed package's metadata (~10 ms, a twentieth of a short
+        # run); plugins only observe validation. A user who sets the variable decides.
+        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if hasattr(args, "feature_gates"):
         from webhook.profile import ProfileError, make_profile
 

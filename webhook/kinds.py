@@ -16,7 +16,6 @@ from typing import Any, Callable, Mapping
 from pydantic import BaseModel
 
 from webhook.api.deviceclass import DeviceClass
-from webhook.api import kube137
 from webhook.api.devicetaintrule import DeviceTaintRule
 from webhook.api.resourceclaim import ResourceClaim
 from webhook.api.resourceclaimtemplate import ResourceClaimTemplate
@@ -77,8 +76,9 @@ class Kind:
     name: str
     plural: str
     namespaced: bool
-    # Kubernetes version -> the v1 wire shape, for type checks (webhook.api.decode).
-    model: Mapping[str, type[BaseModel]]
+    # Kubernetes version -> the v1 wire shape, for type checks (webhook.api.decode); a name stands for the
+    # model of that name in webhook.api.kube137, built when first needed (models cost start-up time).
+    model: Mapping[str, type[BaseModel] | str]
     # Kubernetes version -> API version -> how it is served.
     served: Mapping[str, Mapping[str, ApiVersion]]
     create: CreateRule
@@ -101,7 +101,12 @@ class Kind:
         return list(self.served.get(profile.version, {}))
 
     def wire_model(self, profile: Profile) -> type[BaseModel]:
-        return self.model[profile.version]
+        model = self.model[profile.version]
+        if isinstance(model, str):
+            from webhook.api import kube137  # only 1.37 reviews need its models
+
+            model = getattr(kube137, model)
+        return model
 
 
 def _on_beta_apis(served_v1: ApiVersion, v1beta2: ApiVersion, v1beta1: ApiVersion) -> dict[str, ApiVersion]:
@@ -148,7 +153,7 @@ _TAINT_RULE_1_36 = {
 KINDS: dict[str, Kind] = {
     "ResourceSlice": Kind(
         name="ResourceSlice", plural="resourceslices", namespaced=False,
-        model={"1.36": ResourceSlice, "1.37": kube137.ResourceSlice},
+        model={"1.36": ResourceSlice, "1.37": "ResourceSlice"},
         served={"1.36": _SLICE_1_36, "1.37": _delta(
             _SLICE_1_36,
             # No allocationMultiplier default any more; v1beta1 lifts nodeAllocatableResources from `basic`.
@@ -166,7 +171,7 @@ KINDS: dict[str, Kind] = {
     ),
     "ResourceClaim": Kind(
         name="ResourceClaim", plural="resourceclaims", namespaced=True,
-        model={"1.36": ResourceClaim, "1.37": kube137.ResourceClaim},
+        model={"1.36": ResourceClaim, "1.37": "ResourceClaim"},
         served={"1.36": _CLAIM_1_36, "1.37": _delta(
             _CLAIM_1_36,
             v1beta1=ApiVersion(OPT_IN, claim_conversion.resource_claim_from_v1beta1_1_37,
@@ -185,7 +190,7 @@ KINDS: dict[str, Kind] = {
     ),
     "ResourceClaimTemplate": Kind(
         name="ResourceClaimTemplate", plural="resourceclaimtemplates", namespaced=True,
-        model={"1.36": ResourceClaimTemplate, "1.37": kube137.ResourceClaimTemplate},
+        model={"1.36": ResourceClaimTemplate, "1.37": "ResourceClaimTemplate"},
         served={"1.36": _TEMPLATE_1_36, "1.37": _delta(
             _TEMPLATE_1_36,
             v1beta1=ApiVersion(OPT_IN, claim_conversion.resource_claim_template_from_v1beta1_1_37,

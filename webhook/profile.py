@@ -11,6 +11,7 @@ Kubernetes version is data, not edits.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Mapping
 
@@ -114,6 +115,7 @@ class Profile:
         return self.version + (f" ({', '.join(changed)})" if changed else "")
 
 
+@lru_cache(maxsize=None)  # asked per device by validation: a handful of distinct versions
 def version_tuple(version: str) -> tuple[int, ...]:
     """`1.37` → (1, 37): versions compare as numbers, so 1.100 sorts after 1.37."""
     return tuple(int(part) for part in version.split("."))

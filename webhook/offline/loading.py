@@ -137,16 +137,16 @@ def split(file: str, text: str, *, json_file: bool = False) -> Iterator[Chunk]:
 def parse(chunk: Chunk) -> list[Document]:
     """The objects of one chunk (nothing for an empty document); InputError if it cannot be parsed."""
     out: list[Document] = []
-    for value, node in _values(chunk):
+    for value, mark in _values(chunk):
         if value is None:
             continue  # an empty document, e.g. after a trailing '---'
-        line = node.start_mark.line + chunk.line if node is not None else chunk.line
-        out.extend(_documents(str(chunk.index), line, value, node, chunk.line))
+        line = mark.line + chunk.line if mark is not None else chunk.line
+        out.extend(_documents(str(chunk.index), line, value, chunk))
     return out
 
 
-def _values(chunk: Chunk) -> list[tuple[Any, yaml.Node | None]]:
-    """The parsed document(s) of a chunk with their nodes (None for JSON); empty documents left out."""
+def _values(chunk: Chunk) -> list[tuple[Any, Any]]:
+    """The parsed document(s) of a chunk with the start marks of their roots (None for JSON)."""
     stripped = chunk.text.lstrip()
     if chunk.json or stripped[:1] in ("{", "["):
         try:
@@ -154,7 +154,7 @@ def _values(chunk: Chunk) -> list[tuple[Any, yaml.Node | None]]:
         except ValueError:
             pass  # not JSON after all: YAML is a superset, let its parser explain the problem
     try:
-        return [(yamlload.build(node), node) for node in yamlload.compose_all(chunk.text) if node is not None]
+        return yamlload.load(chunk.text)
     except yaml.YAMLError as exc:
         raise InputError(*_yaml_problem(exc, chunk.line)) from None
     except RecursionError:
@@ -177,15 +177,26 @@ def is_list(value: Any) -> bool:
         and isinstance(value.get("items"), list)
 
 
-def _documents(document: str, line: int | None, value: Any, node: yaml.Node | None, first_line: int) -> list[Document]:
+def _documents(document: str, line: int | None, value: Any, chunk: Chunk) -> list[Document]:
     if not is_list(value):
         return [Document(document, line, value)]
-    item_nodes = _items_node(node)
+    item_nodes = _items_node(_root_node(chunk))  # a List's item lines: compose it again (rare; values cost less)
     out = []
     for i, item in enumerate(value["items"]):
-        item_line = item_nodes[i].start_mark.line + first_line if item_nodes and i < len(item_nodes) else line
+        item_line = item_nodes[i].start_mark.line + chunk.line if item_nodes and i < len(item_nodes) else line
         out.append(Document(f"{document}.items[{i}]", item_line, item))
     return out
+
+
+def _root_node(chunk: Chunk) -> yaml.Node | None:
+    """The composed root of a YAML chunk's first document (None for JSON)."""
+    if chunk.json or chunk.text.lstrip()[:1] in ("{", "["):
+        try:
+            json.loads(chunk.text)
+            return None
+        except ValueError:
+            pass
+    return next((node for node in yamlload.compose_all(chunk.text) if node is not None), None)
 
 
 def _items_node(node: yaml.Node | None) -> list | None:

@@ -1,9 +1,11 @@
 """YAML read as kubectl reads it: sigs.k8s.io/yaml (its goyaml.v2 fork, YAML 1.1 scalars), then JSON.
 
-libyaml composes the nodes (PyYAML's C parser, the fastest faithful option measured; see
-benchmarks/offline.py); the scalars are resolved here with goyaml.v2's table (`resolve.go`), not
-PyYAML's: `y`/`n` are booleans, `0755` is octal, `0o17`/`0b101` are numbers, base-60 `1:20` and
-timestamps stay strings. As sigs.k8s.io/yaml's JSON conversion does, mapping keys become strings.
+libyaml parses (PyYAML's C parser, the fastest faithful option measured; see benchmarks/offline.py)
+and values are built straight from its events (`load`), which costs half of composing nodes first;
+nodes are composed only where their marks are needed (`compose_all`, `build`). The scalars are
+resolved here with goyaml.v2's table (`resolve.go`), not PyYAML's: `y`/`n` are booleans, `0755` is
+octal, `0o17`/`0b101` are numbers, base-60 `1:20` and timestamps stay strings. As sigs.k8s.io/yaml's
+JSON conversion does, mapping keys become strings.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import re
 from typing import Any
 
 import yaml
+from yaml.composer import ComposerError
+from yaml.events import AliasEvent, DocumentEndEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent, StreamEndEvent
 from yaml.nodes import ScalarNode, SequenceNode
 
 _PLAIN = "!plain"  # our tag for an untagged plain scalar: the only kind goyaml.v2 resolves
@@ -156,15 +160,18 @@ class _Builder:
         return mapping
 
     def _merge(self, node: yaml.Node) -> dict:
-        sources = node.value if isinstance(node, SequenceNode) else [node]
-        out: dict = {}
-        for source in reversed(sources):  # earlier maps in a merge list win
-            value = self.build(source)
-            if not isinstance(value, dict):
-                raise yaml.constructor.ConstructorError(None, None, "map merge requires map or sequence of maps "
-                                                        "as the value", node.start_mark)
-            out.update(value)
-        return out
+        return _merged(self.build(node), node.start_mark)
+
+
+def _merged(value: Any, mark: Any) -> dict:
+    """The mapping a merge key's value (a map, or a sequence of maps) contributes."""
+    out: dict = {}
+    for source in reversed(value if isinstance(value, list) else [value]):  # earlier maps in a list win
+        if not isinstance(source, dict):
+            raise yaml.constructor.ConstructorError(None, None, "map merge requires map or sequence of maps "
+                                                    "as the value", mark)
+        out.update(source)
+    return out
 
 
 def compose_all(text: str):
@@ -182,4 +189,127 @@ def build(node: yaml.Node | None) -> Any:
 
 
 def load_all(text: str) -> list[Any]:
-    return [build(node) for node in compose_all(text)]
+    return [value for value, _ in load(text)]
+
+
+# Deeper than this is refused (RecursionError) about where the recursive node builder reached the
+# interpreter's recursion limit; libyaml refuses more than 1000 levels itself, as a syntax error.
+MAX_DEPTH = 950
+
+
+# Plain scalars repeat across documents (keys above all); their values are immutable, so they are shared.
+_PLAIN_VALUES: dict[str, Any] = {}
+
+
+class _Open:
+    """A mapping or sequence being built from events, with its key pending (mappings)."""
+
+    __slots__ = ("value", "mark", "key", "has_key", "merge", "merged")
+
+    def __init__(self, value: dict | list, mark: Any):
+        self.value, self.mark = value, mark
+        self.key: Any = None
+        self.has_key = self.merge = False
+        self.merged: dict | None = None
+
+
+def load(text: str) -> list[tuple[Any, Any]]:
+    """Each document's value with the start mark of its root, built from libyaml's events: the same
+    values as `build(node)` of every composed node, and the same errors."""
+    parser = _Composer(text)
+    get = parser.get_event
+    plain = _PLAIN_VALUES
+    if len(plain) > 100_000:
+        plain.clear()
+    documents: list[tuple[Any, Any]] = []
+    try:
+        get()  # stream start
+        while type(get()) is not StreamEndEvent:  # a document start
+            try:
+                documents.append(_document(get, plain))
+            except (yaml.constructor.ConstructorError, RecursionError):
+                while type(get()) is not DocumentEndEvent:
+                    pass  # a syntax error later in the document is reported first, as when composing
+                raise
+    finally:
+        parser.dispose()
+    return documents
+
+
+def _document(get, plain: dict[str, Any]) -> tuple[Any, Any]:
+    anchors: dict[str, tuple[Any, Any]] = {}  # name -> (value, mark), per document as the composer has them
+    stack: list[_Open] = []
+    root: Any = None
+    root_mark = None
+    while True:
+        event = get()
+        cls = type(event)
+        key_is_plain = False
+        if cls is ScalarEvent:
+            tag, text = event.tag, event.value
+            if tag is None or tag == "!":
+                if event.implicit[0]:
+                    key_is_plain = True
+                    try:
+                        value = plain[text]
+                    except KeyError:
+                        value = plain[text] = resolve_plain(text)
+                else:
+                    value = text
+            elif tag in _RESOLVED_TAGS:
+                value = resolve_plain(text)
+            else:
+                value = text  # !!str, and other tags: goyaml.v2 keeps the text
+            mark = event  # its start_mark, read only where needed (a merge error, the root's line)
+            if event.anchor is not None:
+                _anchor(anchors, event, value)
+        elif cls is MappingStartEvent or cls is SequenceStartEvent:
+            if len(stack) >= MAX_DEPTH:
+                raise RecursionError("nested too deeply")
+            opened = _Open({} if cls is MappingStartEvent else [], event.start_mark)
+            if event.anchor is not None:
+                _anchor(anchors, event, opened.value)
+            stack.append(opened)
+            continue
+        elif cls is AliasEvent:
+            if event.anchor not in anchors:
+                raise ComposerError(None, None, "found undefined alias", event.start_mark)
+            value, mark = anchors[event.anchor]
+        elif cls is DocumentEndEvent:
+            return root, root_mark
+        else:  # the end of the innermost mapping or sequence
+            closed = stack.pop()
+            if closed.merged:
+                for key, merged in closed.merged.items():
+                    closed.value.setdefault(key, merged)
+            value, mark = closed.value, closed.mark
+        if not stack:
+            root, root_mark = value, _start(mark)
+            continue
+        top = stack[-1]
+        container = top.value
+        if type(container) is list:
+            container.append(value)
+        elif not top.has_key:
+            top.has_key = True
+            top.merge = key_is_plain and value == _MERGE
+            top.key = value if type(value) is str else _key(value)
+        else:
+            top.has_key = False
+            if top.merge:
+                top.merged = top.merged or {}
+                top.merged.update(_merged(value, _start(mark)))
+            else:
+                container[top.key] = value
+
+
+def _start(mark: Any) -> Any:
+    return mark.start_mark if type(mark) is ScalarEvent else mark
+
+
+def _anchor(anchors: dict, event: Any, value: Any) -> None:
+    name = event.anchor
+    if name in anchors:
+        raise ComposerError("found duplicate anchor; first occurrence", anchors[name][1], "second occurrence",
+                            event.start_mark)
+    anchors[name] = (value, event.start_mark)
