@@ -203,6 +203,15 @@ class Generator:
             f'has(device.capacity)',
             f'{self.list_(2)}.sortBy(x, x.size()).size() > 0',
             f'device.attributes["{self.pick(*DOMAINS)}"].{self.pick(*NAMES)}.map(x, x).size() > 0',
+            self.attribute() + " == " + self.pick("1u", "2.5", "-0.0", 'b"ab"', "null", "-9223372036854775808",
+                                                  "18446744073709551615u", "1e300"),
+            f"{self.attribute()} {self.pick('<', '>=')} {self.pick('3u', '2.5', '-7', '1.0e-3')}",
+            f"[1u, 2u] == [{self.pick('1u', '1')}, 2u]",
+            '{1: b"x", 2: b"\\xff"}[' + self.pick("1", "2") + '] != b""',
+            f"{self.attribute()} == {self.string_literal()} && {self.attribute()} != {self.string_literal()}",
+            f'"{"é" * self.r.randrange(1, 5)}" == device.driver',
+            f"{self.attribute()} == {self.attribute()}",
+            f"{self.capacity()} == {self.capacity()} || {self.capacity()} != {self.capacity()}",
         )
 
 

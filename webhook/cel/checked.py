@@ -7,6 +7,7 @@ positions stay in the parsed message and are converted on demand.
 
 from __future__ import annotations
 
+from webhook.cel import leaves
 from webhook.cel.protos import message_class
 
 # Node kinds, named after cel-go's ast.ExprKind.
@@ -107,29 +108,22 @@ def _decoded(memo: dict, raw: bytes, decode_bytes):
     return value
 
 
+def decoded_type(raw: bytes) -> tuple:
+    """A `type_map` value as a type tuple."""
+    return _decoded(_TYPES, raw, _type_from_bytes)
+
+
+def decoded_overloads(raw: bytes) -> tuple[str, ...]:
+    """A `reference_map` value as its overload ids."""
+    return _decoded(_REFERENCES, raw, _overloads_from_bytes)
+
+
 def _type_from_bytes(raw: bytes) -> tuple:
     return _type(message_class("Type").FromString(raw))
 
 
 def _overloads_from_bytes(raw: bytes) -> tuple[str, ...]:
     return tuple(message_class("Reference").FromString(raw).overload_id)
-
-
-def _constant(c) -> object:
-    which = c.WhichOneof("constant_kind")
-    if which == "string_value":
-        return c.string_value
-    if which == "int64_value":
-        return c.int64_value
-    if which == "bool_value":
-        return c.bool_value
-    if which == "double_value":
-        return c.double_value
-    if which == "uint64_value":
-        return ("uint", c.uint64_value)  # kept distinct from int for the literal validators
-    if which == "bytes_value":
-        return c.bytes_value
-    return None
 
 
 class _Types(dict):
@@ -173,9 +167,9 @@ class _Converter:
             e.args = list(map(self.expr, c.args))
             return e
         if which == "const_expr":
-            return Expr(m.id, LITERAL, _constant(m.const_expr))
+            return Expr(m.id, LITERAL, leaves.constant(m.const_expr))
         if which == "ident_expr":
-            return Expr(m.id, IDENT, m.ident_expr.name)
+            return Expr(m.id, IDENT, leaves.ident(m.ident_expr))
         if which == "list_expr":
             e = Expr(m.id, LIST)
             self.notable.append(e)
@@ -235,9 +229,18 @@ def _type(t) -> tuple:
     return DYN
 
 
+def parse(serialized: bytes):
+    """The parsed `CheckedExpr` message of `Expression.serialize()` output (an Any wrapping it)."""
+    return message_class("SerializedChecked").FromString(serialized).value
+
+
 def decode(serialized: bytes) -> CheckedAst:
     """Decodes `Expression.serialize()` output: an Any wrapping a CheckedExpr."""
-    checked = message_class("SerializedChecked").FromString(serialized).value
+    return build(parse(serialized))
+
+
+def build(checked) -> CheckedAst:
+    """The Python tree of a parsed `CheckedExpr`."""
     if not checked.HasField("expr"):
         raise ValueError("checked expression without an expression tree")
     converter = _Converter()
