@@ -183,6 +183,27 @@ class Generator:
                              "{}")
         return f"{self.list_(depth - 1)}.transformMap(i, v, v.size())"
 
+    def simple(self, depth: int) -> str:
+        """Only literals, `device`, selections, indexing, presence tests and operators (the common shapes)."""
+        if depth <= 0:
+            return self.pick(
+                f"{self.attribute()} {self.pick('==', '!=')} {self.pick(self.string_literal(), self.int_literal(), 'true', '1u', '2.5')}",
+                f"{self.attribute()} {self.pick('<', '<=', '>', '>=')} {self.pick(self.int_literal(), '1.5', self.string_literal())}",
+                f"device.driver {self.pick('==', '!=', '<', '>=')} {self.string_literal()}",
+                f"has({self.attribute()})", f"has(device.{self.pick('attributes', 'capacity', 'driver')})",
+                f'"{self.pick(*DOMAINS)}" in device.{self.pick("attributes", "capacity")}',
+                f'"{self.pick(*NAMES)}" in device.attributes["{self.pick(*DOMAINS)}"]',
+                f"{self.attribute()} + {self.int_literal()} {self.pick('>', '==')} {self.attribute()} * 2",
+                f"{self.attribute()} == {self.attribute()}", f"{self.capacity()} == {self.capacity()}",
+                f"device.attributes[{self.string_literal()}][device.driver] == {self.string_literal()}",
+                f"device.allowMultipleAllocations", f"{self.capacity()} != {self.capacity()}",
+                f"-{self.attribute()} < {self.int_literal()}", f"{self.attribute()} % 2 == 0",
+                f"{self.attribute()}",
+            )
+        d = depth - 1
+        return self.pick(f"{self.simple(d)} && {self.simple(d)}", f"({self.simple(d)} || {self.simple(d)})",
+                         f"!({self.simple(d)})", f"{self.simple(d)} == {self.simple(d)}")
+
     def odd(self) -> str:
         """Ill-typed or unusual forms: heterogeneous literals, non-bool results, optionals, bad calls."""
         return self.pick(
@@ -220,6 +241,12 @@ def expressions(count: int, seed: int = 12) -> list[str]:
     g = Generator(seed)
     seen: dict[str, None] = {}
     while len(seen) < count:
-        expression = g.odd() if g.r.random() < 0.12 else g.bool_(g.r.randrange(0, 4))
+        draw = g.r.random()
+        if draw < 0.12:
+            expression = g.odd()
+        elif draw < 0.45:
+            expression = g.simple(g.r.randrange(0, 4))
+        else:
+            expression = g.bool_(g.r.randrange(0, 4))
         seen.setdefault(expression)
     return list(seen)

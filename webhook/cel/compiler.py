@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-from webhook.cel import depth
+from webhook.cel import depth, onepass
 from webhook.cel.cache import VerdictCache
-from webhook.cel.checked import CheckedAst, decode, type_name
+from webhook.cel.checked import CheckedAst, build, parse, type_name
 from webhook.cel.cost import Coster
 from webhook.cel.environment import Environment, Features, get_environment
 from webhook.cel.validators import find_issues, format_issues
@@ -64,16 +64,20 @@ def _verdict(expression: str, env: Environment, derived: bool = False) -> Verdic
         if depth.is_nesting_error(message):
             return depth.check_deep_expression(expression)
         return Verdict(INVALID, "compilation failed: " + message)
+    checked = parse(compiled.serialize())
     try:
-        ast: CheckedAst = decode(compiled.serialize())
-        coster = Coster(ast, env.sizes)
-        cost = coster.cost(ast.root)
-    except RecursionError:  # the compiler caps nesting at 32, so this needs a very wide tree
-        return Verdict(INTERNAL, "cost estimation failed: expression too deeply nested")
-    issues = find_issues(ast, env.sizes, not env.features.list_type_attributes, coster.paths)
-    if issues:
-        return Verdict(INVALID, "compilation failed: " + format_issues(expression, ast, issues))
-    root_type = coster.type_of(ast.root)
+        cost, root_type = onepass.estimate(checked, env.sizes)  # no literal validator applies there
+    except (onepass.Unsupported, RecursionError):
+        try:
+            ast: CheckedAst = build(checked)
+            coster = Coster(ast, env.sizes)
+            cost = coster.cost(ast.root)
+        except RecursionError:  # the compiler caps nesting at 32, so this needs a very wide tree
+            return Verdict(INTERNAL, "cost estimation failed: expression too deeply nested")
+        issues = find_issues(ast, env.sizes, not env.features.list_type_attributes, coster.paths)
+        if issues:
+            return Verdict(INVALID, "compilation failed: " + format_issues(expression, ast, issues))
+        root_type = coster.type_of(ast.root)
     if derived:
         problem = _derived_result_problem(root_type, env)
         if problem:
