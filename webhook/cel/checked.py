@@ -92,7 +92,7 @@ class CheckedAst:
 
 # Distinct serialized types and references are few (the same handful in every selector): decode each once.
 _MEMO_ENTRIES = 4096
-_TYPES: dict[bytes, tuple] = {}
+TYPES: dict[bytes, tuple] = {}  # also read directly by `onepass`
 _REFERENCES: dict[bytes, tuple[str, ...]] = {}
 
 
@@ -110,7 +110,7 @@ def _decoded(memo: dict, raw: bytes, decode_bytes):
 
 def decoded_type(raw: bytes) -> tuple:
     """A `type_map` value as a type tuple."""
-    return _decoded(_TYPES, raw, _type_from_bytes)
+    return _decoded(TYPES, raw, _type_from_bytes)
 
 
 def decoded_overloads(raw: bytes) -> tuple[str, ...]:
@@ -137,7 +137,7 @@ class _Types(dict):
 
     def __missing__(self, node_id: int) -> tuple:
         raw = self._raw.get(node_id)
-        t = self[node_id] = DYN if raw is None else _decoded(_TYPES, raw, _type_from_bytes)
+        t = self[node_id] = DYN if raw is None else _decoded(TYPES, raw, _type_from_bytes)
         return t
 
 

@@ -16,39 +16,64 @@ demand from the path and the type, as `Coster.compute_size` does).
 
 from __future__ import annotations
 
+from math import ceil
+
 from webhook.cel import leaves
-from webhook.cel.builtincost import plain_operator
-from webhook.cel.checked import DYN, NOTABLE_CALLS, decoded_overloads, decoded_type
+from webhook.cel.builtincost import EQUALITY, plain_operator
+from webhook.cel.checked import DYN, NOTABLE_CALLS, TYPES, decoded_overloads, decoded_type
 from webhook.cel.costnodes import ACCUMULATORS, QUALIFIED, SELECT_COSTED, is_scalar
 from webhook.cel.estimates import MAX_UINT64, ONE, STRING_TRAVERSAL_COST_FACTOR, by_factor
 from webhook.cel.sizes import DeviceSizes
 
 _LOGICAL = frozenset({"_&&_", "_||_"})
-_EQUALITY = frozenset({("equals",), ("not_equals",)})
 _INDEX = {"index_list": "@items", "index_map": "@values"}
 _LIBRARY_EQUALITY_KINDS = ("abstract", "message")  # types whose `==` the library estimator prices
+_STRING, _NAME = 0x32, 0x0A  # tags of Constant.string_value and Expr.Ident.name
+_EXACT_FLOATS = 1 << 53  # every size below is a float exactly
+# How `Coster.cost_call` prices a call without a target, by (function, serialized reference): its
+# overload ids and one of these rules. Few distinct pairs exist; the table is bounded all the same.
+_PLAIN, _EQUALITY, _OTHER = range(3)
+_CALLS: dict[tuple[str, bytes | None], tuple[tuple[str, ...], int]] = {}
+_CALLS_ENTRIES = 4096
 
 
 class Unsupported(Exception):
     """The expression has a node this pass does not handle."""
 
 
+def _call_rule(function: str, raw: bytes | None) -> tuple[tuple[str, ...], int]:
+    overloads = () if raw is None else decoded_overloads(raw)
+    if overloads and plain_operator(function, overloads):
+        rule = _PLAIN
+    elif overloads in EQUALITY:
+        rule = _EQUALITY
+    else:
+        rule = _OTHER
+    if len(_CALLS) >= _CALLS_ENTRIES:
+        _CALLS.clear()
+    _CALLS[function, raw] = overloads, rule
+    return overloads, rule
+
+
 def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
     """(cost, root type as `Coster.type_of` gives it) of a parsed `CheckedExpr`; raises `Unsupported`."""
     type_get = checked.type_map.get
     reference_get = checked.reference_map.get
-    size_estimate = sizes.estimate
+    types, calls, estimates, size_estimate = TYPES, _CALLS, sizes.estimates, sizes.estimate
 
     def type_of(node_id: int) -> tuple:
         raw = type_get(node_id)
-        return DYN if raw is None else decoded_type(raw)
+        if raw is None:
+            return DYN
+        return types.get(raw) or decoded_type(raw)
 
     def size_of(node: tuple):
         """Coster.compute_size of a visited node."""
         size = node[4]
         if size is not None:
             return size
-        size = size_estimate(node[2])
+        path = node[2]
+        size = estimates[path] if path in estimates else size_estimate(path)
         if size is not None:
             return size
         return ONE if is_scalar(type_of(node[3])) else None
@@ -62,78 +87,93 @@ def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
         return t
 
     def visit(m) -> tuple:
+        """(min cost, max cost, path, node id, size) of one node; the cases in order of frequency."""
         which = m.WhichOneof("expr_kind")
+        if which == "call_expr":
+            c = m.call_expr
+            function = c.function
+            if function in NOTABLE_CALLS or function == "dyn" or c.HasField("target"):
+                raise Unsupported(function)
+            args = c.args
+            if len(args) == 2:
+                nodes = (visit(args[0]), visit(args[1]))
+                if function in _LOGICAL:  # Coster.cost_call's shortcut for && and ||
+                    return nodes[0][0], min(nodes[0][1] + nodes[1][1], MAX_UINT64), (), m.id, None
+            else:
+                nodes = [visit(a) for a in args]
+            node_id = m.id
+            raw = reference_get(node_id)
+            overloads, rule = calls.get((function, raw)) or _call_rule(function, raw)
+            if not overloads:
+                return 0, 0, (), node_id, None
+            low = high = 0
+            for node in nodes:
+                low += node[0]
+                high += node[1]
+            if rule == _PLAIN:  # Coster.cost_plain_operator: 1 + the arguments
+                low, high = min(low + 1, MAX_UINT64), min(high + 1, MAX_UINT64)
+                path = ()
+                size = memo = None
+                for overload in overloads:
+                    sub = _INDEX.get(overload)
+                    if sub is not None and nodes:
+                        size = None  # the container's entry size: none in these shapes
+                        path = nodes[0][2] + (sub,)
+                    if size is None:  # Coster.compute_size(e), which keeps the first size it finds
+                        if memo is not None:
+                            size = memo
+                        else:
+                            size = memo = estimates[path] if path in estimates else size_estimate(path)
+                            if size is None and is_scalar(type_of(node_id)):
+                                size = ONE
+                return low, high, path, node_id, size
+            if rule == _EQUALITY and len(nodes) == 2:  # Coster.cost_sized_equality
+                lhs_node, rhs_node = nodes
+                if function == "_==_":
+                    t = node_type(lhs_node)
+                    if t[0] in _LIBRARY_EQUALITY_KINDS and t == node_type(rhs_node):
+                        raise Unsupported("library equality")
+                lhs, rhs = size_of(lhs_node), size_of(rhs_node)
+                smallest_max = min(MAX_UINT64 if lhs is None else lhs[1], MAX_UINT64 if rhs is None else rhs[1])
+                if smallest_max < _EXACT_FLOATS:  # estimates.by_factor, without its guards for huge sizes
+                    traversal = (1 if smallest_max > 0 else 0), ceil(smallest_max * STRING_TRAVERSAL_COST_FACTOR)
+                else:
+                    traversal = by_factor((1 if smallest_max > 0 else 0, smallest_max), STRING_TRAVERSAL_COST_FACTOR)
+                low, high = min(traversal[0] + low, MAX_UINT64), min(traversal[1] + high, MAX_UINT64)
+                return low, high, (), node_id, (ONE if is_scalar(type_of(node_id)) else None)
+            raise Unsupported(function)
         if which == "select_expr":
             s = m.select_expr
             operand = visit(s.operand)
             if s.test_only:  # a presence test costs nothing itself, and records no path
                 return operand[0], operand[1], (), m.id, None
             low, high = operand[0], operand[1]
-            if type_of(operand[3])[0] in SELECT_COSTED:
+            raw = type_get(operand[3])
+            if raw is not None and (types.get(raw) or decoded_type(raw))[0] in SELECT_COSTED:
                 low = low + 1 if low < MAX_UINT64 else low
                 high = high + 1 if high < MAX_UINT64 else high
             return low, high, operand[2] + (s.field,), m.id, None
-        if which == "call_expr":
-            return call(m, m.call_expr)
         if which == "const_expr":
-            value = leaves.constant(m.const_expr)
-            if isinstance(value, (str, bytes)):  # code points of a string, like Go's len([]rune(s))
+            raw = m.const_expr
+            if len(raw) > 1 and raw[0] == _STRING and raw[1] == len(raw) - 2:  # a short string: the usual literal
+                n = len(raw[2:].decode("utf-8"))  # code points, like Go's len([]rune(s))
+                return 0, 0, (), m.id, (n, n)
+            value = leaves.constant(raw)
+            if isinstance(value, (str, bytes)):
                 n = len(value)
                 return 0, 0, (), m.id, (n, n)
             return 0, 0, (), m.id, ONE
         if which == "ident_expr":
-            name = leaves.ident(m.ident_expr)
+            raw = m.ident_expr
+            if len(raw) > 1 and raw[0] == _NAME and raw[1] == len(raw) - 2:
+                name = raw[2:].decode("utf-8")
+            else:
+                name = leaves.ident(raw)
             qualified = QUALIFIED.get(name)
             if qualified is not None:
                 return qualified[1][0], qualified[1][1], qualified[0], m.id, None
             return 1, 1, (name,), m.id, None
         raise Unsupported(which)
-
-    def call(m, c) -> tuple:
-        function = c.function
-        if function in NOTABLE_CALLS or function == "dyn" or c.HasField("target"):
-            raise Unsupported(function)
-        args = c.args
-        if function in _LOGICAL and len(args) == 2:
-            lhs, rhs = visit(args[0]), visit(args[1])
-            return lhs[0], min(lhs[1] + rhs[1], MAX_UINT64), (), m.id, None
-        nodes = [visit(a) for a in args]
-        raw = reference_get(m.id)
-        overloads = () if raw is None else decoded_overloads(raw)
-        if not overloads:
-            return 0, 0, (), m.id, None
-        low = high = 0
-        for node in nodes:
-            low += node[0]
-            high += node[1]
-        if plain_operator(function, overloads):  # Coster.cost_plain_operator: 1 + the arguments
-            low, high = min(low + 1, MAX_UINT64), min(high + 1, MAX_UINT64)
-            path = ()
-            size = memo = None
-            for overload in overloads:
-                sub = _INDEX.get(overload)
-                if sub is not None and nodes:
-                    size = None  # the container's entry size: none in these shapes
-                    path = nodes[0][2] + (sub,)
-                if size is None:  # Coster.compute_size(e), which keeps the first size it finds
-                    if memo is not None:
-                        size = memo
-                    else:
-                        size = memo = size_estimate(path)
-                        if size is None and is_scalar(type_of(m.id)):
-                            size = ONE
-            return low, high, path, m.id, size
-        if overloads in _EQUALITY and len(nodes) == 2:  # Coster.cost_sized_equality
-            if function == "_==_":
-                t = node_type(nodes[0])
-                if t[0] in _LIBRARY_EQUALITY_KINDS and t == node_type(nodes[1]):
-                    raise Unsupported("library equality")
-            lhs, rhs = size_of(nodes[0]), size_of(nodes[1])
-            smallest_max = min(MAX_UINT64 if lhs is None else lhs[1], MAX_UINT64 if rhs is None else rhs[1])
-            traversal = by_factor((1 if smallest_max > 0 else 0, smallest_max), STRING_TRAVERSAL_COST_FACTOR)
-            low, high = min(traversal[0] + low, MAX_UINT64), min(traversal[1] + high, MAX_UINT64)
-            return low, high, (), m.id, (ONE if is_scalar(type_of(m.id)) else None)
-        raise Unsupported(function)
 
     if not checked.HasField("expr"):
         raise Unsupported("no expression")
