@@ -2,7 +2,7 @@
 
 protobuf's C parser reads the bytes (`protos`); one walk turns the expression tree into `Expr`
 nodes and notes the nodes the literal validators look at. Types, overload ids and source
-positions stay in the parsed message and are converted on demand.
+positions are converted on demand (positions parsed only then).
 """
 
 from __future__ import annotations
@@ -66,12 +66,13 @@ class _Comprehension(Expr):
 
 
 class CheckedAst:
-    __slots__ = ("root", "notable", "types", "_checked", "_positions")
+    __slots__ = ("root", "notable", "types", "_checked", "_serialized", "_positions")
 
-    def __init__(self, root: Expr, notable: list[Expr], checked) -> None:
+    def __init__(self, root: Expr, notable: list[Expr], checked, serialized: bytes) -> None:
         self.root = root
         self.notable = notable  # pre-order: LIST, MAP, COMPREHENSION nodes and NOTABLE_CALLS
         self._checked = checked
+        self._serialized = serialized
         self.types = _Types(checked.type_map)  # node id -> type: `ast.types[e.id]`
         self._positions: dict[int, int] | None = None
 
@@ -86,7 +87,8 @@ class CheckedAst:
     def positions(self) -> dict[int, int]:
         """Node id -> code point offset."""
         if self._positions is None:
-            self._positions = dict(self._checked.source_info.positions)
+            info = message_class("SerializedSourceInfo").FromString(self._serialized).value.source_info
+            self._positions = dict(info.positions)
         return self._positions
 
 
@@ -236,16 +238,16 @@ def parse(serialized: bytes):
 
 def decode(serialized: bytes) -> CheckedAst:
     """Decodes `Expression.serialize()` output: an Any wrapping a CheckedExpr."""
-    return build(parse(serialized))
+    return build(parse(serialized), serialized)
 
 
-def build(checked) -> CheckedAst:
-    """The Python tree of a parsed `CheckedExpr`."""
+def build(checked, serialized: bytes) -> CheckedAst:
+    """The Python tree of a parsed `CheckedExpr` (`serialized`: what it was parsed from)."""
     if not checked.HasField("expr"):
         raise ValueError("checked expression without an expression tree")
     converter = _Converter()
     root = converter.expr(checked.expr)
-    return CheckedAst(root, converter.notable, checked)
+    return CheckedAst(root, converter.notable, checked, serialized)
 
 
 def type_name(t: tuple) -> str:

@@ -64,12 +64,13 @@ def _verdict(expression: str, env: Environment, derived: bool = False) -> Verdic
         if depth.is_nesting_error(message):
             return depth.check_deep_expression(expression)
         return Verdict(INVALID, "compilation failed: " + message)
-    checked = parse(compiled.serialize())
+    serialized = compiled.serialize()
+    checked = parse(serialized)
     try:
         cost, root_type = onepass.estimate(checked, env.sizes)  # no literal validator applies there
     except (onepass.Unsupported, RecursionError):
         try:
-            ast: CheckedAst = build(checked)
+            ast: CheckedAst = build(checked, serialized)
             coster = Coster(ast, env.sizes)
             cost = coster.cost(ast.root)
         except RecursionError:  # the compiler caps nesting at 32, so this needs a very wide tree

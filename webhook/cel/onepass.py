@@ -96,22 +96,25 @@ def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
                 raise Unsupported(function)
             args = c.args
             if len(args) == 2:
-                nodes = (visit(args[0]), visit(args[1]))
+                lhs_node, rhs_node = nodes = (visit(args[0]), visit(args[1]))
                 if function in _LOGICAL:  # Coster.cost_call's shortcut for && and ||
-                    return nodes[0][0], min(nodes[0][1] + nodes[1][1], MAX_UINT64), (), m.id, None
+                    high = lhs_node[1] + rhs_node[1]
+                    return lhs_node[0], (high if high < MAX_UINT64 else MAX_UINT64), (), m.id, None
+                low, high = lhs_node[0] + rhs_node[0], lhs_node[1] + rhs_node[1]
             else:
                 nodes = [visit(a) for a in args]
+                low = high = 0
+                for node in nodes:
+                    low += node[0]
+                    high += node[1]
             node_id = m.id
             raw = reference_get(node_id)
             overloads, rule = calls.get((function, raw)) or _call_rule(function, raw)
             if not overloads:
                 return 0, 0, (), node_id, None
-            low = high = 0
-            for node in nodes:
-                low += node[0]
-                high += node[1]
             if rule == _PLAIN:  # Coster.cost_plain_operator: 1 + the arguments
-                low, high = min(low + 1, MAX_UINT64), min(high + 1, MAX_UINT64)
+                low = low + 1 if low < MAX_UINT64 else MAX_UINT64  # (min() parses keywords: slower)
+                high = high + 1 if high < MAX_UINT64 else MAX_UINT64
                 path = ()
                 size = memo = None
                 for overload in overloads:
@@ -128,18 +131,20 @@ def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
                                 size = ONE
                 return low, high, path, node_id, size
             if rule == _EQUALITY and len(nodes) == 2:  # Coster.cost_sized_equality
-                lhs_node, rhs_node = nodes
                 if function == "_==_":
                     t = node_type(lhs_node)
                     if t[0] in _LIBRARY_EQUALITY_KINDS and t == node_type(rhs_node):
                         raise Unsupported("library equality")
                 lhs, rhs = size_of(lhs_node), size_of(rhs_node)
-                smallest_max = min(MAX_UINT64 if lhs is None else lhs[1], MAX_UINT64 if rhs is None else rhs[1])
+                smallest_max = MAX_UINT64 if lhs is None else lhs[1]
+                if rhs is not None and rhs[1] < smallest_max:
+                    smallest_max = rhs[1]
                 if smallest_max < _EXACT_FLOATS:  # estimates.by_factor, without its guards for huge sizes
                     traversal = (1 if smallest_max > 0 else 0), ceil(smallest_max * STRING_TRAVERSAL_COST_FACTOR)
                 else:
                     traversal = by_factor((1 if smallest_max > 0 else 0, smallest_max), STRING_TRAVERSAL_COST_FACTOR)
-                low, high = min(traversal[0] + low, MAX_UINT64), min(traversal[1] + high, MAX_UINT64)
+                low, high = low + traversal[0], high + traversal[1]
+                low, high = (low if low < MAX_UINT64 else MAX_UINT64), (high if high < MAX_UINT64 else MAX_UINT64)
                 return low, high, (), node_id, (ONE if is_scalar(type_of(node_id)) else None)
             raise Unsupported(function)
         if which == "select_expr":
@@ -155,9 +160,9 @@ def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
             return low, high, operand[2] + (s.field,), m.id, None
         if which == "const_expr":
             raw = m.const_expr
-            if len(raw) > 1 and raw[0] == _STRING and raw[1] == len(raw) - 2:  # a short string: the usual literal
-                n = len(raw[2:].decode("utf-8"))  # code points, like Go's len([]rune(s))
-                return 0, 0, (), m.id, (n, n)
+            n = len(raw) - 2
+            if n >= 0 and raw[0] == _STRING and raw[1] == n and raw.isascii():  # a short ASCII string: usual
+                return 0, 0, (), m.id, (n, n)  # code points (Go's len([]rune(s))), here one per byte
             value = leaves.constant(raw)
             if isinstance(value, (str, bytes)):
                 n = len(value)

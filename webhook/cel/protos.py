@@ -49,13 +49,15 @@ _MESSAGES: dict[str, list[tuple]] = {
     "Type.MapType": [("key_type", 1, "Type", None), ("value_type", 2, "Type", None)],
     "Type.AbstractType": [("name", 1, _STRING, None), ("parameter_types", 2, "Type", _REPEATED)],
     "Empty": [],
+    # Source positions are read only to render an issue: `SerializedSourceInfo` parses them then.
     "CheckedExpr": [("reference_map", 2, "CheckedExpr.ReferenceMapEntry", _REPEATED),
-                    ("type_map", 3, "CheckedExpr.TypeMapEntry", _REPEATED), ("expr", 4, "Expr", None),
-                    ("source_info", 5, "SourceInfo", None)],
+                    ("type_map", 3, "CheckedExpr.TypeMapEntry", _REPEATED), ("expr", 4, "Expr", None)],
+    "CheckedSourceInfo": [("source_info", 5, "SourceInfo", None)],
     # Types and references repeat across nodes and expressions: kept as bytes, decoded once per distinct value.
     "CheckedExpr.ReferenceMapEntry": [("key", 1, _INT64, None), ("value", 2, _BYTES, None)],
     "CheckedExpr.TypeMapEntry": [("key", 1, _INT64, None), ("value", 2, _BYTES, None)],
     "SerializedChecked": [("type_url", 1, _STRING, None), ("value", 2, "CheckedExpr", None)],
+    "SerializedSourceInfo": [("value", 2, "CheckedSourceInfo", None)],
 }
 _MAP_ENTRIES = {"SourceInfo.PositionsEntry", "CheckedExpr.ReferenceMapEntry", "CheckedExpr.TypeMapEntry"}
 
