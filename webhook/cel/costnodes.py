@@ -10,7 +10,7 @@ from webhook.cel.checked import LIST, LITERAL, MAP, Expr
 from webhook.cel.estimates import ONE, SELECT_AND_IDENT_COST, Estimate, fixed, union
 
 ACCUMULATORS = ("__result__", "@result")
-_SCALARS = {"bool", "double", "duration", "int", "timestamp", "uint"}
+SCALARS = frozenset({"bool", "double", "duration", "int", "timestamp", "uint"})
 # Qualified variables (environment.QUALIFIED_CAPACITY): cel-go sees the identifier `device` (1) and a
 # select on that struct (1).
 QUALIFIED = {"device.capacity": (("device", "capacity"), fixed(2 * SELECT_AND_IDENT_COST))}
@@ -52,7 +52,7 @@ def kind(t: tuple) -> str:
 
 
 def is_scalar(t: tuple) -> bool:
-    if t[0] in _SCALARS:
+    if t[0] in SCALARS:
         return True
     return t[0] == "abstract" and t[1] == "optional_type" and len(t) > 2 and is_scalar(t[2])
 

@@ -20,8 +20,8 @@ from math import ceil
 
 from webhook.cel import leaves
 from webhook.cel.builtincost import EQUALITY, plain_operator
-from webhook.cel.checked import DYN, NOTABLE_CALLS, TYPES, decoded_overloads, decoded_type
-from webhook.cel.costnodes import ACCUMULATORS, QUALIFIED, SELECT_COSTED, is_scalar
+from webhook.cel.checked import NOTABLE_CALLS, TYPES, decoded_overloads, decoded_type
+from webhook.cel.costnodes import ACCUMULATORS, QUALIFIED, SCALARS, SELECT_COSTED, is_scalar
 from webhook.cel.estimates import MAX_UINT64, ONE, STRING_TRAVERSAL_COST_FACTOR, by_factor
 from webhook.cel.sizes import DeviceSizes
 
@@ -57,14 +57,13 @@ def _call_rule(function: str, raw: bytes | None) -> tuple[tuple[str, ...], int]:
 
 def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
     """(cost, root type as `Coster.type_of` gives it) of a parsed `CheckedExpr`; raises `Unsupported`."""
-    type_get = checked.type_map.get
-    reference_get = checked.reference_map.get
+    # `[]` rather than `.get` (which parses keywords): a missing key reads as empty bytes (upb adds
+    # it), which decode to dyn and to no overloads, as a missing entry does in `checked`.
+    type_map, reference_map = checked.type_map, checked.reference_map
     types, calls, estimates, size_estimate = TYPES, _CALLS, sizes.estimates, sizes.estimate
 
     def type_of(node_id: int) -> tuple:
-        raw = type_get(node_id)
-        if raw is None:
-            return DYN
+        raw = type_map[node_id]
         return types.get(raw) or decoded_type(raw)
 
     def size_of(node: tuple):
@@ -108,7 +107,7 @@ def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
                     low += node[0]
                     high += node[1]
             node_id = m.id
-            raw = reference_get(node_id)
+            raw = reference_map[node_id]
             overloads, rule = calls.get((function, raw)) or _call_rule(function, raw)
             if not overloads:
                 return 0, 0, (), node_id, None
@@ -145,7 +144,10 @@ def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
                     traversal = by_factor((1 if smallest_max > 0 else 0, smallest_max), STRING_TRAVERSAL_COST_FACTOR)
                 low, high = low + traversal[0], high + traversal[1]
                 low, high = (low if low < MAX_UINT64 else MAX_UINT64), (high if high < MAX_UINT64 else MAX_UINT64)
-                return low, high, (), node_id, (ONE if is_scalar(type_of(node_id)) else None)
+                raw = type_map[node_id]
+                t = types.get(raw) or decoded_type(raw)
+                scalar = t[0] in SCALARS or t[0] == "abstract" and is_scalar(t)
+                return low, high, (), node_id, (ONE if scalar else None)
             raise Unsupported(function)
         if which == "select_expr":
             s = m.select_expr
@@ -153,8 +155,8 @@ def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
             if s.test_only:  # a presence test costs nothing itself, and records no path
                 return operand[0], operand[1], (), m.id, None
             low, high = operand[0], operand[1]
-            raw = type_get(operand[3])
-            if raw is not None and (types.get(raw) or decoded_type(raw))[0] in SELECT_COSTED:
+            raw = type_map[operand[3]]
+            if (types.get(raw) or decoded_type(raw))[0] in SELECT_COSTED:
                 low = low + 1 if low < MAX_UINT64 else low
                 high = high + 1 if high < MAX_UINT64 else high
             return low, high, operand[2] + (s.field,), m.id, None
