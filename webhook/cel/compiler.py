@@ -95,7 +95,7 @@ def check(expression: str, stored: bool = False, features: Features = Features()
 
     `pinned` (implied by `stored`) keeps the verdict in the cache tier that claim selectors cannot evict.
     """
-    key = (expression, stored, features)
+    key = (expression, stored, features.key)
     pinned = pinned or stored
     verdict = CACHE.get(key, pinned)
     if verdict is None:
@@ -114,7 +114,7 @@ def _uncached(expression: str, stored: bool, features: Features, derived: bool =
 
 def check_derived(expression: str, stored: bool = False, features: Features = Features()) -> Verdict:
     """The verdict for one derived-attribute expression (result: a scalar or a list of scalars)."""
-    key = (expression, stored, features, "derived")
+    key = (expression, stored, features.key, "derived")
     verdict = CACHE.get(key, False)
     if verdict is None:
         verdict = _uncached(expression, stored, features, derived=True)
