@@ -9,9 +9,10 @@ literal validator checks. Anything else raises `Unsupported` at once, and the ca
 estimator, so this module decides nothing on its own: `benchmarks/cel_differential.py` and
 `tests/test_cel_differential.py` check that both give the same verdicts.
 
-A node's result is the tuple (min cost, max cost, path, node id, size): `path` is what the general
+A node's result is the tuple (min cost, max cost, path, message, size): `path` is what the general
 estimator records for the node (`()` for none), `size` the size it stores for it (None: computed on
-demand from the path and the type, as `Coster.compute_size` does).
+demand from the path and the type, as `Coster.compute_size` does); the message gives the node id
+when a type is needed.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from math import ceil
 
 from webhook.cel import leaves
 from webhook.cel.builtincost import EQUALITY, plain_operator
-from webhook.cel.checked import NOTABLE_CALLS, TYPES, decoded_overloads, decoded_type
+from webhook.cel.checked import TYPES, decoded_overloads, decoded_type
 from webhook.cel.costnodes import ACCUMULATORS, QUALIFIED, SCALARS, SELECT_COSTED, is_scalar
 from webhook.cel.estimates import MAX_UINT64, ONE, STRING_TRAVERSAL_COST_FACTOR, by_factor
 from webhook.cel.sizes import DeviceSizes
@@ -62,8 +63,8 @@ def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
     type_map, reference_map = checked.type_map, checked.reference_map
     types, calls, estimates, size_estimate = TYPES, _CALLS, sizes.estimates, sizes.estimate
 
-    def type_of(node_id: int) -> tuple:
-        raw = type_map[node_id]
+    def type_of(m) -> tuple:
+        raw = type_map[m.id]
         return types.get(raw) or decoded_type(raw)
 
     def size_of(node: tuple):
@@ -86,19 +87,21 @@ def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
         return t
 
     def visit(m) -> tuple:
-        """(min cost, max cost, path, node id, size) of one node; the cases in order of frequency."""
+        """(min cost, max cost, path, message, size) of one node; the cases in order of frequency."""
         which = m.WhichOneof("expr_kind")
         if which == "call_expr":
             c = m.call_expr
             function = c.function
-            if function in NOTABLE_CALLS or function == "dyn" or c.HasField("target"):
+            # Functions named like identifiers are the library's (and dyn()): estimators price them. The
+            # others, operators, are never member calls (no grammar gives them a target).
+            if function.isidentifier():
                 raise Unsupported(function)
             args = c.args
             if len(args) == 2:
                 lhs_node, rhs_node = nodes = (visit(args[0]), visit(args[1]))
                 if function in _LOGICAL:  # Coster.cost_call's shortcut for && and ||
                     high = lhs_node[1] + rhs_node[1]
-                    return lhs_node[0], (high if high < MAX_UINT64 else MAX_UINT64), (), m.id, None
+                    return lhs_node[0], (high if high < MAX_UINT64 else MAX_UINT64), (), m, None
                 low, high = lhs_node[0] + rhs_node[0], lhs_node[1] + rhs_node[1]
             else:
                 nodes = [visit(a) for a in args]
@@ -110,7 +113,7 @@ def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
             raw = reference_map[node_id]
             overloads, rule = calls.get((function, raw)) or _call_rule(function, raw)
             if not overloads:
-                return 0, 0, (), node_id, None
+                return 0, 0, (), m, None
             if rule == _PLAIN:  # Coster.cost_plain_operator: 1 + the arguments
                 low = low + 1 if low < MAX_UINT64 else MAX_UINT64  # (min() parses keywords: slower)
                 high = high + 1 if high < MAX_UINT64 else MAX_UINT64
@@ -126,9 +129,9 @@ def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
                             size = memo
                         else:
                             size = memo = estimates[path] if path in estimates else size_estimate(path)
-                            if size is None and is_scalar(type_of(node_id)):
+                            if size is None and is_scalar(type_of(m)):
                                 size = ONE
-                return low, high, path, node_id, size
+                return low, high, path, m, size
             if rule == _EQUALITY and len(nodes) == 2:  # Coster.cost_sized_equality
                 if function == "_==_":
                     t = node_type(lhs_node)
@@ -147,29 +150,29 @@ def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
                 raw = type_map[node_id]
                 t = types.get(raw) or decoded_type(raw)
                 scalar = t[0] in SCALARS or t[0] == "abstract" and is_scalar(t)
-                return low, high, (), node_id, (ONE if scalar else None)
+                return low, high, (), m, (ONE if scalar else None)
             raise Unsupported(function)
         if which == "select_expr":
             s = m.select_expr
             operand = visit(s.operand)
             if s.test_only:  # a presence test costs nothing itself, and records no path
-                return operand[0], operand[1], (), m.id, None
+                return operand[0], operand[1], (), m, None
             low, high = operand[0], operand[1]
-            raw = type_map[operand[3]]
+            raw = type_map[operand[3].id]
             if (types.get(raw) or decoded_type(raw))[0] in SELECT_COSTED:
                 low = low + 1 if low < MAX_UINT64 else low
                 high = high + 1 if high < MAX_UINT64 else high
-            return low, high, operand[2] + (s.field,), m.id, None
+            return low, high, operand[2] + (s.field,), m, None
         if which == "const_expr":
             raw = m.const_expr
             n = len(raw) - 2
             if n >= 0 and raw[0] == _STRING and raw[1] == n and raw.isascii():  # a short ASCII string: usual
-                return 0, 0, (), m.id, (n, n)  # code points (Go's len([]rune(s))), here one per byte
+                return 0, 0, (), m, (n, n)  # code points (Go's len([]rune(s))), here one per byte
             value = leaves.constant(raw)
             if isinstance(value, (str, bytes)):
                 n = len(value)
-                return 0, 0, (), m.id, (n, n)
-            return 0, 0, (), m.id, ONE
+                return 0, 0, (), m, (n, n)
+            return 0, 0, (), m, ONE
         if which == "ident_expr":
             raw = m.ident_expr
             if len(raw) > 1 and raw[0] == _NAME and raw[1] == len(raw) - 2:
@@ -178,8 +181,8 @@ def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
                 name = leaves.ident(raw)
             qualified = QUALIFIED.get(name)
             if qualified is not None:
-                return qualified[1][0], qualified[1][1], qualified[0], m.id, None
-            return 1, 1, (name,), m.id, None
+                return qualified[1][0], qualified[1][1], qualified[0], m, None
+            return 1, 1, (name,), m, None
         raise Unsupported(which)
 
     if not checked.HasField("expr"):
