@@ -54,7 +54,22 @@ def _derived_result_problem(root_type: tuple, env: Environment) -> str:
     return f"must evaluate to a primitive scalar (string, integer, boolean, semver){lists}, not {type_name(root_type)}"
 
 
-def _verdict(expression: str, env: Environment, derived: bool = False) -> Verdict:
+def _estimate_and_validate(expression: str, env: Environment, checked, serialized: bytes) -> tuple | Verdict:
+    """The general way: the Python tree, cel-go's estimator and the literal validators."""
+    try:
+        ast: CheckedAst = build(checked, serialized)
+        coster = Coster(ast, env.sizes)
+        cost = coster.cost(ast.root)
+    except RecursionError:  # the compiler caps nesting at 32, so this needs a very wide tree
+        return Verdict(INTERNAL, "cost estimation failed: expression too deeply nested")
+    issues = find_issues(ast, env.sizes, not env.features.list_type_attributes, coster.paths)
+    if issues:
+        return Verdict(INVALID, "compilation failed: " + format_issues(expression, ast, issues))
+    return cost, coster.type_of(ast.root)
+
+
+def _verdict(expression: str, env: Environment, derived: bool = False, one_pass: bool = True) -> Verdict:
+    """`one_pass=False` skips `onepass` (the differential test compares both ways)."""
     try:
         compiled = env.env_for(expression).compile(expression)
     except TypeError as error:  # the caller sanitises strings; anything else the binding rejects
@@ -66,19 +81,17 @@ def _verdict(expression: str, env: Environment, derived: bool = False) -> Verdic
         return Verdict(INVALID, "compilation failed: " + message)
     serialized = compiled.serialize()
     checked = parse(serialized)
-    try:
-        cost, root_type = onepass.estimate(checked, env.sizes)  # no literal validator applies there
-    except (onepass.Unsupported, RecursionError):
+    estimate = None
+    if one_pass:
         try:
-            ast: CheckedAst = build(checked, serialized)
-            coster = Coster(ast, env.sizes)
-            cost = coster.cost(ast.root)
-        except RecursionError:  # the compiler caps nesting at 32, so this needs a very wide tree
-            return Verdict(INTERNAL, "cost estimation failed: expression too deeply nested")
-        issues = find_issues(ast, env.sizes, not env.features.list_type_attributes, coster.paths)
-        if issues:
-            return Verdict(INVALID, "compilation failed: " + format_issues(expression, ast, issues))
-        root_type = coster.type_of(ast.root)
+            estimate = onepass.estimate(checked, env.sizes)  # no literal validator applies there
+        except (onepass.Unsupported, RecursionError):
+            pass
+    if estimate is None:
+        estimate = _estimate_and_validate(expression, env, checked, serialized)
+        if isinstance(estimate, Verdict):
+            return estimate
+    cost, root_type = estimate
     if derived:
         problem = _derived_result_problem(root_type, env)
         if problem:
