@@ -233,7 +233,13 @@ def _type(t) -> tuple:
 
 def parse(serialized: bytes):
     """The parsed `CheckedExpr` message of `Expression.serialize()` output (an Any wrapping it)."""
-    return message_class("SerializedChecked").FromString(serialized).value
+    global _from_string
+    if _from_string is None:
+        _from_string = message_class("SerializedChecked").FromString
+    return _from_string(serialized).value
+
+
+_from_string = None
 
 
 def decode(serialized: bytes) -> CheckedAst:

@@ -100,7 +100,20 @@ def _verdict(expression: str, env: Environment, derived: bool = False, one_pass:
         return Verdict(INVALID, f"must evaluate to bool or the unknown type, not {type_name(root_type)}")
     if cost[1] > SELECTOR_EXPRESSION_MAX_COST:
         return Verdict(FORBIDDEN, "too complex, exceeds cost limit", cost[1])
-    return Verdict(OK, cost=cost[1])
+    return _ok(cost[1])
+
+
+_OK_VERDICTS: dict[int, Verdict] = {}
+
+
+def _ok(cost: int) -> Verdict:
+    """The OK verdict of this cost: one shared object per cost (verdicts are immutable; costs repeat)."""
+    verdict = _OK_VERDICTS.get(cost)
+    if verdict is None:
+        if len(_OK_VERDICTS) >= 4096:
+            _OK_VERDICTS.clear()
+        verdict = _OK_VERDICTS[cost] = Verdict(OK, cost=cost)
+    return verdict
 
 
 def check(expression: str, stored: bool = False, features: Features = Features(), pinned: bool = False) -> Verdict:
