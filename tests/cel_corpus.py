@@ -93,7 +93,8 @@ class Generator:
             return f"device.allowMultipleAllocations == {self.pick('true', 'false')}"
         if choice == 22:
             return f'semver("1.0.0").isLessThan(semver("{self.pick("2.0.0", "1.2")}"))'
-        return f"{self.attribute()} {self.pick('==', '>', '!=')} {self.pick(self.int_literal(), self.string_literal(), 'true')}"
+        operator = f"{self.attribute()} {self.pick('==', '>', '!=')}"
+        return f"{operator} {self.pick(self.int_literal(), self.string_literal(), 'true')}"
 
     def int_(self, depth: int) -> str:
         if depth <= 0:
@@ -179,7 +180,8 @@ class Generator:
 
     def map_(self, depth: int) -> str:
         if depth <= 0 or self.r.random() < 0.5:
-            return self.pick(f"{{{self.string_literal()}: 1}}", f"{{{self.string_literal()}: 1, {self.string_literal()}: 2}}",
+            return self.pick(f"{{{self.string_literal()}: 1}}",
+                             f"{{{self.string_literal()}: 1, {self.string_literal()}: 2}}",
                              "{}")
         return f"{self.list_(depth - 1)}.transformMap(i, v, v.size())"
 
@@ -187,8 +189,10 @@ class Generator:
         """Only literals, `device`, selections, indexing, presence tests and operators (the common shapes)."""
         if depth <= 0:
             return self.pick(
-                f"{self.attribute()} {self.pick('==', '!=')} {self.pick(self.string_literal(), self.int_literal(), 'true', '1u', '2.5')}",
-                f"{self.attribute()} {self.pick('<', '<=', '>', '>=')} {self.pick(self.int_literal(), '1.5', self.string_literal())}",
+                f"{self.attribute()} {self.pick('==', '!=')} "
+                f"{self.pick(self.string_literal(), self.int_literal(), 'true', '1u', '2.5')}",
+                f"{self.attribute()} {self.pick('<', '<=', '>', '>=')} "
+                f"{self.pick(self.int_literal(), '1.5', self.string_literal())}",
                 f"device.driver {self.pick('==', '!=', '<', '>=')} {self.string_literal()}",
                 f"has({self.attribute()})", f"has(device.{self.pick('attributes', 'capacity', 'driver')})",
                 f'"{self.pick(*DOMAINS)}" in device.{self.pick("attributes", "capacity")}',
@@ -196,7 +200,7 @@ class Generator:
                 f"{self.attribute()} + {self.int_literal()} {self.pick('>', '==')} {self.attribute()} * 2",
                 f"{self.attribute()} == {self.attribute()}", f"{self.capacity()} == {self.capacity()}",
                 f"device.attributes[{self.string_literal()}][device.driver] == {self.string_literal()}",
-                f"device.allowMultipleAllocations", f"{self.capacity()} != {self.capacity()}",
+                "device.allowMultipleAllocations", f"{self.capacity()} != {self.capacity()}",
                 f"-{self.attribute()} < {self.int_literal()}", f"{self.attribute()} % 2 == 0",
                 f"{self.attribute()}",
             )
@@ -218,10 +222,11 @@ class Generator:
             f'device.attributes["{self.pick(*DOMAINS)}"].?{self.pick(*NAMES)}.orValue(0) == 1',
             f"dyn({self.attribute()}) == 1",
             f"{self.attribute()}.noSuchFunction()",
-            f"device.nope == 1",
-            f'device.attributes.all(d, device.attributes[d].size() > 0)',
-            f'device.capacity.exists(d, device.capacity[d].exists(n, device.capacity[d][n].isGreaterThan(quantity("1"))))',
-            f'has(device.capacity)',
+            "device.nope == 1",
+            'device.attributes.all(d, device.attributes[d].size() > 0)',
+            'device.capacity.exists(d, device.capacity[d].exists(n, '
+            'device.capacity[d][n].isGreaterThan(quantity("1"))))',
+            'has(device.capacity)',
             f'{self.list_(2)}.sortBy(x, x.size()).size() > 0',
             f'device.attributes["{self.pick(*DOMAINS)}"].{self.pick(*NAMES)}.map(x, x).size() > 0',
             self.attribute() + " == " + self.pick("1u", "2.5", "-0.0", 'b"ab"', "null", "-9223372036854775808",
