@@ -1,6 +1,6 @@
 """Differential check of the faithful CEL engine against another git revision of it: same verdicts, same costs.
 
-    python benchmarks/cel_differential.py [--against REV] [--count N]
+    python benchmarks/cel_differential.py [--against REV] [--count N] [--seed S]
 
 Generates N selector expressions over `device` (tests/cel_corpus.py), checks each in every environment
 flavour (new/stored x list-type attributes off/on x consumable capacity on/off) with this tree and with
@@ -25,7 +25,7 @@ FLAVOURS = [(stored, list_type, consumable) for stored in (False, True) for list
             for consumable in (True, False) if not (stored and not consumable)]
 
 
-def emit(count: int) -> None:
+def emit(count: int, seed: int) -> None:
     sys.path.insert(0, str(ROOT / "tests"))
     from cel_corpus import expressions
 
@@ -33,7 +33,7 @@ def emit(count: int) -> None:
     from webhook.cel.environment import Features
 
     start = time.perf_counter()
-    for expression in expressions(count):
+    for expression in expressions(count, seed):
         row = [expression]
         for stored, list_type, consumable in FLAVOURS:
             features = Features(consumable_capacity=consumable, list_type_attributes=list_type)
@@ -44,9 +44,9 @@ def emit(count: int) -> None:
     print(f"{count} expressions x {len(FLAVOURS)} flavours in {time.perf_counter() - start:.1f} s", file=sys.stderr)
 
 
-def run(pythonpath: str, count: int) -> list[list]:
+def run(pythonpath: str, count: int, seed: int) -> list[list]:
     out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "cel_differential.py"), "--emit",
-                          "--count", str(count)], env={**os.environ, "PYTHONPATH": pythonpath},
+                          "--count", str(count), "--seed", str(seed)], env={**os.environ, "PYTHONPATH": pythonpath},
                          capture_output=True, text=True, check=True)
     sys.stderr.write(out.stderr)
     return [json.loads(line) for line in out.stdout.splitlines()]
@@ -56,17 +56,20 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--against", default="main")
     parser.add_argument("--count", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--emit", action="store_true")
     args = parser.parse_args()
     if args.emit:
-        emit(args.count)
+        emit(args.count, args.seed)
         return
     with tempfile.TemporaryDirectory(prefix="cel-differential-") as old:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.against, "webhook"], capture_output=True,
-                                 check=True).stdout
-        subprocess.run(["tar", "-x", "-C", old], input=archive, check=True)
-        theirs = run(old, args.count)
-    ours = run(str(ROOT), args.count)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.against, "webhook"], capture_output=True)
+        if archive.returncode:
+            print(f"cannot read revision {args.against!r} (skipped): {archive.stderr.decode().strip()}")
+            return
+        subprocess.run(["tar", "-x", "-C", old], input=archive.stdout, check=True)
+        theirs = run(old, args.count, args.seed)
+    ours = run(str(ROOT), args.count, args.seed)
     differences = 0
     for a, b in zip(theirs, ours):
         if a != b:
