@@ -36,6 +36,7 @@ _EXACT_FLOATS = 1 << 53  # every size below is a float exactly
 _PLAIN, _EQUALITY, _OTHER = range(3)
 _CALLS: dict[tuple[str, bytes | None], tuple[tuple[str, ...], int]] = {}
 _CALLS_ENTRIES = 4096
+_UNKNOWN = object()  # not in `DeviceSizes.estimates` yet (a get, not `in` then `[]`: another thread may clear it)
 
 
 class Unsupported(Exception):
@@ -73,7 +74,9 @@ def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
         if size is not None:
             return size
         path = node[2]
-        size = estimates[path] if path in estimates else size_estimate(path)
+        size = estimates.get(path, _UNKNOWN)
+        if size is _UNKNOWN:
+            size = size_estimate(path)
         if size is not None:
             return size
         return ONE if is_scalar(type_of(node[3])) else None
@@ -128,7 +131,9 @@ def estimate(checked, sizes: DeviceSizes) -> tuple[tuple[int, int], tuple]:
                         if memo is not None:
                             size = memo
                         else:
-                            size = memo = estimates[path] if path in estimates else size_estimate(path)
+                            size = memo = estimates.get(path, _UNKNOWN)
+                            if size is _UNKNOWN:
+                                size = memo = size_estimate(path)
                             if size is None and is_scalar(type_of(m)):
                                 size = ONE
                 return low, high, path, m, size
