@@ -60,19 +60,6 @@ def clear_cache() -> None:
         compiler.CACHE.clear()
 
 
-_compiler = None
-
-
-def _faithful():
-    """`webhook.cel.compiler`, imported on first use (it needs cel-expr-python) and kept."""
-    global _compiler
-    if _compiler is None:
-        from webhook.cel import compiler
-
-        _compiler = compiler
-    return _compiler
-
-
 def validate_cel_selector(expression: str, path: Path, *, stored: bool = False, features: Features = Features(),
                           pinned: bool = False) -> ErrorList:
     """Field errors for one `selectors[j].cel.expression`.
@@ -86,7 +73,9 @@ def validate_cel_selector(expression: str, path: Path, *, stored: bool = False, 
     if budget_exhausted():
         return [internal_error(path, BUDGET_EXHAUSTED)]
     if active_engine() == "cel-expr":
-        verdict = _faithful().check(expression, stored, features, pinned)
+        from webhook.cel import compiler
+
+        verdict = compiler.check(expression, stored, features, pinned)
     else:
         from webhook.cel import portable
 
@@ -115,7 +104,9 @@ def validate_derived_attribute(expression: str, path: Path, *,
     if budget_exhausted():
         return [internal_error(path, BUDGET_EXHAUSTED)], 0
     if active_engine() == "cel-expr":
-        verdict = _faithful().check_derived(expression, False, features)
+        from webhook.cel import compiler
+
+        verdict = compiler.check_derived(expression, False, features)
     else:
         from webhook.cel import portable
 
