@@ -1,6 +1,6 @@
 """CEL selector validation against the bare compiler, side by side in one run; cache memory.
 
-    python benchmarks/cel.py [--rounds 5]
+    python benchmarks/cel.py [--rounds 5] [--against REV]
 
 Cases: one claim's worth of 32 requests x 32 distinct selectors of ~300 bytes (1,024 selectors), and
 32 distinct selectors of 10 KiB. For each: the bare `cel_expr_python` compile of every selector in
@@ -8,7 +8,8 @@ the same environment and our full check cold (empty cache), timed selector by se
 the other, so machine noise hits both alike; then the full check warm. Medians of the rounds are
 reported. Target: full check cold <= 1.5x bare.
 Then the memory of one cached verdict (tracemalloc) and whether DeviceClass selectors stay cached
-through a flood of one-off claim selectors.
+through a flood of one-off claim selectors. `--against REV` prints only the cold ratios, of this
+tree and of another revision side by side, measured in alternating processes.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def bare_and_cold(expressions: list[str]) -> tuple[float, float]:
     return bare_total, full_total
 
 
-def side_by_side(name: str, expressions: list[str], rounds: int) -> None:
+def side_by_side(name: str, expressions: list[str], rounds: int) -> list[float]:
     bares, colds, warms = [], [], []
     for _ in range(rounds):
         cel.clear_cache()
@@ -89,6 +90,28 @@ def side_by_side(name: str, expressions: list[str], rounds: int) -> None:
           f"ratio {statistics.median(ratios):.2f}x bare (rounds {ratios[0]:.2f}..{ratios[-1]:.2f})")
     print(f"  full warm     {w * 1000:8.1f} ms  ({w / len(expressions) * 1e6:7.1f} us/selector)  "
           f"ratio {w / b:.3f}x bare")
+    return ratios
+
+
+def against(revision: str, rounds: int) -> None:
+    """Cold ratios of this tree and of `revision`'s `webhook` package, in alternating processes."""
+    root = FilePath(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory(prefix="dra-bench-cel-") as old:
+        archive = subprocess.run(["git", "-C", str(root), "archive", revision, "webhook"], capture_output=True,
+                                 check=True).stdout
+        subprocess.run(["tar", "-x", "-C", old], input=archive, check=True)
+        ratios: dict[str, list[list[float]]] = {revision: [[], []], "this tree": [[], []]}
+        for _ in range(rounds):
+            for label, path in ((revision, old), ("this tree", str(root))):
+                out = subprocess.run([sys.executable, __file__, "--ratios-only"], capture_output=True, text=True,
+                                     check=True, env={**os.environ, "PYTHONPATH": path}).stdout
+                for series, ratio in zip(ratios[label], json.loads(out.splitlines()[-1])):
+                    series.append(ratio)
+    print(f"full cold / bare compile, median of {rounds} alternating processes (each the median of 3 rounds):")
+    for label, (small, large) in ratios.items():
+        print(f"  {label:>10}: 300-byte selectors {statistics.median(small):.2f}x "
+              f"({min(small):.2f}..{max(small):.2f}), 10 KiB selectors {statistics.median(large):.2f}x "
+              f"({min(large):.2f}..{max(large):.2f})")
 
 
 def memory_per_entry(name: str, expressions: list[str]) -> None:
@@ -188,13 +211,23 @@ def served(expressions: list[str], rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--against", metavar="REV", help="only the cold ratios, of this tree and of REV (e.g. main)")
+    parser.add_argument("--ratios-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.against:
+        against(args.against, args.rounds)
+        return
     start = time.perf_counter()
     engine = cel.configure("cel-expr")
     cel.validate_cel_selector("true", Path("warmup"))  # builds the environment once per process
     print(f"engine {engine}; first use {1000 * (time.perf_counter() - start):.0f} ms")
     small = [chain(320, seed) for seed in range(1024)]
     large = [chain(10 * 1024, 5000 + seed) for seed in range(32)]
+    if args.ratios_only:  # one line of JSON last: the median cold ratios (used by --against)
+        medians = [statistics.median(side_by_side(name, cases, 3)) for name, cases in (("small", small),
+                                                                                      ("large", large))]
+        print(json.dumps(medians))
+        return
     side_by_side("300-byte selectors (32 requests x 32)", small, args.rounds)
     side_by_side("10 KiB selectors", large, args.rounds)
     served(small, 3)

@@ -26,7 +26,8 @@ from webhook.cel.estimates import (
 from webhook.cel.sizes import RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE
 
 if TYPE_CHECKING:
-    from webhook.cel.cost import Coster, Node
+    from webhook.cel.cost import Coster
+    from webhook.cel.costnodes import Node
 
 REGEX_FACTOR = REGEX_STRING_LENGTH_COST_FACTOR
 CallEstimate = tuple[Estimate, Estimate | None]  # (cost, result size)
@@ -117,7 +118,7 @@ def overload_estimate(coster: Coster, overload: str, target: Node | None, args: 
 
 def _list_element_node(node: Node) -> Node | None:
     """apiserver `listElementNode`: the first type parameter, reached through `@items`."""
-    from webhook.cel.cost import Node
+    from webhook.cel.costnodes import Node
 
     params = node.type[1:] if node.type[0] in ("list", "map") else ()
     if not params:

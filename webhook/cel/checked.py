@@ -2,11 +2,12 @@
 
 protobuf's C parser reads the bytes (`protos`); one walk turns the expression tree into `Expr`
 nodes and notes the nodes the literal validators look at. Types, overload ids and source
-positions stay in the parsed message and are converted on demand.
+positions are converted on demand (positions parsed only then).
 """
 
 from __future__ import annotations
 
+from webhook.cel import leaves
 from webhook.cel.protos import message_class
 
 # Node kinds, named after cel-go's ast.ExprKind.
@@ -65,12 +66,13 @@ class _Comprehension(Expr):
 
 
 class CheckedAst:
-    __slots__ = ("root", "notable", "types", "_checked", "_positions")
+    __slots__ = ("root", "notable", "types", "_checked", "_serialized", "_positions")
 
-    def __init__(self, root: Expr, notable: list[Expr], checked) -> None:
+    def __init__(self, root: Expr, notable: list[Expr], checked, serialized: bytes) -> None:
         self.root = root
         self.notable = notable  # pre-order: LIST, MAP, COMPREHENSION nodes and NOTABLE_CALLS
         self._checked = checked
+        self._serialized = serialized
         self.types = _Types(checked.type_map)  # node id -> type: `ast.types[e.id]`
         self._positions: dict[int, int] | None = None
 
@@ -85,13 +87,14 @@ class CheckedAst:
     def positions(self) -> dict[int, int]:
         """Node id -> code point offset."""
         if self._positions is None:
-            self._positions = dict(self._checked.source_info.positions)
+            info = message_class("SerializedSourceInfo").FromString(self._serialized).value.source_info
+            self._positions = dict(info.positions)
         return self._positions
 
 
 # Distinct serialized types and references are few (the same handful in every selector): decode each once.
 _MEMO_ENTRIES = 4096
-_TYPES: dict[bytes, tuple] = {}
+TYPES: dict[bytes, tuple] = {}  # also read directly by `onepass`
 _REFERENCES: dict[bytes, tuple[str, ...]] = {}
 
 
@@ -107,29 +110,22 @@ def _decoded(memo: dict, raw: bytes, decode_bytes):
     return value
 
 
+def decoded_type(raw: bytes) -> tuple:
+    """A `type_map` value as a type tuple."""
+    return _decoded(TYPES, raw, _type_from_bytes)
+
+
+def decoded_overloads(raw: bytes) -> tuple[str, ...]:
+    """A `reference_map` value as its overload ids."""
+    return _decoded(_REFERENCES, raw, _overloads_from_bytes)
+
+
 def _type_from_bytes(raw: bytes) -> tuple:
     return _type(message_class("Type").FromString(raw))
 
 
 def _overloads_from_bytes(raw: bytes) -> tuple[str, ...]:
     return tuple(message_class("Reference").FromString(raw).overload_id)
-
-
-def _constant(c) -> object:
-    which = c.WhichOneof("constant_kind")
-    if which == "string_value":
-        return c.string_value
-    if which == "int64_value":
-        return c.int64_value
-    if which == "bool_value":
-        return c.bool_value
-    if which == "double_value":
-        return c.double_value
-    if which == "uint64_value":
-        return ("uint", c.uint64_value)  # kept distinct from int for the literal validators
-    if which == "bytes_value":
-        return c.bytes_value
-    return None
 
 
 class _Types(dict):
@@ -143,7 +139,7 @@ class _Types(dict):
 
     def __missing__(self, node_id: int) -> tuple:
         raw = self._raw.get(node_id)
-        t = self[node_id] = DYN if raw is None else _decoded(_TYPES, raw, _type_from_bytes)
+        t = self[node_id] = DYN if raw is None else _decoded(TYPES, raw, _type_from_bytes)
         return t
 
 
@@ -173,9 +169,9 @@ class _Converter:
             e.args = list(map(self.expr, c.args))
             return e
         if which == "const_expr":
-            return Expr(m.id, LITERAL, _constant(m.const_expr))
+            return Expr(m.id, LITERAL, leaves.constant(m.const_expr))
         if which == "ident_expr":
-            return Expr(m.id, IDENT, m.ident_expr.name)
+            return Expr(m.id, IDENT, leaves.ident(m.ident_expr))
         if which == "list_expr":
             e = Expr(m.id, LIST)
             self.notable.append(e)
@@ -235,14 +231,29 @@ def _type(t) -> tuple:
     return DYN
 
 
+def parse(serialized: bytes):
+    """The parsed `CheckedExpr` message of `Expression.serialize()` output (an Any wrapping it)."""
+    global _from_string
+    if _from_string is None:
+        _from_string = message_class("SerializedChecked").FromString
+    return _from_string(serialized).value
+
+
+_from_string = None
+
+
 def decode(serialized: bytes) -> CheckedAst:
     """Decodes `Expression.serialize()` output: an Any wrapping a CheckedExpr."""
-    checked = message_class("SerializedChecked").FromString(serialized).value
+    return build(parse(serialized), serialized)
+
+
+def build(checked, serialized: bytes) -> CheckedAst:
+    """The Python tree of a parsed `CheckedExpr` (`serialized`: what it was parsed from)."""
     if not checked.HasField("expr"):
         raise ValueError("checked expression without an expression tree")
     converter = _Converter()
     root = converter.expr(checked.expr)
-    return CheckedAst(root, converter.notable, checked)
+    return CheckedAst(root, converter.notable, checked, serialized)
 
 
 def type_name(t: tuple) -> str:

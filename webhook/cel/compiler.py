@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-from webhook.cel import depth
+from webhook.cel import depth, onepass
 from webhook.cel.cache import VerdictCache
-from webhook.cel.checked import CheckedAst, decode, type_name
+from webhook.cel.checked import CheckedAst, build, parse, type_name
 from webhook.cel.cost import Coster
 from webhook.cel.environment import Environment, Features, get_environment
 from webhook.cel.validators import find_issues, format_issues
@@ -54,7 +54,22 @@ def _derived_result_problem(root_type: tuple, env: Environment) -> str:
     return f"must evaluate to a primitive scalar (string, integer, boolean, semver){lists}, not {type_name(root_type)}"
 
 
-def _verdict(expression: str, env: Environment, derived: bool = False) -> Verdict:
+def _estimate_and_validate(expression: str, env: Environment, checked, serialized: bytes) -> tuple | Verdict:
+    """The general way: the Python tree, cel-go's estimator and the literal validators."""
+    try:
+        ast: CheckedAst = build(checked, serialized)
+        coster = Coster(ast, env.sizes)
+        cost = coster.cost(ast.root)
+    except RecursionError:  # the compiler caps nesting at 32, so this needs a very wide tree
+        return Verdict(INTERNAL, "cost estimation failed: expression too deeply nested")
+    issues = find_issues(ast, env.sizes, not env.features.list_type_attributes, coster.paths)
+    if issues:
+        return Verdict(INVALID, "compilation failed: " + format_issues(expression, ast, issues))
+    return cost, coster.type_of(ast.root)
+
+
+def _verdict(expression: str, env: Environment, derived: bool = False, one_pass: bool = True) -> Verdict:
+    """`one_pass=False` skips `onepass` (the differential test compares both ways)."""
     try:
         compiled = env.env_for(expression).compile(expression)
     except TypeError as error:  # the caller sanitises strings; anything else the binding rejects
@@ -64,16 +79,19 @@ def _verdict(expression: str, env: Environment, derived: bool = False) -> Verdic
         if depth.is_nesting_error(message):
             return depth.check_deep_expression(expression)
         return Verdict(INVALID, "compilation failed: " + message)
-    try:
-        ast: CheckedAst = decode(compiled.serialize())
-        coster = Coster(ast, env.sizes)
-        cost = coster.cost(ast.root)
-    except RecursionError:  # the compiler caps nesting at 32, so this needs a very wide tree
-        return Verdict(INTERNAL, "cost estimation failed: expression too deeply nested")
-    issues = find_issues(ast, env.sizes, not env.features.list_type_attributes, coster.paths)
-    if issues:
-        return Verdict(INVALID, "compilation failed: " + format_issues(expression, ast, issues))
-    root_type = coster.type_of(ast.root)
+    serialized = compiled.serialize()
+    checked = parse(serialized)
+    estimate = None
+    if one_pass:
+        try:
+            estimate = onepass.estimate(checked, env.sizes)  # no literal validator applies there
+        except (onepass.Unsupported, RecursionError):
+            pass
+    if estimate is None:
+        estimate = _estimate_and_validate(expression, env, checked, serialized)
+        if isinstance(estimate, Verdict):
+            return estimate
+    cost, root_type = estimate
     if derived:
         problem = _derived_result_problem(root_type, env)
         if problem:
@@ -82,7 +100,20 @@ def _verdict(expression: str, env: Environment, derived: bool = False) -> Verdic
         return Verdict(INVALID, f"must evaluate to bool or the unknown type, not {type_name(root_type)}")
     if cost[1] > SELECTOR_EXPRESSION_MAX_COST:
         return Verdict(FORBIDDEN, "too complex, exceeds cost limit", cost[1])
-    return Verdict(OK, cost=cost[1])
+    return _ok(cost[1])
+
+
+_OK_VERDICTS: dict[int, Verdict] = {}
+
+
+def _ok(cost: int) -> Verdict:
+    """The OK verdict of this cost: one shared object per cost (verdicts are immutable; costs repeat)."""
+    verdict = _OK_VERDICTS.get(cost)
+    if verdict is None:
+        if len(_OK_VERDICTS) >= 4096:
+            _OK_VERDICTS.clear()
+        verdict = _OK_VERDICTS[cost] = Verdict(OK, cost=cost)
+    return verdict
 
 
 def check(expression: str, stored: bool = False, features: Features = Features(), pinned: bool = False) -> Verdict:
@@ -90,7 +121,7 @@ def check(expression: str, stored: bool = False, features: Features = Features()
 
     `pinned` (implied by `stored`) keeps the verdict in the cache tier that claim selectors cannot evict.
     """
-    key = (expression, stored, features)
+    key = (expression, stored, features.key)
     pinned = pinned or stored
     verdict = CACHE.get(key, pinned)
     if verdict is None:
@@ -109,7 +140,7 @@ def _uncached(expression: str, stored: bool, features: Features, derived: bool =
 
 def check_derived(expression: str, stored: bool = False, features: Features = Features()) -> Verdict:
     """The verdict for one derived-attribute expression (result: a scalar or a list of scalars)."""
-    key = (expression, stored, features, "derived")
+    key = (expression, stored, features.key, "derived")
     verdict = CACHE.get(key, False)
     if verdict is None:
         verdict = _uncached(expression, stored, features, derived=True)

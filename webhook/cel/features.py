@@ -11,3 +11,8 @@ class Features:
 
     consumable_capacity: bool = True  # DRAConsumableCapacity: beta, on (device.allowMultipleAllocations)
     list_type_attributes: bool = False  # DRAListTypeAttributes: alpha, off (attribute values dyn, includes())
+
+    @property
+    def key(self) -> tuple[bool, ...]:
+        """The gates as a plain tuple, for cache keys (hashed in C; the dataclass hash is Python code)."""
+        return (self.consumable_capacity, self.list_type_attributes)

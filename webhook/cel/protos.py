@@ -13,18 +13,18 @@ from functools import cache
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 _F = descriptor_pb2.FieldDescriptorProto
-_INT64, _INT32, _UINT64, _BOOL = _F.TYPE_INT64, _F.TYPE_INT32, _F.TYPE_UINT64, _F.TYPE_BOOL
-_DOUBLE, _STRING, _BYTES, _ENUM = _F.TYPE_DOUBLE, _F.TYPE_STRING, _F.TYPE_BYTES, _F.TYPE_ENUM
+_INT64, _INT32, _BOOL = _F.TYPE_INT64, _F.TYPE_INT32, _F.TYPE_BOOL
+_STRING, _BYTES = _F.TYPE_STRING, _F.TYPE_BYTES
 _REPEATED = "repeated"
 
 # message name -> [(field name, number, type or message name, "repeated" | oneof name | None)]
 _MESSAGES: dict[str, list[tuple]] = {
-    "Expr": [("id", 2, _INT64, None), ("const_expr", 3, "Constant", "expr_kind"),
-             ("ident_expr", 4, "Expr.Ident", "expr_kind"), ("select_expr", 5, "Expr.Select", "expr_kind"),
+    # Leaves stay bytes (`leaves.py` reads them): one access instead of a message wrapper and two more.
+    "Expr": [("id", 2, _INT64, None), ("const_expr", 3, _BYTES, "expr_kind"),
+             ("ident_expr", 4, _BYTES, "expr_kind"), ("select_expr", 5, "Expr.Select", "expr_kind"),
              ("call_expr", 6, "Expr.Call", "expr_kind"), ("list_expr", 7, "Expr.CreateList", "expr_kind"),
              ("struct_expr", 8, "Expr.CreateStruct", "expr_kind"),
              ("comprehension_expr", 9, "Expr.Comprehension", "expr_kind")],
-    "Expr.Ident": [("name", 1, _STRING, None)],
     "Expr.Select": [("operand", 1, "Expr", None), ("field", 2, _STRING, None), ("test_only", 3, _BOOL, None)],
     "Expr.Call": [("target", 1, "Expr", None), ("function", 2, _STRING, None), ("args", 3, "Expr", _REPEATED)],
     "Expr.CreateList": [("elements", 1, "Expr", _REPEATED)],
@@ -35,11 +35,6 @@ _MESSAGES: dict[str, list[tuple]] = {
                            ("accu_var", 3, _STRING, None), ("accu_init", 4, "Expr", None),
                            ("loop_condition", 5, "Expr", None), ("loop_step", 6, "Expr", None),
                            ("result", 7, "Expr", None), ("iter_var2", 8, _STRING, None)],
-    # null_value is an enum upstream; an int64 varint reads the same bytes.
-    "Constant": [("null_value", 1, _INT64, "constant_kind"), ("bool_value", 2, _BOOL, "constant_kind"),
-                 ("int64_value", 3, _INT64, "constant_kind"), ("uint64_value", 4, _UINT64, "constant_kind"),
-                 ("double_value", 5, _DOUBLE, "constant_kind"), ("string_value", 6, _STRING, "constant_kind"),
-                 ("bytes_value", 7, _BYTES, "constant_kind")],
     "SourceInfo": [("positions", 4, "SourceInfo.PositionsEntry", _REPEATED)],
     "SourceInfo.PositionsEntry": [("key", 1, _INT64, None), ("value", 2, _INT32, None)],
     "Reference": [("overload_id", 3, _STRING, _REPEATED)],
@@ -54,13 +49,15 @@ _MESSAGES: dict[str, list[tuple]] = {
     "Type.MapType": [("key_type", 1, "Type", None), ("value_type", 2, "Type", None)],
     "Type.AbstractType": [("name", 1, _STRING, None), ("parameter_types", 2, "Type", _REPEATED)],
     "Empty": [],
+    # Source positions are read only to render an issue: `SerializedSourceInfo` parses them then.
     "CheckedExpr": [("reference_map", 2, "CheckedExpr.ReferenceMapEntry", _REPEATED),
-                    ("type_map", 3, "CheckedExpr.TypeMapEntry", _REPEATED), ("expr", 4, "Expr", None),
-                    ("source_info", 5, "SourceInfo", None)],
+                    ("type_map", 3, "CheckedExpr.TypeMapEntry", _REPEATED), ("expr", 4, "Expr", None)],
+    "CheckedSourceInfo": [("source_info", 5, "SourceInfo", None)],
     # Types and references repeat across nodes and expressions: kept as bytes, decoded once per distinct value.
     "CheckedExpr.ReferenceMapEntry": [("key", 1, _INT64, None), ("value", 2, _BYTES, None)],
     "CheckedExpr.TypeMapEntry": [("key", 1, _INT64, None), ("value", 2, _BYTES, None)],
     "SerializedChecked": [("type_url", 1, _STRING, None), ("value", 2, "CheckedExpr", None)],
+    "SerializedSourceInfo": [("value", 2, "CheckedSourceInfo", None)],
 }
 _MAP_ENTRIES = {"SourceInfo.PositionsEntry", "CheckedExpr.ReferenceMapEntry", "CheckedExpr.TypeMapEntry"}
 

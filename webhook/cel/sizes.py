@@ -56,6 +56,7 @@ class DeviceSizes:
         })
         self._resolved: dict[tuple[str, ...], DeclNode | None] = {}
         self._types: dict[tuple[str, ...], tuple | None] = {}
+        self.estimates: dict[tuple[str, ...], Estimate | None] = {}  # `estimate` by path (read by `onepass`)
 
     def resolve(self, path: tuple[str, ...] | None) -> DeclNode | None:
         """The declaration `path` leads to, as the DRA size estimator walks it (memoized: paths repeat)."""
@@ -105,5 +106,14 @@ class DeviceSizes:
         return t
 
     def estimate(self, path: tuple[str, ...] | None) -> Estimate | None:
+        try:
+            return self.estimates[path]
+        except KeyError:
+            pass
         node = self.resolve(path)
-        return None if node is None else (0, node.max_elements)
+        size = None if node is None else (0, node.max_elements)
+        if path is not None:
+            if len(self.estimates) >= _MEMO_ENTRIES:
+                self.estimates.clear()
+            self.estimates[path] = size
+        return size
