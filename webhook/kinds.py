@@ -13,13 +13,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Mapping
 
-from pydantic import BaseModel
-
-from webhook.api.deviceclass import DeviceClass
-from webhook.api.devicetaintrule import DeviceTaintRule
-from webhook.api.resourceclaim import ResourceClaim
-from webhook.api.resourceclaimtemplate import ResourceClaimTemplate
-from webhook.api.resourceslice import ResourceSlice
 from webhook.conversion import claims as claim_conversion
 from webhook.conversion import resourceslice as slice_conversion
 from webhook.field import ErrorList
@@ -40,6 +33,7 @@ from webhook.validation import deviceclass, devicetaintrule, resourceclaim, reso
 from webhook.validation.options import Options
 
 GROUP = "resource.k8s.io"
+_API = "webhook.api"  # the package of the wire models
 
 Converter = Callable[[dict], tuple[dict, list[str]]]
 # Defaults one object in place, recording each field it sets: (obj, old or None, operation, now, patch).
@@ -76,9 +70,9 @@ class Kind:
     name: str
     plural: str
     namespaced: bool
-    # Kubernetes version -> the v1 wire shape, for type checks (webhook.api.decode); a name stands for the
-    # model of that name in webhook.api.kube137, built when first needed (models cost start-up time).
-    model: Mapping[str, type[BaseModel] | str]
+    # Kubernetes version -> the v1 wire shape, for type checks (webhook.api.decode), as the "module.Class"
+    # name of its model: a clean object is checked by a cached validator, without importing the models.
+    model: Mapping[str, str]
     # Kubernetes version -> API version -> how it is served.
     served: Mapping[str, Mapping[str, ApiVersion]]
     create: CreateRule
@@ -100,13 +94,8 @@ class Kind:
     def served_versions(self, profile: Profile) -> list[str]:
         return list(self.served.get(profile.version, {}))
 
-    def wire_model(self, profile: Profile) -> type[BaseModel]:
-        model = self.model[profile.version]
-        if isinstance(model, str):
-            from webhook.api import kube137  # only 1.37 reviews need its models
-
-            model = getattr(kube137, model)
-        return model
+    def wire_model(self, profile: Profile) -> str:
+        return self.model[profile.version]
 
 
 def _on_beta_apis(served_v1: ApiVersion, v1beta2: ApiVersion, v1beta1: ApiVersion) -> dict[str, ApiVersion]:
@@ -153,7 +142,7 @@ _TAINT_RULE_1_36 = {
 KINDS: dict[str, Kind] = {
     "ResourceSlice": Kind(
         name="ResourceSlice", plural="resourceslices", namespaced=False,
-        model={"1.36": ResourceSlice, "1.37": "ResourceSlice"},
+        model={"1.36": f"{_API}.resourceslice.ResourceSlice", "1.37": f"{_API}.kube137.ResourceSlice"},
         served={"1.36": _SLICE_1_36, "1.37": _delta(
             _SLICE_1_36,
             # No allocationMultiplier default any more; v1beta1 lifts nodeAllocatableResources from `basic`.
@@ -171,7 +160,7 @@ KINDS: dict[str, Kind] = {
     ),
     "ResourceClaim": Kind(
         name="ResourceClaim", plural="resourceclaims", namespaced=True,
-        model={"1.36": ResourceClaim, "1.37": "ResourceClaim"},
+        model={"1.36": f"{_API}.resourceclaim.ResourceClaim", "1.37": f"{_API}.kube137.ResourceClaim"},
         served={"1.36": _CLAIM_1_36, "1.37": _delta(
             _CLAIM_1_36,
             v1beta1=ApiVersion(OPT_IN, claim_conversion.resource_claim_from_v1beta1_1_37,
@@ -190,7 +179,8 @@ KINDS: dict[str, Kind] = {
     ),
     "ResourceClaimTemplate": Kind(
         name="ResourceClaimTemplate", plural="resourceclaimtemplates", namespaced=True,
-        model={"1.36": ResourceClaimTemplate, "1.37": "ResourceClaimTemplate"},
+        model={"1.36": f"{_API}.resourceclaimtemplate.ResourceClaimTemplate",
+               "1.37": f"{_API}.kube137.ResourceClaimTemplate"},
         served={"1.36": _TEMPLATE_1_36, "1.37": _delta(
             _TEMPLATE_1_36,
             v1beta1=ApiVersion(OPT_IN, claim_conversion.resource_claim_template_from_v1beta1_1_37,
@@ -205,7 +195,8 @@ KINDS: dict[str, Kind] = {
                        "1.37": strategy_1_37.drop_disabled_template_fields},
     ),
     "DeviceClass": Kind(
-        name="DeviceClass", plural="deviceclasses", namespaced=False, model=_same(DeviceClass),
+        name="DeviceClass", plural="deviceclasses", namespaced=False,
+        model=_same(f"{_API}.deviceclass.DeviceClass"),
         served={"1.36": _CLASS_1_36, "1.37": _delta(_CLASS_1_36)},
         retired={"v1alpha3": Retired("1.32", claim_conversion.device_class_from_v1beta1)},
         create=deviceclass.validate_device_class,
@@ -213,7 +204,8 @@ KINDS: dict[str, Kind] = {
         drop_disabled=_same(class_strategy.drop_disabled_fields),
     ),
     "DeviceTaintRule": Kind(
-        name="DeviceTaintRule", plural="devicetaintrules", namespaced=False, model=_same(DeviceTaintRule),
+        name="DeviceTaintRule", plural="devicetaintrules", namespaced=False,
+        model=_same(f"{_API}.devicetaintrule.DeviceTaintRule"),
         served={"1.36": _TAINT_RULE_1_36, "1.37": _delta(
             _TAINT_RULE_1_36,
             # 1.37 serves the kind as v1 (v1beta2's shape) and its gate is GA, on by default.

@@ -244,6 +244,15 @@ def parse_quantity(s: str) -> Quantity:
     return Quantity(amount, fmt, False, "")
 
 
+def check_json_quantity(raw: Any) -> Any:
+    """The wire models' quantity check (kept here, free of pydantic, so that cached validators can refer
+    to it without importing the models)."""
+    if parse_json_quantity(raw) is None:
+        raise ValueError("quantities must match the regular expression "
+                         "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+    return raw
+
+
 def parse_json_quantity(raw: Any) -> Quantity | None:
     """A quantity as it arrives in JSON (string or number; surrounding space trimmed, as Go's
     UnmarshalJSON does). None when it does not parse; JSON null is the zero quantity."""

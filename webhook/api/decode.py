@@ -1,143 +1,30 @@
-"""Type-checks a v1-shaped object against its wire model; the one place pydantic errors become field errors.
+"""Type-checks a v1-shaped object against its wire model; the one place validation errors become field errors.
 
 Type mismatches are what Go's JSON decoder rejects before any validation (`FieldValueTypeInvalid`
 causes); unknown fields become warnings, as with the API server's default field validation.
+A clean object costs one pydantic-core validator run: the validators come from a cache of core schemas
+(`webhook.api.schema_cache`), so that neither pydantic nor the models are imported unless an object has
+a type error or an unknown field.
 """
 
 from __future__ import annotations
 
-import types
-import typing
-from functools import lru_cache
-from typing import Any, Union
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, with_config
-from typing_extensions import NotRequired, TypedDict
+from pydantic_core import ValidationError
 
-from webhook.field import ErrorList, Path, type_invalid
+from webhook.api.schema_cache import validator
+from webhook.field import ErrorList
 
 
-def check_types(model: type[BaseModel], obj: dict) -> tuple[ErrorList, list[str]]:
-    """Returns (type errors, unknown-field warnings) of `obj` against the wire model `model`."""
+def check_types(model: str | Any, obj: dict) -> tuple[ErrorList, list[str]]:
+    """Returns (type errors, unknown-field warnings) of `obj` against the wire model `model` (a class or
+    its "module.Class" name)."""
+    ref = model if isinstance(model, str) else f"{model.__module__}.{model.__qualname__}"
     try:
-        _adapter(model).validate_python(obj)
+        validator(ref).validate_python(obj)
     except ValidationError as exc:
-        return _convert(model, obj, exc)
+        from webhook.api import mirror, type_errors  # the paths are rendered from the models
+
+        return type_errors.convert(mirror.load_model(ref), obj, exc)
     return [], []
-
-
-# The models are written as pydantic BaseModels (readable, with aliases); checking is done through
-# TypedDict mirrors of them, which pydantic validates about three times faster (no model instances).
-_STRICT = ConfigDict(extra="forbid", strict=True)
-
-
-@lru_cache(maxsize=None)
-def _adapter(model: type[BaseModel]) -> TypeAdapter:
-    return TypeAdapter(_mirror(model))
-
-
-@lru_cache(maxsize=None)
-def _mirror(model: type[BaseModel]) -> Any:
-    fields = {(info.alias or name): NotRequired[_mirror_type(info.annotation, info.metadata)]
-              for name, info in model.model_fields.items()}
-    mirrored = TypedDict(f"{model.__name__}Wire", fields)  # type: ignore[operator]
-    return with_config(_STRICT)(mirrored)
-
-
-def _mirror_type(annotation: Any, metadata: list | tuple = ()) -> Any:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        result: Any = _mirror(annotation)
-    else:
-        origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-        if origin is typing.Annotated:
-            result = typing.Annotated[(_mirror_type(args[0]), *args[1:])]
-        elif origin in (Union, types.UnionType):
-            result = Union[tuple(_mirror_type(a) for a in args)]
-        elif origin is list:
-            result = list[_mirror_type(args[0])] if args else list
-        elif origin is dict:
-            result = dict[_mirror_type(args[0]), _mirror_type(args[1])] if args else dict
-        else:
-            result = annotation
-    if metadata:
-        result = typing.Annotated[(result, *metadata)]
-    return result
-
-
-def _convert(model: type[BaseModel], obj: dict, exc: ValidationError) -> tuple[ErrorList, list[str]]:
-    errors: ErrorList = []
-    warnings: list[str] = []
-    for err in exc.errors(include_url=False):
-        loc = err["loc"]
-        if err["type"] == "extra_forbidden":
-            warnings.append(f'unknown field "{_render(model, loc)}"')
-            continue
-        errors.append(type_invalid(_render(model, loc), _value_at(obj, loc), _message(err)))
-    return errors, warnings
-
-
-def _message(err: dict) -> str:
-    msg = err.get("msg", "invalid type")
-    return msg[0].lower() + msg[1:] if msg else "invalid type"
-
-
-def _value_at(obj: Any, loc: tuple) -> Any:
-    node = obj
-    for part in loc:
-        try:
-            node = node[part]
-        except (KeyError, IndexError, TypeError):
-            return None
-    if isinstance(node, (dict, list)):
-        return "<value omitted>"
-    return node
-
-
-def _unwrap(annotation: Any) -> Any:
-    """Strips Optional/Annotated to the type that decides how the next path element renders."""
-    while True:
-        origin = typing.get_origin(annotation)
-        if origin is typing.Annotated:
-            annotation = typing.get_args(annotation)[0]
-        elif origin in (Union, types.UnionType):
-            args = [a for a in typing.get_args(annotation) if a is not type(None)]
-            models = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
-            containers = [a for a in args if typing.get_origin(a) in (list, dict)]
-            annotation = (models or containers or args or [Any])[0]
-        else:
-            return annotation
-
-
-def _render(model: type[BaseModel], loc: tuple) -> str:
-    path: Path | None = None
-    current: Any = model
-    for part in loc:
-        current = _unwrap(current)
-        origin = typing.get_origin(current)
-        if isinstance(current, type) and issubclass(current, BaseModel) and isinstance(part, str):
-            name = part
-            field_type: Any = Any
-            for fname, info in current.model_fields.items():
-                if (info.alias or fname) == part:
-                    field_type = info.annotation
-                    break
-            path = Path(name) if path is None else path.child(name)
-            current = field_type
-        elif origin is list and isinstance(part, int):
-            path = path.index(part) if path is not None else Path(f"[{part}]")
-            current = typing.get_args(current)[0] if typing.get_args(current) else Any
-        elif origin is dict:
-            if part == "[key]":
-                continue
-            key = str(part)
-            path = path.key(key) if path is not None else Path(key)
-            args = typing.get_args(current)
-            current = args[1] if len(args) == 2 else Any
-        else:
-            # Union branch names (e.g. 'str', 'int') and untyped content.
-            if isinstance(part, int):
-                path = path.index(part) if path is not None else Path(f"[{part}]")
-            elif current is Any or origin is None and not isinstance(current, type):
-                path = path.key(part) if path is not None else Path(str(part))
-            current = Any
-    return str(path) if path is not None else "<root>"

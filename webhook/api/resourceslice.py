@@ -13,17 +13,9 @@ from pydantic import AfterValidator, Field
 
 from webhook.api.base import Bool, Int64, QuantityValue, Str, WireModel
 from webhook.api.meta import ObjectMeta
-from webhook.quantity import parse_json_quantity
+from webhook.quantity import check_json_quantity
 
-
-def _check_quantity(raw: Any) -> Any:
-    if parse_json_quantity(raw) is None:
-        raise ValueError("quantities must match the regular expression "
-                         "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
-    return raw
-
-
-Quantity = Annotated[QuantityValue, AfterValidator(_check_quantity)]
+Quantity = Annotated[QuantityValue, AfterValidator(check_json_quantity)]
 
 
 class NodeSelectorRequirement(WireModel):

@@ -1,0 +1,80 @@
+"""pydantic-core validators of the wire models, built from core schemas cached on disk.
+
+Building the models and their validators with pydantic costs more start-up time than an offline review
+of hundreds of objects spends validating, so the core schemas are generated once (first use) into
+`$XDG_CACHE_HOME/dra-webhook/` (default `~/.cache`), keyed by the pydantic-core version and a hash of the
+model sources, and later runs build each validator from its schema with pydantic-core alone. pydantic
+pins its exact pydantic-core version, so the key covers both. A missing, stale, corrupt or unwritable
+cache only costs the build: the validator is then made from the models, as without a cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pydantic_core
+from pydantic_core import SchemaValidator
+
+_API = Path(__file__).resolve().parent
+# Marks a function in a stored schema (the same value as webhook.api.mirror.FUNCTION).
+_FUNCTION = "$function"
+
+
+@lru_cache(maxsize=None)
+def validator(ref: str) -> SchemaValidator:
+    """The validator of the mirror of the wire model `ref` ("module.Class")."""
+    path = _cache_dir() / f"{ref}.json"
+    try:
+        return _build(json.loads(path.read_text(encoding="utf-8"), object_hook=_resolve))
+    except Exception:  # missing or unusable: rebuild below
+        pass
+    from webhook.api.mirror import stored_schema
+
+    stored = stored_schema(ref)
+    _store(path, stored)
+    return _build(json.loads(json.dumps(stored), object_hook=_resolve))
+
+
+def _build(stored: dict) -> SchemaValidator:
+    return SchemaValidator(stored["schema"], stored["config"])
+
+
+def _resolve(node: dict) -> Any:
+    if _FUNCTION not in node:
+        return node
+    module, _, name = node[_FUNCTION].partition(":")
+    if len(node) != 1 or not module.startswith("webhook."):  # only our own functions, never arbitrary code
+        raise ValueError(f"unexpected function {node[_FUNCTION]!r} in a cached schema")
+    return getattr(importlib.import_module(module), name)
+
+
+def _store(path: Path, stored: dict) -> None:
+    """Writes atomically (concurrent runs and -j workers may write the same file); failures are ignored."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(stored, out)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError:
+        pass
+
+
+@lru_cache(maxsize=None)
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    digest = hashlib.sha256(pydantic_core.__version__.encode())
+    for source in sorted(_API.glob("*.py")):
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    return Path(base) / "dra-webhook" / f"schemas-{digest.hexdigest()[:16]}"
