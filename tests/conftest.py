@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from support import RunningServer, start_server
@@ -13,3 +15,9 @@ def webhook_server(tmp_path_factory) -> RunningServer:
     server = start_server(tmp_path_factory.mktemp("webhook"))
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def schema_cache_dir(tmp_path_factory):
+    """The wire-model schema cache of every process the suite starts, in a fresh directory (not the user's)."""
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))

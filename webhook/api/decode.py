@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic_core import ValidationError
-
-from webhook.api.schema_cache import validator
+from webhook.api.schema_cache import ValidationError, validator
 from webhook.field import ErrorList
 
 

@@ -12,19 +12,45 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import json
 import os
-import tempfile
+import sys
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
-
-import pydantic_core
-from pydantic_core import SchemaValidator
 
 _API = Path(__file__).resolve().parent
 # Marks a function in a stored schema (the same value as webhook.api.mirror.FUNCTION).
 _FUNCTION = "$function"
+
+
+def _load_core() -> ModuleType:
+    """pydantic-core's compiled module, loaded without the `pydantic_core` package: its __init__ imports
+    `core_schema` (~10 ms of TypedDict definitions, as much as all the rules' modules), which a validator
+    built from a stored schema does not use. A later `import pydantic_core` (a type error, a cache miss)
+    reuses this module. Any surprise falls back to the ordinary import."""
+    name = "pydantic_core._pydantic_core"
+    if name in sys.modules:
+        return sys.modules[name]
+    try:
+        package = importlib.util.find_spec("pydantic_core")
+        folder = Path(package.origin).parent  # type: ignore[union-attr, arg-type]
+        binary = next(folder.glob("_pydantic_core.*"))
+        spec = importlib.util.spec_from_file_location(name, binary)
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        sys.modules[name] = module
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        return module
+    except Exception:
+        sys.modules.pop(name, None)
+        return importlib.import_module(name)
+
+
+_core = _load_core()
+SchemaValidator = _core.SchemaValidator
+ValidationError = _core.ValidationError
 
 
 @lru_cache(maxsize=None)
@@ -57,6 +83,8 @@ def _resolve(node: dict) -> Any:
 
 def _store(path: Path, stored: dict) -> None:
     """Writes atomically (concurrent runs and -j workers may write the same file); failures are ignored."""
+    import tempfile  # only a cache miss writes
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
@@ -74,7 +102,7 @@ def _store(path: Path, stored: dict) -> None:
 @lru_cache(maxsize=None)
 def _cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    digest = hashlib.sha256(pydantic_core.__version__.encode())
+    digest = hashlib.sha256(_core.__version__.encode())
     for source in sorted(_API.glob("*.py")):
         digest.update(source.name.encode() + b"\0" + source.read_bytes())
     return Path(base) / "dra-webhook" / f"schemas-{digest.hexdigest()[:16]}"
