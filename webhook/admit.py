@@ -8,7 +8,6 @@ needs. None of them raises, except `cel.DeadlineExceeded` when the caller's dead
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
@@ -29,8 +28,6 @@ from webhook.review import (
     status_not_found,
 )
 from webhook.validation.options import Options
-
-log = logging.getLogger("dra-webhook")
 
 
 # Field validation of bare manifests, as kubectl's --validate asks the API server for it.
@@ -179,7 +176,10 @@ def _guarded(request: AdmissionRequest, body: Callable[[Target], AdmissionRespon
     except RecursionError:
         return deny(request.uid, status_bad_request(GROUP, target.kind, target.name, "object is nested too deeply"))
     except Exception:  # a bug of ours: never a crash, never a silent allow
-        log.exception("internal error while reviewing uid=%s kind=%s name=%s", request.uid, target.kind, target.name)
+        import logging  # only here: offline start-up stays short
+
+        logging.getLogger("dra-webhook").exception("internal error while reviewing uid=%s kind=%s name=%s",
+                                                   request.uid, target.kind, target.name)
         return deny(request.uid, status_internal(f"dra-webhook internal error while reviewing "
                                                  f"{target.kind or 'object'} {target.name!r} (uid {request.uid})"))
 

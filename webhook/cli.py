@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 from pathlib import Path
 
 from webhook import __version__
 from webhook.allocation import command as allocation_command
-
-log = logging.getLogger("dra-webhook")
 
 
 def _positive_int(text: str) -> int:
@@ -222,8 +219,11 @@ def _add_serve_limits(serve: argparse.ArgumentParser) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    import logging  # only serve logs: offline start-up stays short
+
     from webhook import certs, logs, serving
 
+    log = logging.getLogger("dra-webhook")
     logs.setup(args.log_level)
     cert_file, key_file = args.cert_file, args.key_file
     if args.insecure_http:
