@@ -104,10 +104,11 @@ def test_a_cached_schema_may_only_name_our_own_functions(fresh):
     [path] = cached(ref)
     text = path.read_text()
     assert '"$function": "webhook.quantity:check_json_quantity"' in text
-    path.write_text(text.replace("webhook.quantity:check_json_quantity", "os:getcwd"))
-    schema_cache.validator.cache_clear()
-    assert errors(schema_cache.validator(ref), BAD[0])
-    assert path.read_text() == text
+    for foreign in ("os:getcwd", "webhook.quantity:parse_json_quantity"):
+        path.write_text(text.replace("webhook.quantity:check_json_quantity", foreign))
+        schema_cache.validator.cache_clear()
+        assert errors(schema_cache.validator(ref), BAD[0])
+        assert path.read_text() == text
 
 
 def test_an_unwritable_cache_only_costs_the_build(fresh, monkeypatch):
