@@ -152,3 +152,10 @@ def test_a_warm_review_does_not_import_pydantic_and_prints_the_same(tmp_path):
     assert "spec.nodeName: Invalid value: 7: input should be a valid string" in denied.stdout
     assert denied.stdout == cli("review", "--now", "2026-01-01T00:00:00Z", str(bad),
                                 env={"XDG_CACHE_HOME": str(tmp_path / "other")}).stdout
+
+
+def test_pydantic_core_is_loaded_without_its_package():
+    """Its package's __init__ imports core_schema, which start-up avoids (and pydantic with it)."""
+    probe = "import sys, webhook.api.schema_cache\nprint(sorted(m for m in sys.modules if 'pydantic' in m))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['pydantic_core._pydantic_core']"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import json
 import os
@@ -40,7 +41,8 @@ def _load_core() -> ModuleType:
     try:
         package = importlib.util.find_spec("pydantic_core")
         folder = Path(package.origin).parent  # type: ignore[union-attr, arg-type]
-        binary = next(folder.glob("_pydantic_core.*"))
+        binary = next(path for suffix in importlib.machinery.EXTENSION_SUFFIXES
+                      if (path := folder / f"_pydantic_core{suffix}").is_file())
         spec = importlib.util.spec_from_file_location(name, binary)
         module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
         sys.modules[name] = module
