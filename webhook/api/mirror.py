@@ -2,7 +2,8 @@
 
 The models are written as pydantic BaseModels (readable, with aliases); checking is done through
 TypedDict mirrors of them, which pydantic validates about three times faster (no model instances).
-Only a cache miss or a type error imports this module (and pydantic): see `webhook.api.schema_cache`.
+Only a cache miss, a type error or an unknown field imports this module (and pydantic): see
+`webhook.api.schema_cache`.
 """
 
 from __future__ import annotations
