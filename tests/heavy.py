@@ -12,7 +12,7 @@ import itertools
 _seeds = itertools.count()
 
 
-def chain(size: int, seed: int) -> str:
+def chain(size: int, seed: int = 0) -> str:
     """A selector of exactly `size` bytes: an && chain of attribute comparisons unique to `seed`."""
     terms, n = [], 0
     while True:

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from heavy import chain
 from webhook import cel
 from webhook.cel import engines
 from webhook.field import Path
@@ -34,19 +35,6 @@ def padded(size: int, filler: str = "a") -> str:
     body = (size - len(head) - 1) // unit
     text = head + filler * body + '"'
     return text + " " * (size - len(text.encode()))
-
-
-def chain(size: int, seed: int = 0) -> str:
-    """A realistic selector of exactly `size` bytes: an && chain of attribute comparisons."""
-    terms, n = [], 0
-    while True:
-        term = f'device.attributes["dra.example.com"].attr{n % 32} == "value-{seed}-{n}"'
-        if len(" && ".join(terms + [term])) > size - 20:
-            break
-        terms.append(term)
-        n += 1
-    text = " && ".join(terms) + ' && "x" != ""'
-    return text + " " * (size - len(text))
 
 
 # --- length (bytes, not characters; compile is skipped)
