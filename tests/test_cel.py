@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -62,10 +61,15 @@ def test_lone_surrogate_counts_as_replacement_character():
     assert reasons(padded(10238) + "\ud800") == [(str(PATH), "FieldValueTooLong")]  # U+FFFD is 3 bytes
 
 
+@needs_cel_expr
 def test_one_mebibyte_is_rejected_by_length_before_compiling():
-    start = time.perf_counter()
+    from webhook.cel import compiler
+
+    cel.clear_cache()
     assert reasons("(" * (1 << 20)) == [(str(PATH), "FieldValueTooLong")]
-    assert time.perf_counter() - start < 0.5
+    # Never compiled: a compiled expression, even a failing one, leaves its verdict in the cache.
+    assert compiler.CACHE.stats()["general_entries"] == 0
+    assert reasons("(" * 10) != [] and compiler.CACHE.stats()["general_entries"] == 1
 
 
 # --- engines
@@ -216,9 +220,7 @@ def test_divergence_list_index_of_unavailable():
     "1 + " * 2000 + "1 > 0",
 ])
 def test_hostile_inputs_get_a_clean_verdict(expression):
-    start = time.perf_counter()
     errors = cel.validate_cel_selector(expression, PATH)
-    assert time.perf_counter() - start < 2.0
     assert all(e.field == str(PATH) for e in errors)
     assert all(e.type.value in ("FieldValueInvalid", "FieldValueTooLong", "FieldValueForbidden") for e in errors)
 
