@@ -367,3 +367,21 @@ def test_wrongly_typed_input_is_left_for_the_type_check(kind, subresource, obj):
             if obj in WRONG:
                 assert (dropped_obj, dropped) == (before, [])
             assert obj == before
+
+
+def test_list_attribute_found_among_scalar_devices_and_odd_values():
+    # Devices without any list value are skipped whole; the one device with a list value (after
+    # scalars and wrongly typed entries) still has it found, at its own index.
+    obj = slice_with(attributes={"model": {"string": "a100"}})
+    plain = obj["spec"]["devices"][0]
+    with_list = {"name": "gpu-1", "attributes": {"a": {"int": 1}, "odd": "x", "none": None,
+                                                 "z": {"bool": True, "versions": ["1.0.0"]}}}
+    obj["spec"]["devices"] = [plain, with_list, copy.deepcopy(plain)]
+    present = disabled_fields_present("ResourceSlice", obj, None, make_profile())
+    assert [d.warning() for d in present] == [
+        "spec.devices[1].attributes[z].versions dropped: feature gate DRAListTypeAttributes is disabled"]
+    dropped_obj, dropped = drop_disabled_fields("ResourceSlice", obj, None, make_profile())
+    assert dropped == present
+    assert dropped_obj["spec"]["devices"][1]["attributes"] == {"a": {"int": 1}, "odd": "x", "none": None,
+                                                                "z": {"bool": True}}
+    assert dropped_obj["spec"]["devices"][0] == plain

@@ -38,6 +38,8 @@ def setup(level: str = "info") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(getattr(logging, level.upper()))
+    # The JSON line has no thread or process fields: do not look them up for every record.
+    logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
 
 
 def fields(**values) -> dict:

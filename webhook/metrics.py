@@ -43,7 +43,7 @@ def _bool(value: bool) -> str:
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
-        self._children: dict[str, tuple] = {}
+        self._children: dict = {}  # per path, and labelled children (_child)
         for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):
             self.registry.register(collector)
         self.requests = Counter("dra_webhook_requests", "Admission reviews answered.",
@@ -99,19 +99,28 @@ class Metrics:
         in_flight, cr_in_flight, cr_latency = self._per_path(path)
         in_flight.dec()
         cr_in_flight.dec()
-        self.cr_requests.labels(path, str(code)).inc()
+        self._child(self.cr_requests, (path, code)).inc()
         cr_latency.observe(seconds)
+
+    def _child(self, metric, labels: tuple):
+        # A labelled child looked up once (labels() takes a lock and builds its key every call);
+        # every label value comes from a closed set, so the cache stays small.
+        key = (id(metric), labels)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*(str(v) for v in labels))
+        return child
 
     def observe_review(self, path: str, kind: str, operation: str, allowed: bool, dry_run: bool,
                        seconds: float) -> None:
         kind = kind if kind in KINDS else "other"
         operation = operation if operation in OPERATIONS else "other"
         labels = (path, kind, operation, _bool(allowed), _bool(dry_run))
-        self.requests.labels(*labels).inc()
-        self.duration.labels(*labels).observe(seconds)
+        self._child(self.requests, labels).inc()
+        self._child(self.duration, labels).observe(seconds)
 
     def observe_rejected(self, path: str, code: int) -> None:
-        self.rejected.labels(path, str(code)).inc()
+        self._child(self.rejected, (path, code)).inc()
 
     def certificate_loaded(self, not_after: datetime) -> None:
         self.cert_expiry.set(not_after.timestamp())

@@ -158,7 +158,7 @@ class WorkerPool:
         w.started = time.monotonic()
         w.future = self._loop.create_future()
         try:
-            w.connection.send(replace(job, deadline=deadline, sequence=w.sequence))
+            w.connection.send_bytes(worker.encode_job(replace(job, deadline=deadline, sequence=w.sequence)))
         except (BrokenPipeError, OSError):
             self._lost(w)
             raise WorkerLost() from None
@@ -255,7 +255,7 @@ class WorkerPool:
         if reply.done():
             return
         try:
-            w.connection.send(worker.Cancel(sequence))
+            w.connection.send_bytes(worker.encode_cancel(sequence))
         except (BrokenPipeError, OSError):
             pass  # it is gone already; _readable replaces it
 
@@ -271,7 +271,7 @@ class WorkerPool:
 
     def _readable(self, w: _Worker) -> None:
         try:
-            message = w.connection.recv()
+            message = worker.decode_reply(w.connection.recv_bytes())
         except (EOFError, OSError):
             self._lost(w)
             return

@@ -13,7 +13,10 @@ import gc
 import json
 import logging
 import os
+import pickle
+import select
 import signal
+import struct
 import time
 from dataclasses import dataclass, field
 
@@ -46,6 +49,43 @@ class Reply:
     review: dict = field(default_factory=dict)  # log fields of an answered review (strings only)
     metric: tuple | None = None  # (kind, operation, allowed, dry_run) of an answered review
     held: int = 0  # bytes counted against --max-bytes-in-flight until the answer is sent
+
+
+# The wire between server and worker: raw bytes, one pipe message per job, cancel and reply (no
+# pickled classes; a job's body is sent as it came). Job: b"J", deadline, sequence, path length,
+# path, body. Cancel: b"C", sequence. Reply: a pickled tuple of Reply's fields.
+_JOB_HEAD = struct.Struct("<dQH")
+_CANCEL = struct.Struct("<Q")
+
+
+def encode_job(job: Job) -> bytes:
+    path = job.path.encode()
+    return b"J" + _JOB_HEAD.pack(job.deadline, job.sequence, len(path)) + path + job.body
+
+
+def encode_cancel(sequence: int) -> bytes:
+    return b"C" + _CANCEL.pack(sequence)
+
+
+def decode_message(data: bytes) -> Job | Cancel:
+    if data[:1] == b"C":
+        return Cancel(_CANCEL.unpack_from(data, 1)[0])
+    deadline, sequence, size = _JOB_HEAD.unpack_from(data, 1)
+    start = 1 + _JOB_HEAD.size
+    return Job(data[start:start + size].decode(), data[start + size:], deadline, sequence)
+
+
+def encode_reply(reply: Reply) -> bytes:
+    return pickle.dumps((reply.status, reply.body, reply.content_type, reply.review, reply.metric),
+                        pickle.HIGHEST_PROTOCOL)
+
+
+def decode_reply(data: bytes) -> Reply | tuple:
+    """A Reply, or the ("ready", pid) a worker sends once it has started."""
+    message = pickle.loads(data)
+    if message[0] == "ready":
+        return message
+    return Reply(*message)
 
 
 TRIM_AFTER_BYTES = 1024 * 1024
@@ -123,19 +163,25 @@ def serve(connection, cel_engine: str, log_level: str, profile: Profile = DEFAUL
 
     job = Job("", b"")
     cancelled = -1
+    # One poll object for every check (Connection.poll builds a selector each time).
+    pending = select.poll()
+    pending.register(connection.fileno(), select.POLLIN)
 
     def deadline() -> float:
         # Called at every deadline check: a cancel for this job may be waiting in the pipe.
         nonlocal cancelled
-        while connection.poll(0):
-            message = connection.recv()
+        while pending.poll(0):
+            try:
+                message = decode_message(connection.recv_bytes())
+            except (EOFError, OSError):
+                return 0.0  # the server is gone: stop; the main loop sees the EOF
             if isinstance(message, Cancel):
                 cancelled = message.sequence
         return 0.0 if cancelled == job.sequence else job.deadline
 
     while True:
         try:
-            job = connection.recv()
+            job = decode_message(connection.recv_bytes())
         except (EOFError, OSError):
             return
         if isinstance(job, Cancel):  # for a job already answered
@@ -151,6 +197,6 @@ def serve(connection, cel_engine: str, log_level: str, profile: Profile = DEFAUL
         if len(job.body) > TRIM_AFTER_BYTES:
             release_freed_memory()  # a big body's parse tree is gone: so is its memory
         try:
-            connection.send(reply)
+            connection.send_bytes(encode_reply(reply))
         except (BrokenPipeError, OSError):
             return

@@ -123,9 +123,15 @@ def drop_disable_dra_list_type_attributes_fields(new: dict, old: dict | None, d:
         attributes = d.get(device, "attributes")
         if not isinstance(attributes, dict):
             continue
-        # Up to 4096 attributes a slice, on every served request: a plain loop, skipping fast.
+        # Up to 4096 attributes a slice, on every served request: first a plain scan for any list
+        # value (isdisjoint builds no set), the per-attribute walk only on a device that has one.
+        for attribute in attributes.values():
+            if type(attribute) is dict and not _LIST_ATTRIBUTE_KEYS.isdisjoint(attribute):
+                break
+        else:
+            continue
         for name, attribute in list(attributes.items()):
-            if type(attribute) is not dict or not attribute.keys() & _LIST_ATTRIBUTE_KEYS:
+            if type(attribute) is not dict or _LIST_ATTRIBUTE_KEYS.isdisjoint(attribute):
                 continue
             attribute_path = lambda path=path, name=name: path.child("attributes").key(name)  # noqa: E731
             for key in LIST_ATTRIBUTE_VALUES:
