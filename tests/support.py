@@ -126,6 +126,16 @@ def start_server(workdir: Path, *extra_args: str, cert_dir: Path | None = None, 
                          verify=ssl.create_default_context(cafile=str(cert_dir / "ca.crt")), wait=wait)
 
 
+def stop_process(process: subprocess.Popen, grace: float = 20) -> None:
+    """SIGTERM, as a kubelet stops a pod; a process still running after `grace` seconds is killed."""
+    process.terminate()
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def deep(obj):
     return copy.deepcopy(obj)
 

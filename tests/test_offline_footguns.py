@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import ssl
 import subprocess
 import sys
@@ -19,7 +18,7 @@ import pytest
 import yaml
 from cryptography import x509
 
-from support import cli, free_port, valid_slice
+from support import cli, free_port, stop_process, valid_slice
 from webhook import certs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,13 +84,6 @@ def _healthy(process: subprocess.Popen, url: str, ca_file: Path) -> None:
     raise AssertionError("server did not become healthy")
 
 
-def _stop(process: subprocess.Popen) -> None:
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def test_serve_cert_dir_reuses_a_valid_ca_across_restarts(tmp_path):
@@ -100,7 +92,7 @@ def test_serve_cert_dir_reuses_a_valid_ca_across_restarts(tmp_path):
     try:
         _healthy(process, url, cert_dir / "ca.crt")
     finally:
-        _stop(process)
+        stop_process(process)
     first = {name: (cert_dir / name).read_bytes() for name in ("ca.crt", "ca.key", "tls.crt", "tls.key")}
     trusted = tmp_path / "trusted-ca.crt"  # what an overlay was built with
     trusted.write_bytes(first["ca.crt"])
@@ -108,7 +100,7 @@ def test_serve_cert_dir_reuses_a_valid_ca_across_restarts(tmp_path):
     try:
         _healthy(process, url, trusted)  # the client trusting the first CA still connects
     finally:
-        _stop(process)
+        stop_process(process)
     assert {name: (cert_dir / name).read_bytes() for name in first} == first
     assert '"reused certificates"' in log.read_text() or "reused certificates" in log.read_text()
 

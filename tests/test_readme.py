@@ -7,7 +7,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from support import free_port
+from support import free_port, stop_process
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -84,11 +83,7 @@ def test_quick_start_server_and_curl(workdir):
             assert result.returncode == 0, result.stderr
         assert '"allowed":true' in result.stdout.replace(" ", "")
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop_process(process)
         log.close()
 
 

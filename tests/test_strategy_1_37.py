@@ -22,12 +22,12 @@ from test_strategy import (
     R0,
     TR0,
     claim_status_with,
+    assert_dropped_on_create,
     claim_with,
     slice_with,
     template_with,
-    without,
 )
-from webhook.kinds import disabled_fields_present, drop_disabled_fields
+from webhook.kinds import drop_disabled_fields
 from webhook.profile import make_profile
 
 CONSUMES = [{"counterSet": "cs", "counters": {"mem": {"value": "1"}}, "compatibilityGroups": ["a"]}]
@@ -67,15 +67,7 @@ def gate_off(gate: str):
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
 def test_create_with_gate_off_drops_the_field_and_names_the_gate(case: Case):
-    before = copy.deepcopy(case.obj)
-    old = claim_with(exactly={}) if case.subresource == "status" else None
-    dropped_obj, dropped = drop_disabled_fields(case.kind, case.obj, old, gate_off(case.gate),
-                                                subresource=case.subresource)
-    assert dropped_obj == without(case.obj, case.steps)
-    assert [d.warning() for d in dropped] == [f"{case.path} dropped: feature gate {case.gate} is disabled"]
-    assert disabled_fields_present(case.kind, case.obj, old, gate_off(case.gate),
-                                   subresource=case.subresource) == dropped
-    assert case.obj == before
+    assert_dropped_on_create(case, gate_off(case.gate))
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
