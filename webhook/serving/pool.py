@@ -187,7 +187,9 @@ class WorkerPool:
 
     async def _dispatch(self, job: worker.Job, deadline: float, large: bool) -> _Dispatched:
         if self._idle and not (large and self._large_busy >= self._large_limit()):
-            return self._send(self._idle.popleft(), job, deadline, large)
+            # The worker freed last: its CEL cache is the warmest (a retry, or the next request
+            # with the same selectors, finds them compiled); under load every worker is busy anyway.
+            return self._send(self._idle.pop(), job, deadline, large)
         queue = self._large_waiters if large else self._waiters
         lanes = self._large_limit() if large else self.count
         remaining = deadline - time.monotonic()
