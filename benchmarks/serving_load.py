@@ -124,7 +124,7 @@ def huge_claim(requests: int = 30_000) -> dict:
 def bench_mutate() -> None:
     import jsonpatch
 
-    from webhook import mutation
+    from webhook import kinds
 
     certs = Certificates()
     ours, floor = start_ours(certs), start_floor(certs)
@@ -142,7 +142,7 @@ def bench_mutate() -> None:
                     assert reply.status_code == 200, reply.text
         patch_ops = len(json.loads(__import__("base64").b64decode(
             client_reply_patch(ours, body, headers))))
-        defaulted = mutation.apply_defaults("ResourceClaim", "v1", obj, None, "CREATE", None)
+        defaulted = kinds.apply_defaults("ResourceClaim", "v1", obj, None, "CREATE", None)
         start = time.perf_counter()
         jsonpatch.make_patch(obj, defaulted)
         diff = time.perf_counter() - start
