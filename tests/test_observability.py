@@ -75,27 +75,46 @@ def test_unknown_kinds_do_not_become_label_values(fresh_server):
                                                                allowed="true", dry_run="false"))] == 1
 
 
-def test_one_json_log_line_per_request_and_never_the_body(fresh_server):
+def _log_some_requests(server) -> list[dict]:
     obj = valid_slice(name="log-check")
     obj["metadata"]["annotations"] = {"example.com/note": SECRET}
-    fresh_server.review("/validate", review_body(obj, uid="uid-allowed-1"))
+    server.review("/validate", review_body(obj, uid="uid-allowed-1"))
     bad = valid_slice(name="Bad_Name")
     bad["metadata"]["labels"] = {"note": SECRET}
-    fresh_server.review("/validate", review_body(bad, uid="uid-denied-1"))
-    fresh_server.client.post(fresh_server.url + "/validate", content=f'{{"broken": "{SECRET}"'.encode(),
-                             headers={"content-type": "application/json"})
+    server.review("/validate", review_body(bad, uid="uid-denied-1"))
+    server.client.post(server.url + "/validate", content=f'{{"broken": "{SECRET}"'.encode(),
+                       headers={"content-type": "application/json"})
     time.sleep(0.1)
-    text = fresh_server.log_text()
+    text = server.log_text()
     assert SECRET not in text
-    lines = [json.loads(line) for line in text.splitlines() if line.strip()]  # every line is JSON
+    return [json.loads(line) for line in text.splitlines() if line.strip()]  # every line is JSON
+
+
+def test_denials_and_refusals_are_logged_at_info_allowed_reviews_at_debug(fresh_server):
+    lines = _log_some_requests(fresh_server)
+    reviews = {line.get("uid"): line for line in lines if line.get("msg") == "admission review"}
+    assert "uid-allowed-1" not in reviews  # counted by the metrics; logged with --log-level debug
+    denied = reviews["uid-denied-1"]
+    assert (denied["kind"], denied["name"], denied["operation"], denied["allowed"], denied["level"]) == (
+        "ResourceSlice", "Bad_Name", "CREATE", False, "info")
+    assert denied["durationMs"] >= 0 and denied["time"]
+    refused = [line for line in lines if line.get("msg") == "request refused"]
+    assert refused and refused[-1]["code"] == 400 and refused[-1]["level"] == "info"
+
+
+def test_with_debug_logging_every_review_has_one_json_line_and_never_the_body(tmp_path):
+    server = start_server(tmp_path, "--log-level", "debug")
+    try:
+        lines = _log_some_requests(server)
+    finally:
+        server.stop()
     by_uid = {line.get("uid"): line for line in lines if line.get("msg") == "admission review"}
-    for uid, name, allowed in (("uid-allowed-1", "log-check", True), ("uid-denied-1", "Bad_Name", False)):
+    for uid, name, allowed, level in (("uid-allowed-1", "log-check", True, "debug"),
+                                      ("uid-denied-1", "Bad_Name", False, "info")):
         line = by_uid[uid]
         assert (line["kind"], line["name"], line["operation"], line["allowed"]) == ("ResourceSlice", name, "CREATE",
                                                                                     allowed)
-        assert line["durationMs"] >= 0 and line["level"] == "info" and line["time"]
-    refused = [line for line in lines if line.get("msg") == "request refused"]
-    assert refused and refused[-1]["code"] == 400
+        assert line["durationMs"] >= 0 and line["level"] == level and line["time"]
 
 
 def test_readyz_fails_when_the_certificate_has_expired(tmp_path):
@@ -128,7 +147,7 @@ def _read_http_response(sock: ssl.SSLSocket) -> tuple[int, bytes]:
 
 
 def test_sigterm_lets_the_request_in_flight_finish(tmp_path):
-    server = start_server(tmp_path, "--shutdown-grace-seconds", "10")
+    server = start_server(tmp_path, "--shutdown-grace-seconds", "10", "--log-level", "debug")
     port = int(server.url.rsplit(":", 1)[1])
     context = ssl.create_default_context(cafile=str(server.ca_file))
     body = json.dumps(review_body(valid_slice(devices=128), uid="uid-in-flight")).encode()

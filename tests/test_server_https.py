@@ -170,7 +170,7 @@ def test_client_without_the_ca_cannot_connect(webhook_server):
 
 def test_request_bodies_are_not_logged(webhook_server):
     marker = "secret-marker-3f9a"
-    obj = valid_slice()
+    obj = valid_slice(name="Denied_Name")  # denials are logged at info (allowed reviews at debug)
     obj["metadata"]["annotations"] = {"example.com/note": marker}
     webhook_server.review("/validate", review_body(obj, uid="uid-log-check"))
     log_text = webhook_server.log_text()

@@ -11,10 +11,11 @@ from webhook.serving import worker
 from webhook.serving.worker import Cancel, Job, Reply
 
 
-def test_job_round_trip_keeps_path_body_deadline_and_sequence():
+def test_job_round_trip_keeps_path_body_deadline_sequence_and_verdict_sharing():
     body = bytes(range(256)) * 3 + b'{"kind":"AdmissionReview"}'
-    job = Job("/mutate", body, deadline=12345.678901234, sequence=2**40 + 7)
-    assert worker.decode_message(worker.encode_job(job)) == job
+    for share in (False, True):
+        job = Job("/mutate", body, deadline=12345.678901234, sequence=2**40 + 7, share_verdicts=share)
+        assert worker.decode_message(worker.encode_job(job)) == job
 
 
 def test_empty_body_and_unicode_path_round_trip():
@@ -27,8 +28,12 @@ def test_cancel_round_trip():
 
 
 def test_reply_round_trip_and_ready_message():
+    from webhook.cel.verdict import Verdict
+
+    verdicts = ((("device.driver == 'x'", False, (True, False)), Verdict("ok", cost=3), False),
+                (("bad(", True, (True, True)), Verdict("invalid", "compilation failed: ..."), True))
     reply = Reply(200, b'{"response":{}}', review={"uid": "u", "allowed": True, "workMs": 0.5},
-                  metric=("ResourceClaim", "CREATE", True, False))
+                  metric=("ResourceClaim", "CREATE", True, False), verdicts=verdicts)
     decoded = worker.decode_reply(worker.encode_reply(reply))
     assert decoded == reply
     # The "ready" a new worker sends with Connection.send reads back through the same path.

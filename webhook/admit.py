@@ -171,8 +171,8 @@ def _guarded(request: AdmissionRequest, body: Callable[[Target], AdmissionRespon
         return body(target)
     except _Denied as denied:
         return denied.response
-    except cel.DeadlineExceeded:
-        raise  # a failed call, not a verdict: the server answers 504 Timeout
+    except (cel.DeadlineExceeded, cel.CompileNeeded):
+        raise  # a failed call, not a verdict (504 Timeout), or work for a worker process
     except RecursionError:
         return deny(request.uid, status_bad_request(GROUP, target.kind, target.name, "object is nested too deeply"))
     except Exception:  # a bug of ours: never a crash, never a silent allow

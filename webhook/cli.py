@@ -11,13 +11,24 @@ from webhook import __version__
 from webhook.allocation import command as allocation_command
 
 
-def _positive_int(text: str) -> int:
+def _whole_number(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def _positive_int(text: str) -> int:
+    value = _whole_number(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be greater than zero")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = _whole_number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
     return value
 
 
@@ -199,6 +210,10 @@ def _add_serve_limits(serve: argparse.ArgumentParser) -> None:
                             "with a verdict")
     serve.add_argument("--workers", type=_positive_int, default=2,
                        help="worker processes that parse and review requests (default: %(default)s)")
+    serve.add_argument("--inline-max-body-bytes", type=_non_negative_int, default=16 * 1024, metavar="BYTES",
+                       help="review bodies up to this size in the server process itself when their CEL selectors "
+                            "are compiled already (no hop to a worker); 0: always hand them to a worker "
+                            "(default: %(default)s)")
     serve.add_argument("--max-requests-in-flight", type=_positive_int, default=64, metavar="N",
                        help="reviews accepted at once; more are answered 429 at once (default: %(default)s)")
     serve.add_argument("--max-bytes-in-flight", type=_positive_int, default=64 * 1024 * 1024, metavar="BYTES",
@@ -249,6 +264,7 @@ def run_serve(args: argparse.Namespace) -> int:
         client_ca_file=args.client_ca_file, reload_interval_seconds=args.cert_reload_interval,
         graceful_shutdown_seconds=args.shutdown_grace_seconds, health_port=args.health_port,
         request_timeout_seconds=args.request_timeout, workers=args.workers,
+        inline_max_body_bytes=args.inline_max_body_bytes,
         max_requests_in_flight=args.max_requests_in_flight, max_bytes_in_flight=args.max_bytes_in_flight,
         header_read_timeout_seconds=args.header_read_timeout, body_read_timeout_seconds=args.body_read_timeout,
         idle_timeout_seconds=args.idle_timeout, max_header_bytes=args.max_header_bytes,

@@ -69,37 +69,34 @@ OMIT = _Omit()
 class Path:
     """A field path; renders exactly like Go's `field.Path.String()`.
 
-    Build paths only with `Path(...)`, `.child()`, `.index()` and `.key()`.
+    Build paths only with `Path(...)`, `.child()`, `.index()` and `.key()`. Validation builds a path for
+    every field it visits and renders one only for an error, so building is kept to a minimum (one
+    object, its slots set directly) and rendering is cached.
     """
 
     __slots__ = ("name", "subscript", "parent", "_text")
 
     def __init__(self, name: str, *more: str) -> None:
-        self._set(name, "", None)
+        self.name, self.subscript, self.parent, self._text = name, "", None, None
         for extra in more:  # NewPath("a", "b") is the path "a.b": re-parent ourselves
-            self._set(extra, "", Path._node(self.name, "", self.parent))
-
-    def _set(self, name: str, subscript: str, parent: Path | None) -> None:
-        self.name, self.subscript, self.parent = name, subscript, parent
-        self._text: str | None = None
-
-    @staticmethod
-    def _node(name: str, subscript: str, parent: Path | None) -> Path:
-        node = Path.__new__(Path)
-        node._set(name, subscript, parent)
-        return node
+            self.parent, self.name = _node(self.name, "", self.parent), extra
 
     def child(self, name: str, *more: str) -> Path:
-        path = Path._node(name, "", self)
+        path = _new(Path)
+        path.name, path.subscript, path.parent, path._text = name, "", self, None
         for extra in more:
-            path = Path._node(extra, "", path)
+            path = _node(extra, "", path)
         return path
 
     def index(self, i: int) -> Path:
-        return Path._node("", str(i), self)
+        path = _new(Path)
+        path.name, path.subscript, path.parent, path._text = "", i, self, None
+        return path
 
     def key(self, k: str) -> Path:
-        return Path._node("", k, self)
+        path = _new(Path)
+        path.name, path.subscript, path.parent, path._text = "", k, self, None
+        return path
 
     def root(self) -> Path:
         node = self
@@ -124,6 +121,15 @@ class Path:
 
     def __hash__(self) -> int:
         return hash(str(self))
+
+
+_new = object.__new__
+
+
+def _node(name: str, subscript: str, parent: Path | None) -> Path:
+    path = _new(Path)
+    path.name, path.subscript, path.parent, path._text = name, subscript, parent, None
+    return path
 
 
 _GO_ESCAPES = {'"': '\\"', "\\": "\\\\", "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n",

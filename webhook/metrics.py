@@ -53,6 +53,9 @@ class Metrics:
                                   REVIEW_LABELS, buckets=LATENCY_BUCKETS, registry=self.registry)
         self.in_flight = Gauge("dra_webhook_requests_in_flight", "Admission requests being handled now.",
                                ("path",), registry=self.registry)
+        self.inline_reviews = Counter("dra_webhook_inline_reviews",
+                                      "Admission reviews answered in the server process itself (small, with "
+                                      "compiled selectors), without a worker process.", registry=self.registry)
         self.rejected = Counter("dra_webhook_rejected_requests",
                                 "Requests answered without a review (malformed, too large, too slow, overload, "
                                 "deadline).", ("path", "code"), registry=self.registry)
@@ -110,6 +113,9 @@ class Metrics:
         if child is None:
             child = self._children[key] = metric.labels(*(str(v) for v in labels))
         return child
+
+    def reviewed_inline(self) -> None:
+        self.inline_reviews.inc()
 
     def observe_review(self, path: str, kind: str, operation: str, allowed: bool, dry_run: bool,
                        seconds: float) -> None:

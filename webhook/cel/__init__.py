@@ -23,9 +23,13 @@ from __future__ import annotations
 
 from webhook.cel import engines
 from webhook.cel.budget import (
+    CompileNeeded,
     DeadlineExceeded,
+    cached_only,
     check_deadline,
     collect_warnings,
+    may_compile,
+    recording_verdicts,
     request_budget,
     request_deadline,
     warn,
@@ -35,9 +39,10 @@ from webhook.cel.features import Features
 from webhook.field import ErrorList, Path, forbidden, internal_error, invalid, too_long
 
 __all__ = [
-    "ENGINES", "SELECTOR_EXPRESSION_MAX_LENGTH", "DeadlineExceeded", "Features", "active_engine", "check_deadline",
-    "clear_cache", "collect_warnings", "configure", "evaluate", "features_for", "request_budget", "request_deadline",
-    "validate_cel_selector", "validate_derived_attribute",
+    "ENGINES", "SELECTOR_EXPRESSION_MAX_LENGTH", "CompileNeeded", "DeadlineExceeded", "Features", "active_engine",
+    "cached_only", "check_deadline", "clear_cache", "collect_warnings", "configure", "evaluate", "features_for",
+    "learn_verdicts", "recording_verdicts", "request_budget", "request_deadline", "validate_cel_selector",
+    "validate_derived_attribute",
 ]
 
 SELECTOR_EXPRESSION_MAX_LENGTH = 10 * 1024  # resource/v1 CELSelectorExpressionMaxLength, in bytes
@@ -87,6 +92,7 @@ def validate_cel_selector(expression: str, path: Path, *, stored: bool = False, 
     else:
         from webhook.cel import portable
 
+        may_compile()  # the portable engine parses every time
         verdict = portable.check(expression)
     if verdict.warning:
         warn(f"{path}: {verdict.warning}")
@@ -117,6 +123,7 @@ def validate_derived_attribute(expression: str, path: Path, *,
     else:
         from webhook.cel import portable
 
+        may_compile()
         verdict = portable.check(expression)
     if verdict.warning:
         warn(f"{path}: {verdict.warning}")
@@ -128,6 +135,14 @@ def validate_derived_attribute(expression: str, path: Path, *,
     if verdict.outcome == "internal":
         return [internal_error(path, verdict.detail)], 0
     return [], cost
+
+
+def learn_verdicts(verdicts) -> None:
+    """Caches verdicts a worker process compiled (recorded with `recording_verdicts`)."""
+    if verdicts and active_engine() == "cel-expr":
+        from webhook.cel import compiler
+
+        compiler.learn(verdicts)
 
 
 def evaluate(expression: str, device: dict, *, features: Features = Features()) -> bool:

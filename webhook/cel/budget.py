@@ -5,6 +5,11 @@ Running out of time is a failure of the call, not a statement about the object: 
 raises `DeadlineExceeded`, which the server answers with a 504 Timeout Status. A selector already
 being compiled is never interrupted (the compiler holds the GIL), so a request can overrun its
 deadline by at most one selector; verdicts stay cached, so a retry resumes where this one stopped.
+
+A review may also be limited to verdicts already cached (`cached_only`): the server answers small
+requests in its own process that way and hands them to a worker when a selector needs compiling
+(`CompileNeeded`). Verdicts compiled while `recording_verdicts` is active are collected, so that a
+worker can pass them back to the server.
 """
 
 from __future__ import annotations
@@ -22,10 +27,16 @@ DeadlineSource = Callable[[], float]
 
 _deadline: ContextVar[DeadlineSource | None] = ContextVar("cel_deadline", default=None)
 _warnings: ContextVar[list[str] | None] = ContextVar("cel_warnings", default=None)
+_compiling_allowed: ContextVar[bool] = ContextVar("cel_compiling_allowed", default=True)
+_recorded: ContextVar[list | None] = ContextVar("cel_recorded_verdicts", default=None)
 
 
 class DeadlineExceeded(Exception):
     """The request's time ran out before its checks were done."""
+
+
+class CompileNeeded(Exception):
+    """A selector's verdict is not cached and the review may only use cached verdicts."""
 
 
 @contextmanager
@@ -70,3 +81,36 @@ def warn(message: str) -> None:
     collected = _warnings.get()
     if collected is not None and message not in collected:
         collected.append(message)
+
+
+@contextmanager
+def cached_only() -> Iterator[None]:
+    """Inside the block, a selector whose verdict is not cached raises CompileNeeded."""
+    token = _compiling_allowed.set(False)
+    try:
+        yield
+    finally:
+        _compiling_allowed.reset(token)
+
+
+def may_compile() -> None:
+    """Raises CompileNeeded inside `cached_only`; compilers call it before compiling."""
+    if not _compiling_allowed.get():
+        raise CompileNeeded()
+
+
+@contextmanager
+def recording_verdicts() -> Iterator[list]:
+    """Yields the list that receives (cache key, verdict, pinned) of every verdict compiled in the block."""
+    recorded: list = []
+    token = _recorded.set(recorded)
+    try:
+        yield recorded
+    finally:
+        _recorded.reset(token)
+
+
+def record(key: tuple, verdict, pinned: bool) -> None:
+    recorded = _recorded.get()
+    if recorded is not None:
+        recorded.append((key, verdict, pinned))

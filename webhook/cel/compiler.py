@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from webhook.cel import depth, onepass
+from webhook.cel.budget import may_compile, record
 from webhook.cel.cache import VerdictCache
 from webhook.cel.checked import CheckedAst, build, parse, type_name
 from webhook.cel.cost import Coster
@@ -125,8 +126,10 @@ def check(expression: str, stored: bool = False, features: Features = Features()
     pinned = pinned or stored
     verdict = CACHE.get(key, pinned)
     if verdict is None:
+        may_compile()
         verdict = _uncached(expression, stored, features)
         CACHE.put(key, verdict, pinned)
+        record(key, verdict, pinned)
     return verdict
 
 
@@ -143,9 +146,17 @@ def check_derived(expression: str, stored: bool = False, features: Features = Fe
     key = (expression, stored, features.key, "derived")
     verdict = CACHE.get(key, False)
     if verdict is None:
+        may_compile()
         verdict = _uncached(expression, stored, features, derived=True)
         CACHE.put(key, verdict, False)
+        record(key, verdict, False)
     return verdict
+
+
+def learn(verdicts) -> None:
+    """Caches verdicts another process compiled (see budget.recording_verdicts)."""
+    for key, verdict, pinned in verdicts:
+        CACHE.put(key, verdict, pinned)
 
 
 def compile_expression(expression: str, stored: bool = False, features: Features = Features()):

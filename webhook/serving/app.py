@@ -1,8 +1,8 @@
 """The Starlette app of the main port: POST /validate and /mutate, GET /healthz, /readyz, /metrics.
 
-This process only moves bytes: it checks the envelope (content type, size, deadline), reads the
-body under a timeout and a budget of bytes in flight, and hands the body to a worker process
-(pool.py). Malformed requests get a 4xx with a one-line reason; overload a 429 and a missed
+This process checks the envelope (content type, size, deadline), reads the body under a timeout and
+a budget of bytes in flight, and hands the body to a worker process (pool.py), unless the review
+is known to be small: then it answers itself (inline.py). Malformed requests get a 4xx with a one-line reason; overload a 429 and a missed
 deadline a 504, each as a metav1.Status; nothing a client sends yields a 500 or a traceback.
 Request bodies are never logged.
 """
@@ -24,6 +24,7 @@ from webhook import logs
 from webhook.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from webhook.metrics import Metrics
 from webhook.serving import timeouts
+from webhook.serving.inline import InlineReviewer
 from webhook.serving.limits import release_freed_memory_periodically
 from webhook.serving.pool import Disconnected, Saturated, Timeout, WorkerLost, WorkerPool
 from webhook.serving.settings import ServerSettings
@@ -33,6 +34,9 @@ from webhook.serving.worker import Job, Reply, timeout_reply
 log = logging.getLogger("dra-webhook")
 
 REVIEW_PATHS = ("/validate", "/mutate")
+# Allowed reviews are the bulk of the traffic and the metrics count them: their log line is at debug level,
+# unless one took this long. Denials, refusals and errors are logged at info.
+SLOW_REVIEW_SECONDS = 1.0
 
 
 class BodyTooLarge(Exception):
@@ -71,15 +75,17 @@ async def _wait_for_disconnect(request: Request) -> None:
 class Admission:
     """The review endpoints' shared state: the pool, the limits and the counters of work in flight."""
 
-    def __init__(self, settings: ServerSettings, pool: WorkerPool, metrics: Metrics) -> None:
+    def __init__(self, settings: ServerSettings, pool: WorkerPool, metrics: Metrics,
+                 inline: InlineReviewer | None = None) -> None:
         self.settings = settings
         self.pool = pool
         self.metrics = metrics
+        self.inline = inline
         self.requests_in_flight = 0
         self.bytes_in_flight = 0
 
     async def endpoint(self, request: Request) -> Response:
-        path = request.url.path
+        path = request.scope["path"]
         started = time.perf_counter()
         self.metrics.started(path)
         self.requests_in_flight += 1
@@ -93,7 +99,9 @@ class Admission:
         duration = round(seconds * 1000, 3)
         if reply.metric is not None:
             self.metrics.observe_review(path, *reply.metric, seconds)
-            log.info("admission review", extra=logs.fields(path=path, **reply.review, durationMs=duration))
+            level = logging.DEBUG if reply.metric[2] and seconds < SLOW_REVIEW_SECONDS else logging.INFO
+            if log.isEnabledFor(level):
+                log.log(level, "admission review", extra=logs.fields(path=path, **reply.review, durationMs=duration))
         else:
             self.metrics.observe_rejected(path, reply.status)
             log.info("request refused", extra=logs.fields(path=path, code=reply.status, durationMs=duration,
@@ -148,8 +156,19 @@ class Admission:
             return _plain(400, "client disconnected")
         except asyncio.TimeoutError:
             return _plain(408, "request body not received in time")
+        job = Job(path, body)
+        inline = self.inline
+        if inline is not None and inline.eligible(body):
+            reply = inline.review(job, deadline)
+            if reply is not None:
+                self.metrics.reviewed_inline()
+                return reply
+            job = Job(path, body, share_verdicts=True)  # so that the next one with its selectors stays here
         try:
-            return await self.pool.run(Job(path, body), deadline, lambda: _wait_for_disconnect(request))
+            reply = await self.pool.run(job, deadline, lambda: _wait_for_disconnect(request))
+            if reply.verdicts and inline is not None:
+                inline.learn(reply.verdicts)
+            return reply
         except Saturated:
             return _status(429, "TooManyRequests", "dra-webhook cannot start this request before its deadline; "
                                                    "retry")
@@ -186,8 +205,8 @@ async def healthz(_: Request) -> Response:
 
 
 def create_app(settings: ServerSettings, pool: WorkerPool, metrics: Metrics,
-               readiness: Callable[[], str | None]) -> Starlette:
-    admission = Admission(settings, pool, metrics)
+               readiness: Callable[[], str | None], inline: InlineReviewer | None = None) -> Starlette:
+    admission = Admission(settings, pool, metrics, inline)
 
     async def readyz(_: Request) -> Response:
         problem = readiness()

@@ -13,8 +13,10 @@ from webhook import logs, tlsreload
 from webhook.metrics import Metrics
 from webhook.serving.app import create_app
 from webhook.serving.health import HealthServer
+from webhook.serving.inline import InlineReviewer
 from webhook.serving.limits import LimitedH11Protocol, tune_tls
 from webhook.serving.pool import WorkerPool
+from webhook.serving import worker
 from webhook.serving.settings import ServerSettings
 
 log = logging.getLogger("dra-webhook")
@@ -59,11 +61,17 @@ def run(settings: ServerSettings, log_level: str = "info") -> None:
             on_attempt=metrics.reload_attempted)
     pool = WorkerPool(settings.workers, settings.cel_engine, log_level, settings.profile)
     metrics.watch_workers(pool.busy_workers, pool.ready_workers, pool.waiting_requests)
+    inline = None
+    if settings.inline_max_body_bytes:
+        from webhook import admit, cel  # noqa: F401 - imported before serving, and kept out of the collector
+
+        cel.configure(settings.cel_engine)
+        inline = InlineReviewer(settings.profile, settings.inline_max_body_bytes)
     readiness = readiness_check(pool, reloader)
     health = HealthServer(settings.host, settings.health_port, readiness) if settings.health_port else None
     tune_tls(settings.header_read_timeout_seconds)
     config = ServingConfig(
-        create_app(settings, pool, metrics, readiness),
+        create_app(settings, pool, metrics, readiness, inline),
         host=settings.host,
         port=settings.port,
         ssl_certfile=None if settings.insecure_http else settings.cert_file,
@@ -92,9 +100,12 @@ def run(settings: ServerSettings, log_level: str = "info") -> None:
             health.start()
         if reloader:
             reloader.start(settings.reload_interval_seconds)
-        # What exists now lives until exit: keep it out of every collection (no long GC pauses).
+        # What exists now lives until exit: keep it out of every collection (no long GC pauses), and
+        # collect the young generation less often: a review builds many short-lived objects, which are
+        # freed by reference counting before a collection would have to look at them.
         gc.collect()
         gc.freeze()
+        gc.set_threshold(*worker.GC_THRESHOLDS)
         uvicorn.Server(config).run()
     finally:
         if health:

@@ -31,6 +31,8 @@ class ServerSettings:
     request_timeout_seconds: float = 10.0
     # Bounded work.
     workers: int = 2
+    # Reviews of bodies up to this size whose CEL selectors are compiled run in the server process (0: never).
+    inline_max_body_bytes: int = 16 * 1024
     max_requests_in_flight: int = 64
     max_bytes_in_flight: int = 64 * 1024 * 1024
     # Connections.

@@ -34,6 +34,7 @@ class Job:
     body: bytes
     deadline: float = 0.0
     sequence: int = 0
+    share_verdicts: bool = False  # return the CEL verdicts compiled for it (the server caches them too)
 
 
 @dataclass(frozen=True)
@@ -49,18 +50,19 @@ class Reply:
     review: dict = field(default_factory=dict)  # log fields of an answered review (strings only)
     metric: tuple | None = None  # (kind, operation, allowed, dry_run) of an answered review
     held: int = 0  # bytes counted against --max-bytes-in-flight until the answer is sent
+    verdicts: tuple = ()  # (cache key, verdict, pinned) compiled for a job with share_verdicts
 
 
 # The wire between server and worker: raw bytes, one pipe message per job, cancel and reply (no
-# pickled classes; a job's body is sent as it came). Job: b"J", deadline, sequence, path length,
-# path, body. Cancel: b"C", sequence. Reply: a pickled tuple of Reply's fields.
-_JOB_HEAD = struct.Struct("<dQH")
+# pickled classes; a job's body is sent as it came). Job: b"J", deadline, sequence, share_verdicts,
+# path length, path, body. Cancel: b"C", sequence. Reply: a pickled tuple of Reply's fields.
+_JOB_HEAD = struct.Struct("<dQ?H")
 _CANCEL = struct.Struct("<Q")
 
 
 def encode_job(job: Job) -> bytes:
     path = job.path.encode()
-    return b"J" + _JOB_HEAD.pack(job.deadline, job.sequence, len(path)) + path + job.body
+    return b"J" + _JOB_HEAD.pack(job.deadline, job.sequence, job.share_verdicts, len(path)) + path + job.body
 
 
 def encode_cancel(sequence: int) -> bytes:
@@ -70,14 +72,14 @@ def encode_cancel(sequence: int) -> bytes:
 def decode_message(data: bytes) -> Job | Cancel:
     if data[:1] == b"C":
         return Cancel(_CANCEL.unpack_from(data, 1)[0])
-    deadline, sequence, size = _JOB_HEAD.unpack_from(data, 1)
+    deadline, sequence, share_verdicts, size = _JOB_HEAD.unpack_from(data, 1)
     start = 1 + _JOB_HEAD.size
-    return Job(data[start:start + size].decode(), data[start + size:], deadline, sequence)
+    return Job(data[start:start + size].decode(), data[start + size:], deadline, sequence, share_verdicts)
 
 
 def encode_reply(reply: Reply) -> bytes:
-    return pickle.dumps((reply.status, reply.body, reply.content_type, reply.review, reply.metric),
-                        pickle.HIGHEST_PROTOCOL)
+    return pickle.dumps((reply.status, reply.body, reply.content_type, reply.review, reply.metric, 0,
+                         reply.verdicts), pickle.HIGHEST_PROTOCOL)
 
 
 def decode_reply(data: bytes) -> Reply | tuple:
@@ -89,6 +91,7 @@ def decode_reply(data: bytes) -> Reply | tuple:
 
 
 TRIM_AFTER_BYTES = 1024 * 1024
+GC_THRESHOLDS = (50_000, 50, 100)
 WORKER_NICENESS = 5
 
 
@@ -120,7 +123,7 @@ def handle(job: Job, deadline, profile: Profile = DEFAULT) -> Reply:
     except ReviewError as exc:
         return _refuse(str(exc))
     try:
-        with cel.request_deadline(deadline):
+        with cel.request_deadline(deadline), cel.recording_verdicts() as verdicts:
             cel.check_deadline()
             if job.path == "/mutate":
                 response = admit.mutate(request, profile=profile, in_place=True)
@@ -132,7 +135,8 @@ def handle(job: Job, deadline, profile: Profile = DEFAULT) -> Reply:
     operation = request.operation if request.operation in OPERATIONS else "other"
     return Reply(200, encode_review_bytes(response, request.review_api_version),
                  review=logs.review_fields(request, response),
-                 metric=(kind, operation, response.allowed, request.dry_run))
+                 metric=(kind, operation, response.allowed, request.dry_run),
+                 verdicts=tuple(verdicts) if job.share_verdicts else ())
 
 
 TIMEOUT_MESSAGE = "dra-webhook: the request's deadline passed before the checks were done; the object was not judged"
@@ -158,7 +162,7 @@ def serve(connection, cel_engine: str, log_level: str, profile: Profile = DEFAUL
     # and collect the young generations less often (jobs build large short-lived trees).
     gc.collect()
     gc.freeze()
-    gc.set_threshold(50_000, 50, 100)
+    gc.set_threshold(*GC_THRESHOLDS)
     connection.send(("ready", os.getpid()))
 
     job = Job("", b"")
