@@ -1,33 +1,96 @@
-"""Turns the validation errors of a wire model's mirror into field errors and unknown-field warnings.
+"""Turns the validation errors of a wire model's mirror into field errors worded as Go's JSON decoder
+words them, and unknown-field warnings.
 
-Paths are rendered from the model (aliases, list indexes, map keys) the way Go's field.Path prints them.
+Each error keeps our precise path (list indexes, map keys, rendered like Go's field.Path) as its field;
+its detail is what the API server's decoder (sigs.k8s.io/json, a fork of encoding/json: `literalStore`,
+`object`, `array`, `addErrorContext`, `UnmarshalTypeError.Error`) says about the value:
+`json: cannot unmarshal string into Go struct field Device.spec.devices.capacity of type v1.DeviceCapacity`
+— the JSON kind of the value ("number 1.5" when an integer does not parse), the struct holding the last
+field entered, the JSON field names from the root (no indexes, no keys) and the Go type the value missed,
+pointers dereferenced. Types that decode themselves say their own words: resource.Quantity the error of
+ParseQuantity, metav1.Time that of decoding a string. The errors come in document order, the one the
+API server reports first (see `first`).
 """
 
 from __future__ import annotations
 
-import types
 import typing
-from typing import Any, Union
+from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel
 from pydantic_core import ValidationError
 
-from webhook.field import ErrorList, Path, type_invalid
+from webhook.api import go_types
+from webhook.field import ErrorList, FieldError, Path, go_json_number, type_invalid
+from webhook.quantity import json_quantity_error
 
 
-def convert(model: type[BaseModel], obj: dict, exc: ValidationError) -> tuple[ErrorList, list[str]]:
-    errors: ErrorList = []
+@dataclass(frozen=True)
+class _Located:
+    """Where one error is: our path, Go's error context and the type the value did not fit."""
+
+    path: str
+    struct: str  # Go's errorContext.Struct: the struct holding the last field entered
+    fields: tuple[str, ...]  # Go's errorContext.FieldStack
+    annotation: Any  # the wire type at the error
+    v1_struct: str  # the v1 struct holding the field (the key of its named Go types)
+    field: str
+    named: bool  # the annotation is the field's own (not a list's or map's element)
+
+
+def convert(model: type[BaseModel], obj: dict, exc: ValidationError,
+            version: str = "v1") -> tuple[ErrorList, list[str]]:
+    """(type errors, unknown-field warnings); `version` is the API version the object was sent in, whose
+    Go package names the DRA types. The first error is the one the API server reports: Go's decoder saves
+    the first type error and goes on, but an UnmarshalJSON error (a quantity's, a time's) stops it at
+    once and is returned instead; so those come first, then the others, each in document order."""
+    found: dict[str, tuple[tuple, FieldError]] = {}
     warnings: list[str] = []
     for err in exc.errors(include_url=False):
         loc = err["loc"]
+        located = _locate(model, loc, version)
         if err["type"] == "extra_forbidden":
-            warnings.append(f'unknown field "{_render(model, loc)}"')
+            warnings.append(f'unknown field "{located.path}"')
             continue
-        errors.append(type_invalid(_render(model, loc), _value_at(obj, loc), _message(err)))
-    return errors, warnings
+        if located.path in found:  # one error per value: a quantity's union reports each member
+            continue
+        error, stops = _error(located, _value_at(obj, loc), err, version)
+        found[located.path] = ((not stops, _position(obj, loc)), error)
+    ordered = sorted(found.values(), key=lambda item: item[0])
+    return [error for _, error in ordered], warnings
 
 
-def _message(err: dict) -> str:
+def _error(located: _Located, value: Any, err: dict, version: str) -> tuple[FieldError, bool]:
+    """(the error, whether it stops Go's decoder)."""
+    shown = "<value omitted>" if isinstance(value, (dict, list)) else value
+    if go_types.is_quantity(located.annotation):
+        return type_invalid(located.path, shown, json_quantity_error(value) or "invalid quantity"), True
+    if value is None:  # Go decodes null as the zero value: only our checks refuse it
+        return type_invalid(located.path, shown, _pydantic_message(err)), False
+    target = go_types.go_type(located.annotation, located.v1_struct if located.named else "", located.field,
+                              version)
+    kind = _json_kind(value, target)
+    if target == go_types.TIME:  # metav1.Time.UnmarshalJSON decodes a string with a fresh decoder
+        return type_invalid(located.path, shown, f"json: cannot unmarshal {kind} into Go value of type string"), True
+    if not located.struct:
+        return type_invalid(located.path, shown, f"json: cannot unmarshal {kind} into Go value of type {target}"), False
+    return type_invalid(located.path, shown, f"json: cannot unmarshal {kind} into Go struct field "
+                                             f"{located.struct}.{'.'.join(located.fields)} of type {target}"), False
+
+
+def _json_kind(value: Any, target: str) -> str:
+    """UnmarshalTypeError.Value: the JSON kind; for a number into an integer, the number's text."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return f"number {go_json_number(value)}" if target == "int64" else "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _pydantic_message(err: dict) -> str:
     msg = err.get("msg", "invalid type")
     return msg[0].lower() + msg[1:] if msg else "invalid type"
 
@@ -38,57 +101,61 @@ def _value_at(obj: Any, loc: tuple) -> Any:
         try:
             node = node[part]
         except (KeyError, IndexError, TypeError):
-            return None
-    if isinstance(node, (dict, list)):
-        return "<value omitted>"
+            return node
     return node
 
 
-def _unwrap(annotation: Any) -> Any:
-    """Strips Optional/Annotated to the type that decides how the next path element renders."""
-    while True:
-        origin = typing.get_origin(annotation)
-        if origin is typing.Annotated:
-            annotation = typing.get_args(annotation)[0]
-        elif origin in (Union, types.UnionType):
-            args = [a for a in typing.get_args(annotation) if a is not type(None)]
-            models = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
-            containers = [a for a in args if typing.get_origin(a) in (list, dict)]
-            annotation = (models or containers or args or [Any])[0]
+def _position(obj: Any, loc: tuple) -> tuple:
+    """The error's place in the document: key and index positions along its location."""
+    node, place = obj, []
+    for part in loc:
+        if isinstance(node, dict) and part in node:
+            place.append(list(node).index(part))
+        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+            place.append(part)
         else:
-            return annotation
+            break
+        node = node[part]
+    return tuple(place)
 
 
-def _render(model: type[BaseModel], loc: tuple) -> str:
+def _field_type(model: type[BaseModel], alias: str) -> Any:
+    for name, info in model.model_fields.items():
+        if (info.alias or name) == alias:
+            return info.annotation
+    return Any
+
+
+def _locate(model: type[BaseModel], loc: tuple, version: str) -> _Located:
     path: Path | None = None
     current: Any = model
+    struct, v1_struct, fields, field, named = "", "", [], "", False
     for part in loc:
-        current = _unwrap(current)
-        origin = typing.get_origin(current)
-        if isinstance(current, type) and issubclass(current, BaseModel) and isinstance(part, str):
-            name = part
-            field_type: Any = Any
-            for fname, info in current.model_fields.items():
-                if (info.alias or fname) == part:
-                    field_type = info.annotation
-                    break
-            path = Path(name) if path is None else path.child(name)
-            current = field_type
+        if go_types.is_quantity(current):  # the rest of the location names union members
+            break
+        base = go_types.strip_optional(current)
+        while typing.get_origin(base) is typing.Annotated:
+            base = typing.get_args(base)[0]
+        origin, args = typing.get_origin(base), typing.get_args(base)
+        if isinstance(base, type) and issubclass(base, BaseModel) and isinstance(part, str):
+            v1_struct, field, named = go_types.struct_name(base), part, True
+            struct, names = go_types.in_version(v1_struct, part, version)
+            for name in names:
+                fields.append(name)
+                path = Path(name) if path is None else path.child(name)
+            current = _field_type(base, part)
         elif origin is list and isinstance(part, int):
             path = path.index(part) if path is not None else Path(f"[{part}]")
-            current = typing.get_args(current)[0] if typing.get_args(current) else Any
+            current, named = (args[0] if args else Any), False
         elif origin is dict:
             if part == "[key]":
                 continue
-            key = str(part)
-            path = path.key(key) if path is not None else Path(key)
-            args = typing.get_args(current)
-            current = args[1] if len(args) == 2 else Any
-        else:
-            # Union branch names (e.g. 'str', 'int') and untyped content.
+            path = path.key(str(part)) if path is not None else Path(str(part))
+            current, named = (args[1] if len(args) == 2 else Any), False
+        else:  # untyped content (a RawExtension, a status map)
             if isinstance(part, int):
                 path = path.index(part) if path is not None else Path(f"[{part}]")
-            elif current is Any or origin is None and not isinstance(current, type):
-                path = path.key(part) if path is not None else Path(str(part))
-            current = Any
-    return str(path) if path is not None else "<root>"
+            else:
+                path = path.key(str(part)) if path is not None else Path(str(part))
+            current, named = Any, False
+    return _Located(str(path) if path else "<root>", struct, tuple(fields), current, v1_struct, field, named)
