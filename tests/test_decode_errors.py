@@ -4,7 +4,8 @@ Every expected string follows the upstream sources: Go's JSON decoder as the API
 (sigs.k8s.io/json, internal/golang/encoding/json/decode.go: `UnmarshalTypeError.Error`, `addErrorContext`,
 `object`, `array`, `literalStore` — the JSON kind, "number <text>" for an integer that does not parse,
 the struct holding the last field entered, the JSON field names from the root, the pointee's
-`reflect.Type.String()`), the types of k8s.io/api resource/v1, v1beta1 and v1beta2 (struct and named
+`reflect.Type.String()`; a float's text as kubectl's YAML-to-JSON writes it, encode.go `floatEncoder`),
+the types of k8s.io/api resource/v1, v1beta1 and v1beta2 (struct and named
 type names), resource.Quantity's UnmarshalJSON (ParseQuantity's error, returned at once),
 metav1.Time's UnmarshalJSON (decodes a string with encoding/json: "into Go value of type string"), and
 the apiserver's transformDecodeError (endpoints/handlers/rest.go: 400 BadRequest,
@@ -24,8 +25,8 @@ from webhook.review import decode_review, encode_review
 
 SLICE = valid_slice()
 CLAIM = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "ns"},
-         "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com",
-                                                                           "allocationMode": "ExactCount", "count": 1}}]}}}
+         "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+             "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1}}]}}}
 TEMPLATE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
             "metadata": {"name": "t", "namespace": "ns"},
             "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "firstAvailable": [
@@ -107,6 +108,11 @@ CASES = [
      "spec.devices.requests[0].exactly.tolerations[0].tolerationSeconds",
      "json: cannot unmarshal number 0.5 into Go struct field DeviceToleration.spec.devices.requests.exactly.tolerations"
      ".tolerationSeconds of type int64"),
+    ("tiny fraction in a toleration", CLAIM,
+     lambda o: _exactly(o).update(tolerations=[{"key": "k", "operator": "Exists", "tolerationSeconds": 1.5e-5}]),
+     "spec.devices.requests[0].exactly.tolerations[0].tolerationSeconds",
+     "json: cannot unmarshal number 0.000015 into Go struct field DeviceToleration.spec.devices.requests.exactly"
+     ".tolerations.tolerationSeconds of type int64"),
     ("bool in a config", CLAIM,
      lambda o: o["spec"]["devices"].update(config=[{"opaque": {"driver": True, "parameters": {}}}]),
      "spec.devices.config[0].opaque.driver",

@@ -26,12 +26,19 @@ _STRUCT_NAMES = {"DeviceBase": "Device"}
 # Structs of k8s.io/api/core/v1 and k8s.io/apimachinery/pkg/apis/meta/v1 (both packages are named v1).
 _OTHER_PACKAGE = {"NodeSelector": "v1", "NodeSelectorTerm": "v1", "NodeSelectorRequirement": "v1",
                   "ObjectMeta": "v1", "OwnerReference": "v1", "ManagedFieldsEntry": "v1", "Condition": "v1"}
-# (Go struct, JSON field) -> the named Go type of the field's scalar, or of its map key for a map.
+# (Go struct, JSON field) -> the named Go type of the field's scalar: of its elements for a list, of its
+# keys for a map.
 _NAMED = {
     ("Device", "attributes"): f"{PKG}.QualifiedName",
     ("Device", "capacity"): f"{PKG}.QualifiedName",
     ("Device", "nodeAllocatableResourceMappings"): "v1.ResourceName",
     ("NodeAllocatableResourceMapping", "capacityKey"): f"{PKG}.QualifiedName",
+    # Kubernetes 1.37
+    ("Device", "nodeAllocatableResources"): "v1.ResourceName",
+    ("NodeAllocatableMapping", "capacityKey"): f"{PKG}.QualifiedName",
+    ("ResourceSliceSpec", "partitionTypeAttribute"): f"{PKG}.FullyQualifiedName",
+    ("ResourceSliceSpec", "skipNodeOperations"): f"{PKG}.SkipNodeOperation",
+    ("DeviceRequestAllocationResult", "skipNodeOperations"): f"{PKG}.SkipNodeOperation",
     ("DeviceTaint", "effect"): f"{PKG}.DeviceTaintEffect",
     ("DeviceTaint", "timeAdded"): TIME,
     ("ExactDeviceRequest", "allocationMode"): f"{PKG}.DeviceAllocationMode",
@@ -104,14 +111,14 @@ def is_quantity(annotation: Any) -> bool:
     return typing.get_origin(base) in (Union, types.UnionType) and type(None) not in typing.get_args(base)
 
 
-def go_type(annotation: Any, struct: str, field: str, version: str) -> str:
-    """`reflect.Type.String()` of the Go type of `annotation`, a field `field` of struct `struct`
-    (or an element of it: a list's or map's element has no name of its own)."""
-    named = _NAMED.get((struct, field), "").replace(PKG, version)
-    return _render(strip_optional(annotation), named, version)
+def named_type(struct: str, field: str, version: str) -> str:
+    """The named Go type of the scalar of field `field` of the v1 struct `struct` ("" for a plain one)."""
+    return _NAMED.get((struct, field), "").replace(PKG, version)
 
 
-def _render(annotation: Any, named: str, version: str) -> str:
+def go_type(annotation: Any, named: str, version: str) -> str:
+    """`reflect.Type.String()` of the Go type of `annotation`, whose scalar (element of a list, key of a
+    map) is the named type `named` ("" for a plain one); pointers dereferenced, as the decoder reports."""
     annotation = strip_optional(annotation)
     if is_quantity(annotation):
         return QUANTITY
@@ -122,10 +129,9 @@ def _render(annotation: Any, named: str, version: str) -> str:
         name = "DeviceRequest" if version == "v1beta1" and name == "ExactDeviceRequest" else name
         return f"{package(name, version)}.{name}"
     if origin is list:
-        return "[]" + _render(args[0] if args else Any, "", version)
+        return "[]" + go_type(args[0] if args else Any, named, version)
     if origin is dict:
-        value = _render(args[1] if len(args) == 2 else Any, "", version)
-        return f"map[{named or 'string'}]{value}"
+        return f"map[{named or 'string'}]{go_type(args[1] if len(args) == 2 else Any, '', version)}"
     if named:
         return named
     return {str: "string", int: "int64", bool: "bool"}.get(base, "interface {}")

@@ -34,9 +34,8 @@ class _Located:
     struct: str  # Go's errorContext.Struct: the struct holding the last field entered
     fields: tuple[str, ...]  # Go's errorContext.FieldStack
     annotation: Any  # the wire type at the error
-    v1_struct: str  # the v1 struct holding the field (the key of its named Go types)
-    field: str
-    named: bool  # the annotation is the field's own (not a list's or map's element)
+    named: str  # the named Go type of its scalar ("" for a plain one)
+    depth: int  # how much of the location is in the object (the rest names a quantity's union members)
 
 
 def convert(model: type[BaseModel], obj: dict, exc: ValidationError,
@@ -55,8 +54,8 @@ def convert(model: type[BaseModel], obj: dict, exc: ValidationError,
             continue
         if located.path in found:  # one error per value: a quantity's union reports each member
             continue
-        error, stops = _error(located, _value_at(obj, loc), err, version)
-        found[located.path] = ((not stops, _position(obj, loc)), error)
+        error, stops = _error(located, _value_at(obj, loc[:located.depth]), err, version)
+        found[located.path] = ((not stops, _position(obj, loc[:located.depth])), error)
     ordered = sorted(found.values(), key=lambda item: item[0])
     return [error for _, error in ordered], warnings
 
@@ -68,8 +67,7 @@ def _error(located: _Located, value: Any, err: dict, version: str) -> tuple[Fiel
         return type_invalid(located.path, shown, json_quantity_error(value) or "invalid quantity"), True
     if value is None:  # Go decodes null as the zero value: only our checks refuse it
         return type_invalid(located.path, shown, _pydantic_message(err)), False
-    target = go_types.go_type(located.annotation, located.v1_struct if located.named else "", located.field,
-                              version)
+    target = go_types.go_type(located.annotation, located.named, version)
     kind = _json_kind(value, target)
     if target == go_types.TIME:  # metav1.Time.UnmarshalJSON decodes a string with a fresh decoder
         return type_invalid(located.path, shown, f"json: cannot unmarshal {kind} into Go value of type string"), True
@@ -101,7 +99,7 @@ def _value_at(obj: Any, loc: tuple) -> Any:
         try:
             node = node[part]
         except (KeyError, IndexError, TypeError):
-            return node
+            return None
     return node
 
 
@@ -129,8 +127,8 @@ def _field_type(model: type[BaseModel], alias: str) -> Any:
 def _locate(model: type[BaseModel], loc: tuple, version: str) -> _Located:
     path: Path | None = None
     current: Any = model
-    struct, v1_struct, fields, field, named = "", "", [], "", False
-    for part in loc:
+    struct, fields, named, depth = "", [], "", 0
+    for depth, part in enumerate(loc):
         if go_types.is_quantity(current):  # the rest of the location names union members
             break
         base = go_types.strip_optional(current)
@@ -138,24 +136,27 @@ def _locate(model: type[BaseModel], loc: tuple, version: str) -> _Located:
             base = typing.get_args(base)[0]
         origin, args = typing.get_origin(base), typing.get_args(base)
         if isinstance(base, type) and issubclass(base, BaseModel) and isinstance(part, str):
-            v1_struct, field, named = go_types.struct_name(base), part, True
+            v1_struct = go_types.struct_name(base)
+            named = go_types.named_type(v1_struct, part, version)
             struct, names = go_types.in_version(v1_struct, part, version)
             for name in names:
                 fields.append(name)
                 path = Path(name) if path is None else path.child(name)
             current = _field_type(base, part)
-        elif origin is list and isinstance(part, int):
+        elif origin is list and isinstance(part, int):  # a list's named type is its elements'
             path = path.index(part) if path is not None else Path(f"[{part}]")
-            current, named = (args[0] if args else Any), False
-        elif origin is dict:
+            current = args[0] if args else Any
+        elif origin is dict:  # a map's named type is its keys'
             if part == "[key]":
                 continue
             path = path.key(str(part)) if path is not None else Path(str(part))
-            current, named = (args[1] if len(args) == 2 else Any), False
+            current, named = (args[1] if len(args) == 2 else Any), ""
         else:  # untyped content (a RawExtension, a status map)
             if isinstance(part, int):
                 path = path.index(part) if path is not None else Path(f"[{part}]")
             else:
                 path = path.key(str(part)) if path is not None else Path(str(part))
-            current, named = Any, False
-    return _Located(str(path) if path else "<root>", struct, tuple(fields), current, v1_struct, field, named)
+            current, named = Any, ""
+    else:
+        depth = len(loc)
+    return _Located(str(path) if path else "<root>", struct, tuple(fields), current, named, depth)
