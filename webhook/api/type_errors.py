@@ -8,8 +8,8 @@ its detail is what the API server's decoder (sigs.k8s.io/json, a fork of encodin
 — the JSON kind of the value ("number 1.5" when an integer does not parse), the struct holding the last
 field entered, the JSON field names from the root (no indexes, no keys) and the Go type the value missed,
 pointers dereferenced. Types that decode themselves say their own words: resource.Quantity the error of
-ParseQuantity, metav1.Time that of decoding a string. The errors come in document order, the one the
-API server reports first (see `first`).
+ParseQuantity, metav1.Time that of decoding a string. The one the API server reports comes first (see
+`convert`). A null is refused with pydantic's words: Go would decode it as the zero value.
 """
 
 from __future__ import annotations
