@@ -135,6 +135,9 @@ CASES = [
      "spec.devices[0].basic.capacity[memory]",
      "json: cannot unmarshal string into Go struct field BasicDevice.spec.devices.basic.capacity of type "
      "v1beta1.DeviceCapacity"),
+    ("v1beta1 basic of the wrong type", _v1beta1_slice(), lambda o: _device(o).update(basic=7),
+     "spec.devices[0].basic",
+     "json: cannot unmarshal number into Go struct field Device.spec.devices.basic of type v1beta1.BasicDevice"),
     ("v1beta1 flat request", {**CLAIM, "apiVersion": "resource.k8s.io/v1beta1",
                               "spec": {"devices": {"requests": [{"name": "gpu", "deviceClassName": "gpu",
                                                                  "allocationMode": "All"}]}}},
@@ -184,6 +187,14 @@ def test_a_quantity_error_stops_the_decoder_before_an_earlier_type_error():
     assert status["message"] == f'ResourceSlice in version "v1" cannot be handled as a ResourceSlice: {QUANTITY_FORMAT}'
     assert [c["field"] for c in status["details"]["causes"]] == ["spec.devices[0].capacity[memory].value",
                                                                   "spec.pool.generation"]
+
+
+def test_unknown_fields_of_a_v1beta1_basic_device_are_named_where_they_are():
+    obj = _v1beta1_slice()
+    _device(obj)["basic"]["atributes"] = {}
+    response = _run(obj)
+    assert response["allowed"] is True
+    assert response["warnings"] == ['unknown field "spec.devices[0].basic.atributes"']
 
 
 def test_a_type_error_over_https_reads_like_the_api_server(webhook_server):

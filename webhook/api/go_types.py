@@ -64,6 +64,8 @@ _NAMED = {
     ("Condition", "lastTransitionTime"): TIME,
 }
 
+BASIC_DEVICE = "BasicDevice"  # v1beta1 only
+
 
 def in_version(struct: str, field: str, version: str) -> tuple[str, tuple[str, ...]]:
     """(the Go struct holding a v1 struct's field in `version`, the JSON names leading to it there).
@@ -74,7 +76,7 @@ def in_version(struct: str, field: str, version: str) -> tuple[str, tuple[str, .
     if version != "v1beta1":
         return struct, (field,)
     if struct == "Device" and field in BASIC_DEVICE_FIELDS + BASIC_DEVICE_FIELDS_1_37:
-        return "BasicDevice", ("basic", field)
+        return BASIC_DEVICE, ("basic", field)
     if struct == "DeviceRequest" and field == "exactly":
         return struct, ()
     if struct == "ExactDeviceRequest":

@@ -50,7 +50,16 @@ def convert(model: type[BaseModel], obj: dict, exc: ValidationError,
         loc = err["loc"]
         located = _locate(model, loc, version)
         if err["type"] == "extra_forbidden":
-            warnings.append(f'unknown field "{located.path}"')
+            basic = _unlifted_basic(located, obj, loc, version)
+            if basic is None:
+                warnings.append(f'unknown field "{located.path}"')
+            elif isinstance(basic, dict):  # what the conversion did not lift: unknown BasicDevice fields
+                warnings.extend(f'unknown field "{located.path}.{key}"' for key in basic)
+            else:
+                found[located.path] = ((True, _position(obj, loc)), type_invalid(
+                    located.path, "<value omitted>" if isinstance(basic, list) else basic,
+                    f"json: cannot unmarshal {_json_kind(basic, '')} into Go struct field {located.struct}."
+                    f"{'.'.join(located.fields)} of type {version}.{go_types.BASIC_DEVICE}"))
             continue
         if located.path in found:  # one error per value: a quantity's union reports each member
             continue
@@ -58,6 +67,14 @@ def convert(model: type[BaseModel], obj: dict, exc: ValidationError,
         found[located.path] = ((not stops, _position(obj, loc[:located.depth])), error)
     ordered = sorted(found.values(), key=lambda item: item[0])
     return [error for _, error in ordered], warnings
+
+
+def _unlifted_basic(located: _Located, obj: dict, loc: tuple, version: str) -> Any:
+    """A v1beta1 device's `basic` that the conversion to v1 left in place (not an object, or with fields
+    it does not know), or None."""
+    if version == "v1beta1" and located.struct == "Device" and located.fields[-1:] == ("basic",):
+        return _value_at(obj, loc)
+    return None
 
 
 def _error(located: _Located, value: Any, err: dict, version: str) -> tuple[FieldError, bool]:
