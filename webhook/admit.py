@@ -109,16 +109,16 @@ def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str, pro
     warnings = _version_warnings(target, profile) if role == "object" else []
     converted, conversion_warnings = kinds.to_v1(target.kind, target.version, raw, profile)
     warnings.extend(conversion_warnings)
-    type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), converted)
+    type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), converted, target.version or "v1")
     if role == "object" and unknown and field_validation == STRICT and not type_errors:
         message = (f'{target.kind} in version "{target.version}" cannot be handled as a {target.kind}: '
                    f"strict decoding error: " + ", ".join(unknown))
         raise _Denied(deny(request.uid, status_bad_request(GROUP, target.kind, target.name, message), warnings))
     if role == "object" and field_validation != IGNORE:
         warnings.extend(unknown)
-    if type_errors:
-        qualified = f"{target.kind}.{GROUP}"
-        message = f'{qualified} "{target.name}" cannot be decoded: ' + "; ".join(str(e) for e in type_errors[:5])
+    if type_errors:  # the API server refuses the object with the first one (transformDecodeError)
+        message = f'{target.kind} in version "{target.version}" cannot be handled as a {target.kind}: ' + \
+            type_errors[0].detail
         raise _Denied(deny(request.uid, status_bad_request(GROUP, target.kind, target.name, message, type_errors),
                            warnings))
     return converted, warnings

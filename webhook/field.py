@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from decimal import Decimal
 from dataclasses import dataclass, field as dataclass_field
 from enum import Enum
 from typing import Any, Iterable
@@ -172,6 +173,19 @@ def _go_float(value: float) -> str:
         digits = exp.lstrip("+-").rjust(2, "0")
         text = f"{mantissa}e{sign}{digits}"
     return text
+
+
+def go_json_number(value: int | float) -> str:
+    """A JSON number's text as Go's json.Marshal writes it ('f' form, or 'e' outside [1e-6, 1e21)).
+    An integral float keeps its ".0": it stands for a JSON literal that is no integer."""
+    if isinstance(value, int) or math.isnan(value) or math.isinf(value):
+        return str(value)
+    if value == int(value) and abs(value) < 1e21:
+        return repr(value)
+    if 1e-6 <= abs(value) < 1e21:
+        return format(Decimal(repr(value)), "f")
+    mantissa, _, exp = repr(value).partition("e")
+    return f"{mantissa}e{exp[0]}{exp[1:].lstrip('0') or '0'}" if exp else repr(value)
 
 
 def go_json(value: Any) -> str:

@@ -41,6 +41,10 @@ _NANO = Decimal("1e-9")
 _ZERO = Decimal(0)
 
 
+# Go's ErrFormatWrong.
+_FORMAT_WRONG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+
+
 class QuantityError(ValueError):
     """The string is not a quantity (Go's ErrFormatWrong / ErrSuffix / ErrNumeric)."""
 
@@ -165,7 +169,7 @@ def _parse_quantity_string(s: str) -> tuple[bool, str, str, str, str]:
         pos += 1
     if pos >= end:
         return positive, value, num, denom, s[suffix_start:]
-    raise QuantityError("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+    raise QuantityError(_FORMAT_WRONG)
 
 
 def _interpret(suffix: str) -> tuple[int, int, str]:
@@ -189,7 +193,7 @@ def _interpret(suffix: str) -> tuple[int, int, str]:
 def parse_quantity(s: str) -> Quantity:
     """Go's ParseQuantity (no whitespace allowed). Raises QuantityError."""
     if not s:
-        raise QuantityError("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+        raise QuantityError(_FORMAT_WRONG)
     if s == "0":
         return Quantity(_ZERO, DECIMAL_SI, True, "0")
     positive, value, num, denom, suf = _parse_quantity_string(s)
@@ -247,10 +251,23 @@ def parse_quantity(s: str) -> Quantity:
 def check_json_quantity(raw: Any) -> Any:
     """The wire models' quantity check (kept here, free of pydantic, so that cached validators can refer
     to it without importing the models)."""
-    if parse_json_quantity(raw) is None:
-        raise ValueError("quantities must match the regular expression "
-                         "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+    error = json_quantity_error(raw)
+    if error is not None:
+        raise ValueError(error)
     return raw
+
+
+def json_quantity_error(raw: Any) -> str | None:
+    """What Go's Quantity.UnmarshalJSON returns for a JSON value: ParseQuantity's error for its text
+    (an object, array or bool is text that never parses); None when it parses."""
+    if parse_json_quantity(raw) is not None:
+        return None
+    if isinstance(raw, str):
+        try:
+            parse_quantity(raw.strip(_GO_SPACE))
+        except QuantityError as exc:
+            return str(exc)
+    return _FORMAT_WRONG
 
 
 def parse_json_quantity(raw: Any) -> Quantity | None:

@@ -1,10 +1,10 @@
 """Type-checks a v1-shaped object against its wire model; the one place validation errors become field errors.
 
 Type mismatches are what Go's JSON decoder rejects before any validation (`FieldValueTypeInvalid`
-causes); unknown fields become warnings, as with the API server's default field validation.
-A clean object costs one pydantic-core validator run: the validators come from a cache of core schemas
-(`webhook.api.schema_cache`), so that neither pydantic nor the models are imported unless an object has
-a type error or an unknown field.
+causes, worded as the decoder words them); unknown fields become warnings, as with the API server's
+default field validation. A clean object costs one pydantic-core validator run: the validators come
+from a cache of core schemas (`webhook.api.schema_cache`), so that neither pydantic nor the models are
+imported unless an object has a type error or an unknown field.
 """
 
 from __future__ import annotations
@@ -15,14 +15,16 @@ from webhook.api.schema_cache import ValidationError, validator
 from webhook.field import ErrorList
 
 
-def check_types(model: str | Any, obj: dict) -> tuple[ErrorList, list[str]]:
+def check_types(model: str | Any, obj: dict, version: str = "v1") -> tuple[ErrorList, list[str]]:
     """Returns (type errors, unknown-field warnings) of `obj` against the wire model `model` (a class or
-    its "module.Class" name)."""
+    its "module.Class" name). `version` is the API version the object was sent in (its Go package names
+    the types in the errors; for v1beta1 the paths are moved back to where v1beta1 has the fields). The
+    first error is the one the API server would report."""
     ref = model if isinstance(model, str) else f"{model.__module__}.{model.__qualname__}"
     try:
         validator(ref).validate_python(obj)
     except ValidationError as exc:
         from webhook.api import mirror, type_errors  # the paths are rendered from the models
 
-        return type_errors.convert(mirror.load_model(ref), obj, exc)
+        return type_errors.convert(mirror.load_model(ref), obj, exc, version)
     return [], []

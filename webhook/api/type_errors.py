@@ -1,33 +1,111 @@
-"""Turns the validation errors of a wire model's mirror into field errors and unknown-field warnings.
+"""Turns the validation errors of a wire model's mirror into field errors worded as Go's JSON decoder
+words them, and unknown-field warnings.
 
-Paths are rendered from the model (aliases, list indexes, map keys) the way Go's field.Path prints them.
+Each error keeps our precise path (list indexes, map keys, rendered like Go's field.Path) as its field;
+its detail is what the API server's decoder (sigs.k8s.io/json, a fork of encoding/json: `literalStore`,
+`object`, `array`, `addErrorContext`, `UnmarshalTypeError.Error`) says about the value:
+`json: cannot unmarshal string into Go struct field Device.spec.devices.capacity of type v1.DeviceCapacity`
+— the JSON kind of the value ("number 1.5" when an integer does not parse), the struct holding the last
+field entered, the JSON field names from the root (no indexes, no keys) and the Go type the value missed,
+pointers dereferenced. Types that decode themselves say their own words: resource.Quantity the error of
+ParseQuantity, metav1.Time that of decoding a string. The one the API server reports comes first (see
+`convert`). A null is refused with pydantic's words: Go would decode it as the zero value.
 """
 
 from __future__ import annotations
 
-import types
 import typing
-from typing import Any, Union
+from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel
 from pydantic_core import ValidationError
 
-from webhook.field import ErrorList, Path, type_invalid
+from webhook.api import go_types
+from webhook.field import ErrorList, FieldError, Path, go_json_number, type_invalid
+from webhook.quantity import json_quantity_error
 
 
-def convert(model: type[BaseModel], obj: dict, exc: ValidationError) -> tuple[ErrorList, list[str]]:
-    errors: ErrorList = []
+@dataclass(frozen=True)
+class _Located:
+    """Where one error is: our path, Go's error context and the type the value did not fit."""
+
+    path: str
+    struct: str  # Go's errorContext.Struct: the struct holding the last field entered
+    fields: tuple[str, ...]  # Go's errorContext.FieldStack
+    annotation: Any  # the wire type at the error
+    named: str  # the named Go type of its scalar ("" for a plain one)
+    depth: int  # how much of the location is in the object (the rest names a quantity's union members)
+
+
+def convert(model: type[BaseModel], obj: dict, exc: ValidationError,
+            version: str = "v1") -> tuple[ErrorList, list[str]]:
+    """(type errors, unknown-field warnings); `version` is the API version the object was sent in, whose
+    Go package names the DRA types. The first error is the one the API server reports: Go's decoder saves
+    the first type error and goes on, but an UnmarshalJSON error (a quantity's, a time's) stops it at
+    once and is returned instead; so those come first, then the others, each in document order."""
+    found: dict[str, tuple[tuple, FieldError]] = {}
     warnings: list[str] = []
     for err in exc.errors(include_url=False):
         loc = err["loc"]
+        located = _locate(model, loc, version)
         if err["type"] == "extra_forbidden":
-            warnings.append(f'unknown field "{_render(model, loc)}"')
+            basic = _unlifted_basic(located, obj, loc, version)
+            if basic is None:
+                warnings.append(f'unknown field "{located.path}"')
+            elif isinstance(basic, dict):  # what the conversion did not lift: unknown BasicDevice fields
+                warnings.extend(f'unknown field "{located.path}.{key}"' for key in basic)
+            else:
+                found[located.path] = ((True, _position(obj, loc)), type_invalid(
+                    located.path, "<value omitted>" if isinstance(basic, list) else basic,
+                    f"json: cannot unmarshal {_json_kind(basic, '')} into Go struct field {located.struct}."
+                    f"{'.'.join(located.fields)} of type {version}.{go_types.BASIC_DEVICE}"))
             continue
-        errors.append(type_invalid(_render(model, loc), _value_at(obj, loc), _message(err)))
-    return errors, warnings
+        if located.path in found:  # one error per value: a quantity's union reports each member
+            continue
+        error, stops = _error(located, _value_at(obj, loc[:located.depth]), err, version)
+        found[located.path] = ((not stops, _position(obj, loc[:located.depth])), error)
+    ordered = sorted(found.values(), key=lambda item: item[0])
+    return [error for _, error in ordered], warnings
 
 
-def _message(err: dict) -> str:
+def _unlifted_basic(located: _Located, obj: dict, loc: tuple, version: str) -> Any:
+    """A v1beta1 device's `basic` that the conversion to v1 left in place (not an object, or with fields
+    it does not know), or None."""
+    if version == "v1beta1" and located.struct == "Device" and located.fields[-1:] == ("basic",):
+        return _value_at(obj, loc)
+    return None
+
+
+def _error(located: _Located, value: Any, err: dict, version: str) -> tuple[FieldError, bool]:
+    """(the error, whether it stops Go's decoder)."""
+    shown = "<value omitted>" if isinstance(value, (dict, list)) else value
+    if go_types.is_quantity(located.annotation):
+        return type_invalid(located.path, shown, json_quantity_error(value) or "invalid quantity"), True
+    if value is None:  # Go decodes null as the zero value: only our checks refuse it
+        return type_invalid(located.path, shown, _pydantic_message(err)), False
+    target = go_types.go_type(located.annotation, located.named, version)
+    kind = _json_kind(value, target)
+    if target == go_types.TIME:  # metav1.Time.UnmarshalJSON decodes a string with a fresh decoder
+        return type_invalid(located.path, shown, f"json: cannot unmarshal {kind} into Go value of type string"), True
+    if not located.struct:
+        return type_invalid(located.path, shown, f"json: cannot unmarshal {kind} into Go value of type {target}"), False
+    return type_invalid(located.path, shown, f"json: cannot unmarshal {kind} into Go struct field "
+                                             f"{located.struct}.{'.'.join(located.fields)} of type {target}"), False
+
+
+def _json_kind(value: Any, target: str) -> str:
+    """UnmarshalTypeError.Value: the JSON kind; for a number into an integer, the number's text."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return f"number {go_json_number(value)}" if target == "int64" else "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _pydantic_message(err: dict) -> str:
     msg = err.get("msg", "invalid type")
     return msg[0].lower() + msg[1:] if msg else "invalid type"
 
@@ -39,56 +117,63 @@ def _value_at(obj: Any, loc: tuple) -> Any:
             node = node[part]
         except (KeyError, IndexError, TypeError):
             return None
-    if isinstance(node, (dict, list)):
-        return "<value omitted>"
     return node
 
 
-def _unwrap(annotation: Any) -> Any:
-    """Strips Optional/Annotated to the type that decides how the next path element renders."""
-    while True:
-        origin = typing.get_origin(annotation)
-        if origin is typing.Annotated:
-            annotation = typing.get_args(annotation)[0]
-        elif origin in (Union, types.UnionType):
-            args = [a for a in typing.get_args(annotation) if a is not type(None)]
-            models = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
-            containers = [a for a in args if typing.get_origin(a) in (list, dict)]
-            annotation = (models or containers or args or [Any])[0]
+def _position(obj: Any, loc: tuple) -> tuple:
+    """The error's place in the document: key and index positions along its location."""
+    node, place = obj, []
+    for part in loc:
+        if isinstance(node, dict) and part in node:
+            place.append(list(node).index(part))
+        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+            place.append(part)
         else:
-            return annotation
+            break
+        node = node[part]
+    return tuple(place)
 
 
-def _render(model: type[BaseModel], loc: tuple) -> str:
+def _field_type(model: type[BaseModel], alias: str) -> Any:
+    for name, info in model.model_fields.items():
+        if (info.alias or name) == alias:
+            return info.annotation
+    return Any
+
+
+def _locate(model: type[BaseModel], loc: tuple, version: str) -> _Located:
     path: Path | None = None
     current: Any = model
-    for part in loc:
-        current = _unwrap(current)
-        origin = typing.get_origin(current)
-        if isinstance(current, type) and issubclass(current, BaseModel) and isinstance(part, str):
-            name = part
-            field_type: Any = Any
-            for fname, info in current.model_fields.items():
-                if (info.alias or fname) == part:
-                    field_type = info.annotation
-                    break
-            path = Path(name) if path is None else path.child(name)
-            current = field_type
-        elif origin is list and isinstance(part, int):
+    struct, fields, named, depth = "", [], "", 0
+    for depth, part in enumerate(loc):
+        if go_types.is_quantity(current):  # the rest of the location names union members
+            break
+        base = go_types.strip_optional(current)
+        while typing.get_origin(base) is typing.Annotated:
+            base = typing.get_args(base)[0]
+        origin, args = typing.get_origin(base), typing.get_args(base)
+        if isinstance(base, type) and issubclass(base, BaseModel) and isinstance(part, str):
+            v1_struct = go_types.struct_name(base)
+            named = go_types.named_type(v1_struct, part, version)
+            struct, names = go_types.in_version(v1_struct, part, version)
+            for name in names:
+                fields.append(name)
+                path = Path(name) if path is None else path.child(name)
+            current = _field_type(base, part)
+        elif origin is list and isinstance(part, int):  # a list's named type is its elements'
             path = path.index(part) if path is not None else Path(f"[{part}]")
-            current = typing.get_args(current)[0] if typing.get_args(current) else Any
-        elif origin is dict:
+            current = args[0] if args else Any
+        elif origin is dict:  # a map's named type is its keys'
             if part == "[key]":
                 continue
-            key = str(part)
-            path = path.key(key) if path is not None else Path(key)
-            args = typing.get_args(current)
-            current = args[1] if len(args) == 2 else Any
-        else:
-            # Union branch names (e.g. 'str', 'int') and untyped content.
+            path = path.key(str(part)) if path is not None else Path(str(part))
+            current, named = (args[1] if len(args) == 2 else Any), ""
+        else:  # untyped content (a RawExtension, a status map)
             if isinstance(part, int):
                 path = path.index(part) if path is not None else Path(f"[{part}]")
-            elif current is Any or origin is None and not isinstance(current, type):
-                path = path.key(part) if path is not None else Path(str(part))
-            current = Any
-    return str(path) if path is not None else "<root>"
+            else:
+                path = path.key(str(part)) if path is not None else Path(str(part))
+            current, named = Any, ""
+    else:
+        depth = len(loc)
+    return _Located(str(path) if path else "<root>", struct, tuple(fields), current, named, depth)
