@@ -10,7 +10,6 @@ at the next deadline check.
 from __future__ import annotations
 
 import gc
-import json
 import logging
 import os
 import pickle
@@ -20,7 +19,7 @@ import struct
 import time
 from dataclasses import dataclass, field
 
-from webhook import logs
+from webhook import jsonload, logs
 from webhook.profile import DEFAULT, Profile
 from webhook.serving.memory import release_freed_memory
 from webhook.serving.statuses import status_body
@@ -112,7 +111,7 @@ def handle(job: Job, deadline, profile: Profile = DEFAULT) -> Reply:
     from webhook.review import ReviewError, decode_review, encode_review_bytes
 
     try:
-        parsed = json.loads(job.body, parse_constant=_reject_constant)
+        parsed = jsonload.loads(job.body, parse_constant=_reject_constant)
     except RecursionError:
         return _refuse("JSON nested too deeply")
     except (ValueError, UnicodeDecodeError) as exc:
