@@ -105,6 +105,6 @@ def test_nesting_depth_limit_and_merges_inside_nested_mappings():
     assert load_all("[" * MAX_DEPTH + "]" * MAX_DEPTH)[0] is not None
     with pytest.raises(RecursionError):
         load_all("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))
-    text = "b: &b {x: 1, y: 2}\nm:\n  n:\n    <<: [*b, {x: 3, z: 4}]\n    y: 5\n  k: [1, {<<: *b}]\nafter: 6\n"
-    assert load_all(text) == [{"b": {"x": 1, "y": 2}, "m": {"n": {"y": 5, "x": 1, "z": 4}, "k": [1, {"x": 1, "y": 2}]},
+    text = "b: &b {p: 1, q: 2}\nm:\n  o:\n    <<: [*b, {p: 3, r: 4}]\n    q: 5\n  k: [1, {<<: *b}]\nafter: 6\n"
+    assert load_all(text) == [{"b": {"p": 1, "q": 2}, "m": {"o": {"q": 5, "p": 1, "r": 4}, "k": [1, {"p": 1, "q": 2}]},
                                "after": 6}]
