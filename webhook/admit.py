@@ -296,10 +296,10 @@ def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, na
               for role in ("object", "old_object") if isinstance(getattr(request, role), dict)}
     if request.operation == "CREATE" and "object" in placed:
         placed["object"] = manifest.generate_name(placed["object"])
-    effective = replace(request, **placed)
     placed_namespace = manifest.namespace_of(placed.get("object") or placed.get("old_object"))
     if placed_namespace is not None:
-        effective = replace(effective, namespace=placed_namespace)
+        placed["namespace"] = placed_namespace
+    effective = replace(request, **placed)
     mapping = manifest.map_manifest(source, profile)
     if mapping.refusal is None:
         response = _review(effective, profile, apply_defaults, now, context)

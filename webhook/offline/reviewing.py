@@ -236,7 +236,7 @@ def review_document(file: str, document: str, line: int | None, value: Any, opti
                                          apply_defaults=options.apply_defaults, now=options.now,
                                          field_validation=options.field_validation, namespaces=options.namespaces)
     patch = response.patch if response.allowed else None  # a denied object is not stored: no defaults
-    wire = replace(response, patch=None).to_dict()
+    wire = response.to_dict(with_patch=False)  # the patch is reported decoded, not as base64
     notes, context = [], None
     if not recorded:
         from webhook.allocation import footprint, poolcheck
