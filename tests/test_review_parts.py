@@ -82,6 +82,8 @@ def test_parts_are_consecutive_non_empty_and_about_even():
     assert [item for part in parts for item in part] == [error, *items]
     assert [sum(len(i.text) for i in part if isinstance(i, loading.Chunk)) for part in parts] == [40, 30, 30]
     assert reviewing._parts(items[:1], 4) == [items[:1]]  # never an empty part
+    assert reviewing._first([error, *items], 20) == 3 and reviewing._first(items, 1000) == len(items)
+    assert reviewing._first(items, 1) == 1
 
 
 def test_no_fork_while_another_thread_runs(tmp_path):

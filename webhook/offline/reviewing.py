@@ -29,6 +29,8 @@ _BATCH_BYTES = 256 * 1024
 PARALLEL_BYTES = 2 * 1024 * 1024
 # Below this much input, forking costs more than the part it takes off this process (benchmarks/offline.py).
 SPLIT_BYTES = 128 * 1024
+# Reviewed before the parts are forked, to warm this process up for all of them.
+WARM_BYTES = 16 * 1024
 
 
 @dataclass(frozen=True)
@@ -96,13 +98,28 @@ def run(paths: list[str], options: Options, jobs: int = 1, progress: parallel.Pr
             jobs = 1
         elif complete:
             _configure(options.cel_engine)
-            parts = _parts([item for batch in read for item in batch], jobs)
+            items = [item for batch in read for item in batch]
+            # The first documents are reviewed before forking: what they load (modules, schemas, the CEL
+            # engine) is then loaded once, not once per process, which matters when no CPU is idle.
+            first = _first(items, WARM_BYTES)
+            yield from review_batch(items[:first], options)
+            parts = _parts(items[first:], jobs)
             yield from (result for part in parallel.in_parts(review_batch, parts, options) for result in part)
             return
         batches = chain(read, batches)
     yield from (result for batch in parallel.ordered(review_batch, batches, options, jobs=jobs,
                                                      initializer=_configure, initargs=(options.cel_engine,))
                 for result in batch)
+
+
+def _first(items: list[loading.Chunk | Result], size: int) -> int:
+    """How many of `items` (one at least) it takes to reach `size` bytes of text."""
+    total = 0
+    for count, item in enumerate(items, 1):
+        total += len(item.text) if isinstance(item, loading.Chunk) else 0
+        if total >= size:
+            return count
+    return len(items)
 
 
 def _parts(items: list[loading.Chunk | Result], count: int) -> list[list[loading.Chunk | Result]]:
