@@ -69,9 +69,9 @@ def parsers(directory: Path) -> None:
 
 def versus_kubernetes_validate(directory: Path) -> None:
     path = write(directory / "typical-500.yaml", typical(500))
-    ours, result = wall(review(str(path)), rounds=3)
+    ours, result = wall(review(str(path)), rounds=5)
     assert result.returncode == 0, result.stdout[-2000:]
-    one, single = wall(review("-j", "1", str(path)), rounds=3)
+    one, single = wall(review("-j", "1", str(path)), rounds=5)
     assert single.stdout == result.stdout, "-j 1 and the default must say the same"
     peer = Path(sys.executable).parent / "kubernetes-validate"
     theirs, other = wall([str(peer), "--quiet", "-k", "1.36", str(path)], rounds=1)

@@ -38,6 +38,7 @@ def _mid_size(tmp_path):
 
 def test_parts_give_the_sequential_output(tmp_path):
     inputs = str(_mid_size(tmp_path))
+    assert reviewing.default_jobs([inputs]) == parallel.available_cpus()
     one = run_cli("review", "-o", "json", "-v", "--now", NOW, "-j", "1", inputs)
     two = run_cli("review", "-o", "json", "-v", "--now", NOW, "-j", "2", inputs)
     three = run_cli("review", "-o", "json", "-v", "--now", NOW, "-j", "3", inputs)
