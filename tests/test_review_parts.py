@@ -39,16 +39,17 @@ def _mid_size(tmp_path):
 def test_parts_give_the_sequential_output(tmp_path):
     inputs = str(_mid_size(tmp_path))
     assert reviewing.default_jobs([inputs]) == parallel.available_cpus()
-    one = run_cli("review", "-o", "json", "-v", "--now", NOW, "-j", "1", inputs)
-    two = run_cli("review", "-o", "json", "-v", "--now", NOW, "-j", "2", inputs)
-    three = run_cli("review", "-o", "json", "-v", "--now", NOW, "-j", "3", inputs)
-    default = run_cli("review", "-o", "json", "-v", "--now", NOW, inputs)
+    missing = str(tmp_path / "missing.yaml")  # a result before any document is read
+    one = run_cli("review", "-o", "json", "-v", "--now", NOW, "-j", "1", missing, inputs)
+    two = run_cli("review", "-o", "json", "-v", "--now", NOW, "-j", "2", missing, inputs)
+    three = run_cli("review", "-o", "json", "-v", "--now", NOW, "-j", "3", missing, inputs)
+    default = run_cli("review", "-o", "json", "-v", "--now", NOW, missing, inputs)
     assert one.returncode == two.returncode == three.returncode == default.returncode == 1
     assert one.stdout == two.stdout == three.stdout == default.stdout
     assert two.stderr == ""
     results = json.loads(two.stdout)["results"]
-    assert len(results) == 81 and [r["verdict"] for r in results].count("denied") == 6
-    assert results[-1]["verdict"] == "unreadable"
+    assert len(results) == 82 and [r["verdict"] for r in results].count("denied") == 6
+    assert results[0]["verdict"] == results[-1]["verdict"] == "unreadable"
 
 
 def test_in_parts_keeps_order_and_redoes_the_part_of_a_failed_child():

@@ -81,35 +81,40 @@ def stable_uid(source: str) -> str:
 
 def run(paths: list[str], options: Options, jobs: int = 1, progress: parallel.Progress | None = None
         ) -> Iterator[Result]:
-    """Results in input order; files are read one at a time and their documents reviewed in batches."""
+    """Results in input order. Files are read one at a time and their documents reviewed in batches (by
+    a pool with `jobs` > 1), except that an input below PARALLEL_BYTES is read whole and, from
+    SPLIT_BYTES on with `jobs` > 1, cut into parts (`_in_parts`)."""
     texts = _Texts()
     if options.namespaces is None:
         options = replace(options, namespaces=known_namespaces(paths, texts))
     batches = _batches(paths, progress, texts)
     if jobs > 1:
-        read, size, complete = [], 0, True
+        read, size = [], 0
         for batch in batches:
             read.append(batch)
             size += sum(len(item.text) for item in batch if isinstance(item, loading.Chunk))
             if size >= PARALLEL_BYTES:
-                complete = False
                 break
-        if complete and (size < SPLIT_BYTES or not parallel.can_fork()):
+        if size < PARALLEL_BYTES:  # all of the input
+            if size >= SPLIT_BYTES and parallel.can_fork():
+                yield from _in_parts([item for batch in read for item in batch], options, jobs)
+                return
             jobs = 1
-        elif complete:
-            _configure(options.cel_engine)
-            items = [item for batch in read for item in batch]
-            # The first documents are reviewed before forking: what they load (modules, schemas, the CEL
-            # engine) is then loaded once, not once per process, which matters when no CPU is idle.
-            first = _first(items, WARM_BYTES)
-            yield from review_batch(items[:first], options)
-            parts = _parts(items[first:], jobs)
-            yield from (result for part in parallel.in_parts(review_batch, parts, options) for result in part)
-            return
         batches = chain(read, batches)
     yield from (result for batch in parallel.ordered(review_batch, batches, options, jobs=jobs,
                                                      initializer=_configure, initargs=(options.cel_engine,))
                 for result in batch)
+
+
+def _in_parts(items: list[loading.Chunk | Result], options: Options, jobs: int) -> Iterator[Result]:
+    """The first documents reviewed here, before forking: what they load (modules, schemas, the CEL engine)
+    is then loaded once, not once per process, which matters when no CPU is idle. The others in `jobs`
+    parts, one process each."""
+    _configure(options.cel_engine)
+    first = _first(items, WARM_BYTES)
+    yield from review_batch(items[:first], options)
+    for part in parallel.in_parts(review_batch, _parts(items[first:], jobs), options):
+        yield from part
 
 
 def _first(items: list[loading.Chunk | Result], size: int) -> int:
