@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from datetime import datetime, timezone
+
+import pytest
 
 from support import cli as run_cli
 from support import valid_slice
@@ -64,17 +67,27 @@ def test_in_parts_keeps_order_and_redoes_the_part_of_a_failed_child():
     assert results == [[("a", "o", False)], [("b", "o", False)], [("c", "o", True), ("d", "o", True)]]
 
 
-def test_in_parts_reaps_its_children_when_stopped_early():
-    parts = list(parallel.in_parts(lambda part, options: part, [[1], [2], [3]], None))
-    assert parts == [[1], [2], [3]]
-    running = parallel.in_parts(lambda part, options: part, [[1], [2], [3]], None)
+def test_in_parts_kills_and_reaps_its_children_when_stopped_early(tmp_path):
+    here = os.getpid()
+
+    def work(part, options):
+        if os.getpid() == here:  # this process's part: done once both children are running
+            deadline = time.monotonic() + 60  # only a bound for a broken fork: the assertions say what failed
+            while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            return part
+        (tmp_path / str(os.getpid())).touch()
+        time.sleep(60)  # still running when the run is stopped
+        return part
+
+    running = parallel.in_parts(work, [[1], [2], [3]], None)
     assert next(running) == [1]
-    running.close()  # the two children are killed and reaped: none is left to wait for
-    try:
-        os.waitpid(-1, os.WNOHANG)
-        raise AssertionError("a child was left behind")
-    except ChildProcessError:
-        pass
+    running.close()
+    children = [int(p.name) for p in tmp_path.iterdir()]
+    assert len(children) == 2
+    for pid in children:
+        with pytest.raises(ChildProcessError):  # reaped already: not left for anyone to wait for
+            os.waitpid(pid, os.WNOHANG)
 
 
 def test_parts_are_consecutive_non_empty_and_about_even():
