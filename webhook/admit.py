@@ -262,7 +262,8 @@ def _review(request: AdmissionRequest, profile: Profile, apply_defaults: bool, n
         effective = request
         if apply_defaults and not request.sub_resource:
             after, patch = _defaulted(request, target, now or _now(), profile)
-            effective = replace(request, object=after)
+            if after is not request.object:  # the same object when no default applies
+                effective = replace(request, object=after)
         response = _validate_request(effective, target, profile, manifest)
         if patch:
             response.patch = patch
