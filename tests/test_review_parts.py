@@ -67,6 +67,19 @@ def test_in_parts_keeps_order_and_redoes_the_part_of_a_failed_child():
     assert results == [[("a", "o", False)], [("b", "o", False)], [("c", "o", True), ("d", "o", True)]]
 
 
+def test_in_parts_does_a_part_here_when_no_process_can_be_started(monkeypatch):
+    def no_fork():
+        raise BlockingIOError(11, "Resource temporarily unavailable")  # fork's EAGAIN at a process limit
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    here = os.getpid()
+    descriptors = len(os.listdir("/proc/self/fd"))
+    results = list(parallel.in_parts(lambda part, options: [(x, os.getpid() == here) for x in part],
+                                     [[1], [2], [3, 4]], None))
+    assert results == [[(1, True)], [(2, True)], [(3, True), (4, True)]]
+    assert len(os.listdir("/proc/self/fd")) == descriptors  # no pipe left open
+
+
 def test_in_parts_kills_and_reaps_its_children_when_stopped_early(tmp_path):
     here = os.getpid()
 

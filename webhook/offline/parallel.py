@@ -70,23 +70,28 @@ def can_fork() -> bool:
 def in_parts(work: Callable[[T, object], R], parts: list[T], options: object) -> Iterator[R]:
     """work(part, options) for every part, results in part order: the first part here, each other one
     in a child forked for it, which inherits this process as it is (nothing to start, nothing to send)
-    and sends its result back pickled through a pipe. A part whose child fails is done here: the
-    verdict never depends on the split."""
-    children: list[tuple[int, int]] = []
+    and sends its result back pickled through a pipe. A part whose child cannot be started or fails
+    is done here: the verdict never depends on the split."""
+    import signal
+
+    children: list[tuple[int, int] | None] = []
     try:
         for part in parts[1:]:
-            children.append(_fork(work, part, options))
+            try:
+                children.append(_fork(work, part, options))
+            except OSError:  # no process to be had (a limit reached): this one does the part
+                children.append(None)
         yield work(parts[0], options)
         for index, part in enumerate(parts[1:]):
-            pid, read = children[index]
-            children[index] = (0, -1)
-            result = _collect(pid, read)
+            child, children[index] = children[index], None
+            result = _collect(*child) if child is not None else None
             yield work(part, options) if result is None else result[0]
     finally:  # stopped early (an interrupt, a closed generator): no child outlives the run
-        for pid, read in children:
-            if pid:
+        for child in children:
+            if child is not None:
+                pid, read = child
                 os.close(read)
-                os.kill(pid, 9)
+                os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
 
 
@@ -94,7 +99,12 @@ def _fork(work: Callable[[T, object], R], part: T, options: object) -> tuple[int
     import pickle
 
     read, write = os.pipe()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        raise
     if pid == 0:  # the child: an exit that runs no handler and flushes no buffer inherited from the parent
         code = 1
         try:
