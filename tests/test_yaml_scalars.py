@@ -97,3 +97,14 @@ def test_events_and_nodes_fail_the_same_way(text, problem, line):
         failures.append((error.problem, error.context, mark.line if mark is not None else None))
     assert failures[0] == failures[1]
     assert problem in failures[0][:2] and failures[0][2] == line
+
+
+def test_nesting_depth_limit_and_merges_inside_nested_mappings():
+    from webhook.offline.yamlload import MAX_DEPTH
+
+    assert load_all("[" * MAX_DEPTH + "]" * MAX_DEPTH)[0] is not None
+    with pytest.raises(RecursionError):
+        load_all("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))
+    text = "b: &b {p: 1, q: 2}\nm:\n  o:\n    <<: [*b, {p: 3, r: 4}]\n    q: 5\n  k: [1, {<<: *b}]\nafter: 6\n"
+    assert load_all(text) == [{"b": {"p": 1, "q": 2}, "m": {"o": {"q": 5, "p": 1, "r": 4}, "k": [1, {"p": 1, "q": 2}]},
+                               "after": 6}]

@@ -262,7 +262,8 @@ def _review(request: AdmissionRequest, profile: Profile, apply_defaults: bool, n
         effective = request
         if apply_defaults and not request.sub_resource:
             after, patch = _defaulted(request, target, now or _now(), profile)
-            effective = replace(request, object=after)
+            if after is not request.object:  # the same object when no default applies
+                effective = replace(request, object=after)
         response = _validate_request(effective, target, profile, manifest)
         if patch:
             response.patch = patch
@@ -296,10 +297,10 @@ def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, na
               for role in ("object", "old_object") if isinstance(getattr(request, role), dict)}
     if request.operation == "CREATE" and "object" in placed:
         placed["object"] = manifest.generate_name(placed["object"])
-    effective = replace(request, **placed)
     placed_namespace = manifest.namespace_of(placed.get("object") or placed.get("old_object"))
     if placed_namespace is not None:
-        effective = replace(effective, namespace=placed_namespace)
+        placed["namespace"] = placed_namespace
+    effective = replace(request, **placed)
     mapping = manifest.map_manifest(source, profile)
     if mapping.refusal is None:
         response = _review(effective, profile, apply_defaults, now, context)

@@ -240,22 +240,29 @@ def default_with_patch(kind: str, version: str, obj: dict, old: dict | None, ope
                        profile: Profile = DEFAULT, *, in_place: bool = False) -> tuple[dict, list[dict]]:
     """(`obj` defaulted as the API server defaults `version` objects, the JSON Patch from `obj` to it).
 
-    A copy is defaulted, unless `in_place`: for a caller that owns `obj` and needs only the patch
-    (the server, with a 2 MB claim it parsed for this request alone)."""
-    defaulted = obj if in_place else copy_json(obj)
-    patch = Patch()
+    `obj` itself is returned, defaulted, when `in_place`: for a caller that owns it and needs only the
+    patch (the server, with a 2 MB claim it parsed for this request alone). Otherwise `obj` is left as
+    it was and is returned itself when no default applies (most slices get none): it is defaulted,
+    copied only when something was added, and the changes are undone."""
+    patch = Patch(undoable=not in_place)
     entry = KINDS.get(kind)
     api_version = entry.api_version(profile, version) if entry else None
     defaulter = api_version.defaulter if api_version else None
-    if defaulter is not None and isinstance(defaulted, dict):
-        defaulter(defaulted, old if isinstance(old, dict) else None, operation, now, patch)
+    if defaulter is None or not isinstance(obj, dict):
+        return obj, patch.ops
+    try:
+        defaulter(obj, old if isinstance(old, dict) else None, operation, now, patch)
+        defaulted = obj if in_place or not patch.ops else copy_json(obj)
+    finally:
+        patch.undo()
     return defaulted, patch.ops
 
 
 def apply_defaults(kind: str, version: str, obj: dict, old: dict | None, operation: str, now: datetime,
                    profile: Profile = DEFAULT) -> dict:
     """A defaulted copy of `obj` (never mutated)."""
-    return default_with_patch(kind, version, obj, old, operation, now, profile)[0]
+    defaulted = default_with_patch(kind, version, obj, old, operation, now, profile)[0]
+    return copy_json(defaulted) if defaulted is obj else defaulted
 
 
 def _drop_step(kind: str, subresource: str, profile: Profile) -> DropStep | None:

@@ -46,11 +46,11 @@ class AdmissionResponse:
     warnings: list[str] = field(default_factory=list)
     patch: list[dict] | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self, with_patch: bool = True) -> dict:
         out: dict[str, Any] = {"uid": self.uid, "allowed": self.allowed}
         if self.status is not None:
             out["status"] = self.status
-        if self.patch:
+        if self.patch and with_patch:
             out["patchType"] = "JSONPatch"
             out["patch"] = base64.b64encode(json.dumps(self.patch, separators=(",", ":")).encode()).decode()
         if self.warnings:

@@ -145,10 +145,13 @@ def essentials(obj: dict) -> dict | None:
     kind = _kind(obj)
     if kind == "ResourceSlice":
         spec = _d(_v1(obj, kind).get("spec"))
-        devices = [{"name": _d(device).get("name"),
-                    "consumesCounters": [{"counterSet": _d(c).get("counterSet")}
-                                         for c in _l(_d(device).get("consumesCounters"))]}
-                   for device in _l(spec.get("devices"))]
+        devices = []
+        for device in _l(spec.get("devices")):  # up to 128 a slice: a loop without calls where it can
+            device = device if isinstance(device, dict) else {}
+            counters = device.get("consumesCounters")
+            devices.append({"name": device.get("name"),
+                            "consumesCounters": [{"counterSet": _d(c).get("counterSet")} for c in counters]
+                            if isinstance(counters, list) else []})
         return {"apiVersion": f"{GROUP}/v1", "kind": kind, "metadata": {"name": _d(obj.get("metadata")).get("name")},
                 "spec": {"driver": spec.get("driver"), "pool": spec.get("pool"), "devices": devices,
                          "sharedCounters": [{"name": _d(cs).get("name")} for cs in _l(spec.get("sharedCounters"))]}}

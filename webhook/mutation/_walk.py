@@ -17,18 +17,32 @@ def escape(key: str) -> str:
 
 
 class Patch:
-    """The operations applied to one object, in order."""
+    """The operations applied to one object, in order. With `undoable`, each change is remembered so
+    that `undo` gives the object back as it was (its key order included)."""
 
-    __slots__ = ("ops",)
+    __slots__ = ("ops", "_undo")
 
-    def __init__(self) -> None:
+    def __init__(self, undoable: bool = False) -> None:
         self.ops: list[dict] = []
+        self._undo: list[tuple[dict, str, bool, Any]] | None = [] if undoable else None
 
     def set(self, target: dict, pointer: str, key: str, value: Any) -> None:
         # "add" of an existing member would replace it too; "replace" says what happened.
-        op = "replace" if key in target else "add"
+        present = key in target
+        if self._undo is not None:
+            self._undo.append((target, key, present, target.get(key)))
         target[key] = value
-        self.ops.append({"op": op, "path": f"{pointer}/{escape(key)}", "value": value})
+        self.ops.append({"op": "replace" if present else "add", "path": f"{pointer}/{escape(key)}", "value": value})
+
+    def undo(self) -> None:
+        """Every change taken back, last first: a replaced member gets its value back in its place, an
+        added one goes (the last key of its mapping by then, so the order is the original's)."""
+        while self._undo:
+            target, key, present, value = self._undo.pop()
+            if present:
+                target[key] = value
+            else:
+                del target[key]
 
 
 def child(obj: Any, pointer: str, *keys: str) -> tuple[dict | None, str]:

@@ -45,6 +45,8 @@ def _default_taints(device: dict, pointer: str, now: datetime, patch: Patch) -> 
 
 
 def _default_device_fields(device: dict, pointer: str, now: datetime, patch: Patch) -> None:
+    if "taints" not in device and "nodeAllocatableResourceMappings" not in device:
+        return  # most devices: nothing to default, nothing to walk
     _default_taints(device, pointer, now, patch)
     # Upstream defaults the map values by hand (defaulter-gen does not reach them), with or
     # without capacityKey.

@@ -165,7 +165,7 @@ def add_review(sub) -> argparse.ArgumentParser:
                              "allocation (nodeAllocatableResourceMappings)")
     review.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
                         help="check documents in N processes, results still in input order (default: the CPUs "
-                             "available, for inputs of 2 MB and more)")
+                             "available, for inputs of 128 KiB and more)")
     return review
 
 

@@ -11,6 +11,7 @@ import json
 import re
 import sys
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -92,7 +93,10 @@ def read_text(path: str) -> str:
                          f"a binary file?") from None
 
 
-_MARKER = re.compile(r"^(---|\.\.\.)(?=[ \t\r\n]|$)", re.MULTILINE)
+# A marker at the start of a line: after a newline (a pattern that starts with one is searched for in C, ~5x
+# faster than a MULTILINE "^" tried at every position), or at the start of the text.
+_MARKER = re.compile(r"\n(---|\.\.\.)(?=[ \t\r\n]|$)")
+_FIRST_MARKER = re.compile(r"(---|\.\.\.)(?=[ \t\r\n]|$)")
 _BLANK_LINE = re.compile(r"^[ \t]*(#.*|%.*)?$")
 
 
@@ -105,13 +109,14 @@ def split(file: str, text: str, *, json_file: bool = False) -> Iterator[Chunk]:
         return
     spans: list[tuple[int, int]] = []
     start = 0
-    for match in _MARKER.finditer(text):
+    first = _FIRST_MARKER.match(text)
+    for match in chain([first] if first else [], _MARKER.finditer(text)):
         if match.group(1) == "---":
-            if match.start() > start:
-                spans.append((start, match.start()))
-            start = match.start()
+            if match.start(1) > start:
+                spans.append((start, match.start(1)))
+            start = match.start(1)
         else:
-            end = text.find("\n", match.end())
+            end = text.find("\n", match.end(1))
             end = len(text) if end < 0 else end + 1
             spans.append((start, end))
             start = end

@@ -1,4 +1,5 @@
-"""Ordered parallel map over worker processes, and a progress line for long runs on a terminal."""
+"""Ordered parallel map over worker processes (a pool for large inputs, one fork per part for mid-size
+ones), and a progress line for long runs on a terminal."""
 
 from __future__ import annotations
 
@@ -56,6 +57,76 @@ def ordered(work: Callable[[T, object], R], tasks: Iterable[T], options: object,
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
+
+
+def can_fork() -> bool:
+    """Forking copies only the calling thread: with other threads running (a lock held, say) the child
+    could hang, so parts are forked only from a single-threaded process."""
+    import threading
+
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+def in_parts(work: Callable[[T, object], R], parts: list[T], options: object) -> Iterator[R]:
+    """work(part, options) for every part, results in part order: the first part here, each other one
+    in a child forked for it, which inherits this process as it is (nothing to start, nothing to send)
+    and sends its result back pickled through a pipe. A part whose child cannot be started or fails
+    is done here: the verdict never depends on the split."""
+    import signal
+
+    children: list[tuple[int, int] | None] = []
+    try:
+        for part in parts[1:]:
+            try:
+                children.append(_fork(work, part, options))
+            except OSError:  # no process to be had (a limit reached): this one does the part
+                children.append(None)
+        yield work(parts[0], options)
+        for index, part in enumerate(parts[1:]):
+            child, children[index] = children[index], None
+            result = _collect(*child) if child is not None else None
+            yield work(part, options) if result is None else result[0]
+    finally:  # stopped early (an interrupt, a closed generator): no child outlives the run
+        for child in children:
+            if child is not None:
+                pid, read = child
+                os.close(read)
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+
+
+def _fork(work: Callable[[T, object], R], part: T, options: object) -> tuple[int, int]:
+    import pickle
+
+    read, write = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        raise
+    if pid == 0:  # the child: an exit that runs no handler and flushes no buffer inherited from the parent
+        code = 1
+        try:
+            os.close(read)
+            data = pickle.dumps(work(part, options), pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write, "wb") as out:
+                out.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    return pid, read
+
+
+def _collect(pid: int, read: int) -> tuple[object] | None:
+    """The child's result (in a 1-tuple), or None when it failed."""
+    import pickle
+
+    with os.fdopen(read, "rb") as source:
+        data = source.read()
+    _, status = os.waitpid(pid, 0)
+    return (pickle.loads(data),) if status == 0 else None
 
 
 class Progress:

@@ -1,7 +1,9 @@
 """`dra-webhook review` as a function: paths in, one `Result` per document out, in input order.
 
-Documents are parsed and reviewed in batches, in worker processes with `jobs` > 1. Verdicts are
-reproducible: a request's uid is derived from the document's source and the clock is `options.now`.
+Documents are parsed and reviewed in batches, in worker processes with `jobs` > 1: inputs below
+PARALLEL_BYTES are cut into `jobs` parts of about equal size, each forked once; larger inputs go to a
+pool batch by batch, as they are read. Verdicts are reproducible: a request's uid is derived from the
+document's source and the clock is `options.now`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import time
 import uuid
 from dataclasses import dataclass, replace
 from datetime import datetime
+from itertools import chain
 from typing import Any, Iterator
 
 from webhook.offline import loading, parallel
@@ -21,8 +24,13 @@ GROUP = "resource.k8s.io"
 VERDICTS = ("allowed", "denied", "unreadable", "skipped")
 _UID_NAMESPACE = uuid.UUID("6f1d3c1e-5b8e-4f4a-9a57-2a3d8e6c0b15")  # ours: uids are uuid5(source) under it
 _BATCH_BYTES = 256 * 1024
-# Below this much input, starting worker processes costs more than it saves (measured: benchmarks/offline.py).
+# From this much input on, a pool of worker processes takes batches as they are read; below it the input is
+# read whole and cut into parts, one forked process each, which costs less to start (benchmarks/offline.py).
 PARALLEL_BYTES = 2 * 1024 * 1024
+# Below this much input, forking costs more than the part it takes off this process (benchmarks/offline.py).
+SPLIT_BYTES = 128 * 1024
+# Reviewed before the parts are forked, to warm this process up for all of them.
+WARM_BYTES = 16 * 1024
 
 
 @dataclass(frozen=True)
@@ -52,7 +60,7 @@ def _options(profile: tuple, *rest) -> Options:
 
 
 def default_jobs(paths: list[str]) -> int:
-    """The CPUs available for inputs of PARALLEL_BYTES and more (stdin counts as large), else 1."""
+    """The CPUs available for inputs of SPLIT_BYTES and more (stdin counts as large), else 1."""
     total = 0
     for path, problem in loading.expand_paths(paths):
         if path == "-":
@@ -62,7 +70,7 @@ def default_jobs(paths: list[str]) -> int:
                 total += os.stat(path).st_size
             except OSError:
                 pass
-        if total >= PARALLEL_BYTES:
+        if total >= SPLIT_BYTES:
             return parallel.available_cpus()
     return 1
 
@@ -73,14 +81,64 @@ def stable_uid(source: str) -> str:
 
 def run(paths: list[str], options: Options, jobs: int = 1, progress: parallel.Progress | None = None
         ) -> Iterator[Result]:
-    """Results in input order; files are read one at a time and their documents reviewed in batches."""
+    """Results in input order. Files are read one at a time and their documents reviewed in batches (by
+    a pool with `jobs` > 1), except that an input below PARALLEL_BYTES is read whole and, from
+    SPLIT_BYTES on with `jobs` > 1, cut into parts (`_in_parts`)."""
     texts = _Texts()
     if options.namespaces is None:
         options = replace(options, namespaces=known_namespaces(paths, texts))
     batches = _batches(paths, progress, texts)
+    if jobs > 1:
+        read, size = [], 0
+        for batch in batches:
+            read.append(batch)
+            size += sum(len(item.text) for item in batch if isinstance(item, loading.Chunk))
+            if size >= PARALLEL_BYTES:
+                break
+        if size < PARALLEL_BYTES:  # all of the input
+            if size >= SPLIT_BYTES and parallel.can_fork():
+                yield from _in_parts([item for batch in read for item in batch], options, jobs)
+                return
+            jobs = 1
+        batches = chain(read, batches)
     yield from (result for batch in parallel.ordered(review_batch, batches, options, jobs=jobs,
                                                      initializer=_configure, initargs=(options.cel_engine,))
                 for result in batch)
+
+
+def _in_parts(items: list[loading.Chunk | Result], options: Options, jobs: int) -> Iterator[Result]:
+    """The first documents reviewed here, before forking: what they load (modules, schemas, the CEL engine)
+    is then loaded once, not once per process, which matters when no CPU is idle. The others in `jobs`
+    parts, one process each."""
+    _configure(options.cel_engine)
+    first = _first(items, WARM_BYTES)
+    yield from review_batch(items[:first], options)
+    for part in parallel.in_parts(review_batch, _parts(items[first:], jobs), options):
+        yield from part
+
+
+def _first(items: list[loading.Chunk | Result], size: int) -> int:
+    """How many of `items` (one at least) it takes to reach `size` bytes of text."""
+    total = 0
+    for count, item in enumerate(items, 1):
+        total += len(item.text) if isinstance(item, loading.Chunk) else 0
+        if total >= size:
+            return count
+    return len(items)
+
+
+def _parts(items: list[loading.Chunk | Result], count: int) -> list[list[loading.Chunk | Result]]:
+    """`items` cut into at most `count` consecutive parts of about the same size of text."""
+    sizes = [len(item.text) if isinstance(item, loading.Chunk) else 0 for item in items]
+    share = sum(sizes) / count
+    parts: list[list[loading.Chunk | Result]] = [[]]
+    done = 0
+    for item, size in zip(items, sizes):
+        if parts[-1] and done >= share * len(parts) and len(parts) < count:
+            parts.append([])
+        parts[-1].append(item)
+        done += size
+    return parts
 
 
 def _configure(cel_engine: str) -> None:
@@ -200,7 +258,7 @@ def review_document(file: str, document: str, line: int | None, value: Any, opti
                                          apply_defaults=options.apply_defaults, now=options.now,
                                          field_validation=options.field_validation, namespaces=options.namespaces)
     patch = response.patch if response.allowed else None  # a denied object is not stored: no defaults
-    wire = replace(response, patch=None).to_dict()
+    wire = response.to_dict(with_patch=False)  # the patch is reported decoded, not as base64
     notes, context = [], None
     if not recorded:
         from webhook.allocation import footprint, poolcheck

@@ -201,18 +201,6 @@ MAX_DEPTH = 950
 _PLAIN_VALUES: dict[str, Any] = {}
 
 
-class _Open:
-    """A mapping or sequence being built from events, with its key pending (mappings)."""
-
-    __slots__ = ("value", "mark", "key", "has_key", "merge", "merged")
-
-    def __init__(self, value: dict | list, mark: Any):
-        self.value, self.mark = value, mark
-        self.key: Any = None
-        self.has_key = self.merge = False
-        self.merged: dict | None = None
-
-
 def load(text: str) -> list[tuple[Any, Any]]:
     """Each document's value with the start mark of its root, built from libyaml's events: the same
     values as `build(node)` of every composed node, and the same errors."""
@@ -237,10 +225,16 @@ def load(text: str) -> list[tuple[Any, Any]]:
 
 
 def _document(get, plain: dict[str, Any]) -> tuple[Any, Any]:
+    # The innermost open mapping or sequence lives in locals (its value, start mark, and for a mapping
+    # the pending key, whether it is a merge key, what merge keys bring); the enclosing ones wait on
+    # `stack` as tuples. Locals, not an object per container: this loop runs once per event.
     anchors: dict[str, tuple[Any, Any]] = {}  # name -> (value, mark), per document as the composer has them
-    stack: list[_Open] = []
-    root: Any = None
-    root_mark = None
+    stack: list[tuple] = []
+    container: Any = None  # None: nothing open, the next value is the root
+    is_list = has_key = merge = False
+    key: Any = None
+    merged: dict | None = None
+    opened_mark = root = root_mark = None
     while True:
         event = get()
         cls = type(event)
@@ -266,10 +260,13 @@ def _document(get, plain: dict[str, Any]) -> tuple[Any, Any]:
         elif cls is MappingStartEvent or cls is SequenceStartEvent:
             if len(stack) >= MAX_DEPTH:
                 raise RecursionError("nested too deeply")
-            opened = _Open({} if cls is MappingStartEvent else [], event.start_mark)
+            stack.append((container, is_list, key, has_key, merge, merged, opened_mark))
+            is_list = cls is SequenceStartEvent
+            container = [] if is_list else {}
+            opened_mark = event.start_mark
+            key, has_key, merge, merged = None, False, False, None
             if event.anchor is not None:
-                _anchor(anchors, event, opened.value)
-            stack.append(opened)
+                _anchor(anchors, event, container)
             continue
         elif cls is AliasEvent:
             if event.anchor not in anchors:
@@ -278,29 +275,26 @@ def _document(get, plain: dict[str, Any]) -> tuple[Any, Any]:
         elif cls is DocumentEndEvent:
             return root, root_mark
         else:  # the end of the innermost mapping or sequence
-            closed = stack.pop()
-            if closed.merged:
-                for key, merged in closed.merged.items():
-                    closed.value.setdefault(key, merged)
-            value, mark = closed.value, closed.mark
-        if not stack:
+            if merged:
+                for merged_key, merged_value in merged.items():
+                    container.setdefault(merged_key, merged_value)
+            value, mark = container, opened_mark
+            container, is_list, key, has_key, merge, merged, opened_mark = stack.pop()
+        if container is None:
             root, root_mark = value, _start(mark)
-            continue
-        top = stack[-1]
-        container = top.value
-        if type(container) is list:
+        elif is_list:
             container.append(value)
-        elif not top.has_key:
-            top.has_key = True
-            top.merge = key_is_plain and value == _MERGE
-            top.key = value if type(value) is str else _key(value)
+        elif not has_key:
+            has_key = True
+            merge = key_is_plain and value == _MERGE
+            key = value if type(value) is str else _key(value)
         else:
-            top.has_key = False
-            if top.merge:
-                top.merged = top.merged or {}
-                top.merged.update(_merged(value, _start(mark)))
+            has_key = False
+            if merge:
+                merged = merged or {}
+                merged.update(_merged(value, _start(mark)))
             else:
-                container[top.key] = value
+                container[key] = value
 
 
 def _start(mark: Any) -> Any:

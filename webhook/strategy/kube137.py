@@ -62,7 +62,7 @@ def _consumptions(slice_: dict | None, d: Dropper | None = None):
     for path, device in _devices(slice_, d):
         items = d.dicts(device, "consumesCounters") if d else dicts(device, "consumesCounters")
         for j, consumption in items:
-            yield path.child("consumesCounters").index(j), consumption
+            yield (lambda path=path, j=j: path().child("consumesCounters").index(j)), consumption
 
 
 def drop_disabled_dra_device_compatibility_groups_fields(new: dict, old: dict | None, d: Dropper) -> None:

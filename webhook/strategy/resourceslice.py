@@ -6,6 +6,8 @@ old slice used any of them anywhere.
 
 from __future__ import annotations
 
+from functools import partial
+
 from webhook.field import Path
 from webhook.strategy.dropper import BOOL, DICT, LIST, STRING, Dropper, child, dict_values, dicts, has_items, is_set
 
@@ -24,11 +26,16 @@ def drop_disabled_fields(new: dict, old: dict | None, d: Dropper) -> None:
 
 
 def _devices(slice_: dict | None, d: Dropper | None = None):
-    """(path, device) of spec.devices[*]; through the dropper for the new object."""
+    """(path, device) of spec.devices[*], the path as a function that builds it (only a drop needs it:
+    most slices drop nothing); through the dropper for the new object."""
     spec = d.child(slice_, "spec") if d else child(slice_, "spec")
     items = d.dicts(spec, "devices") if d else dicts(spec, "devices")
     for i, device in items:
-        yield SPEC.child("devices").index(i), device
+        yield partial(_device_path, i), device
+
+
+def _device_path(i: int) -> Path:
+    return SPEC.child("devices").index(i)
 
 
 def drop_disabled_dra_device_taints_fields(new: dict, old: dict | None, d: Dropper) -> None:
@@ -89,7 +96,7 @@ def drop_disabled_dra_consumable_capacity_fields(new: dict, old: dict | None, d:
     for path, device in _devices(new, d):
         d.drop(device, path, "allowMultipleAllocations", BOOL, gate)
         for name, capacity in d.dict_values(device, "capacity"):
-            d.drop(capacity, lambda path=path, name=name: path.child("capacity").key(name), "requestPolicy", DICT, gate)
+            d.drop(capacity, lambda path=path, name=name: path().child("capacity").key(name), "requestPolicy", DICT, gate)
 
 
 def dra_consumable_capacity_feature_in_use(slice_: dict | None) -> bool:
@@ -106,7 +113,8 @@ def drop_disabled_dra_node_allocatable_resources_fields(new: dict, old: dict | N
     if d.enabled(gate) or dra_node_allocatable_resources_feature_in_use(old):
         return
     for path, device in _devices(new, d):
-        d.drop(device, path, "nodeAllocatableResourceMappings", DICT, gate)
+        if "nodeAllocatableResourceMappings" in device:  # most devices have none: no call
+            d.drop(device, path, "nodeAllocatableResourceMappings", DICT, gate)
 
 
 def dra_node_allocatable_resources_feature_in_use(slice_: dict | None) -> bool:
@@ -133,7 +141,7 @@ def drop_disable_dra_list_type_attributes_fields(new: dict, old: dict | None, d:
         for name, attribute in list(attributes.items()):
             if type(attribute) is not dict or _LIST_ATTRIBUTE_KEYS.isdisjoint(attribute):
                 continue
-            attribute_path = lambda path=path, name=name: path.child("attributes").key(name)  # noqa: E731
+            attribute_path = lambda path=path, name=name: path().child("attributes").key(name)  # noqa: E731
             for key in LIST_ATTRIBUTE_VALUES:
                 d.drop(attribute, attribute_path, key, LIST, gate)
 
