@@ -133,6 +133,19 @@ def test_malformed_timeout_is_a_400(webhook_server, timeout):
     assert reply.status_code == 400 and "timeout" in reply.text
 
 
+@pytest.mark.parametrize("query,expected", [
+    (b"", None), (b"timeout=10s", "10s"), (b"timeout=1m30s", "1m30s"), (b"timeout=2.5s", "2.5s"),
+    (b"timeout=5%73", "5s"), (b"dryRun=true&timeout=3s", "3s"), (b"timeout=3s&timeout=4s", "4s"),
+    (b"other=1", None), (b"timeout=", ""), (b"timeout=1%20s", "1 s"),
+])
+def test_the_timeout_parameter_is_read_as_a_query_string(query, expected):
+    from starlette.datastructures import QueryParams
+
+    from webhook.serving.timeouts import timeout_parameter
+
+    assert timeout_parameter(query, lambda: QueryParams(query)) == expected  # what Starlette's parsing gives
+
+
 def test_go_durations_are_understood(webhook_server):
     for timeout in ("5s", "1m0s", "2.5s", "1500ms", "1h"):
         assert webhook_server.post(f"/validate?timeout={timeout}", SMALL).status_code == 200

@@ -44,6 +44,7 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         self._children: dict = {}  # per path, and labelled children (_child)
+        self._in_flight: dict[str, int] = {}  # requests being handled, per path
         for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):
             self.registry.register(collector)
         self.requests = Counter("dra_webhook_requests", "Admission reviews answered.",
@@ -85,25 +86,25 @@ class Metrics:
         Gauge("dra_webhook_workers_ready", "Worker processes started and able to review.",
               registry=self.registry).set_function(ready)
 
-    def _per_path(self, path: str) -> tuple:
-        # Label lookups take a lock and build a key: done once per path, not per request.
-        children = self._children.get(path)
-        if children is None:
-            children = (self.in_flight.labels(path), self.cr_in_flight.labels(path), self.cr_latency.labels(path))
-            self._children[path] = children
-        return children
+    def _per_path(self, path: str):
+        # Label lookups take a lock and build a key: done once per path, not per request. The
+        # in-flight gauges read a plain per-path count at scrape time (no lock per request).
+        latency = self._children.get(path)
+        if latency is None:
+            self._in_flight[path] = 0
+            for gauge in (self.in_flight, self.cr_in_flight):
+                gauge.labels(path).set_function(lambda path=path: self._in_flight[path])
+            latency = self._children[path] = self.cr_latency.labels(path)
+        return latency
 
     def started(self, path: str) -> None:
-        in_flight, cr_in_flight, _ = self._per_path(path)
-        in_flight.inc()
-        cr_in_flight.inc()
+        self._per_path(path)
+        self._in_flight[path] += 1
 
     def finished(self, path: str, code: int, seconds: float) -> None:
-        in_flight, cr_in_flight, cr_latency = self._per_path(path)
-        in_flight.dec()
-        cr_in_flight.dec()
+        self._per_path(path).observe(seconds)
+        self._in_flight[path] -= 1
         self._child(self.cr_requests, (path, code)).inc()
-        cr_latency.observe(seconds)
 
     def _child(self, metric, labels: tuple):
         # A labelled child looked up once (labels() takes a lock and builds its key every call);

@@ -123,7 +123,8 @@ class Admission:
         if not _is_json(request.headers.get("content-type", "")):
             return _plain(415, "content type must be application/json")
         try:
-            seconds = timeouts.work_seconds(request.query_params.get("timeout"), settings.request_timeout_seconds)
+            query_timeout = timeouts.timeout_parameter(request.scope["query_string"], lambda: request.query_params)
+            seconds = timeouts.work_seconds(query_timeout, settings.request_timeout_seconds)
         except ValueError as exc:
             return _plain(400, f"invalid timeout parameter: {exc}")
         deadline = time.monotonic() + seconds

@@ -11,6 +11,8 @@ import re
 _UNITS = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "\u03bcs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 _PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)")
 MAX_MARGIN_SECONDS = 0.5
+# What the API server sends: `timeout=10s` alone. Anything else is parsed as a query string.
+_ONLY_TIMEOUT = re.compile(rb"timeout=([0-9A-Za-z.]+)")
 
 
 def parse_go_duration(text: str) -> float:
@@ -29,6 +31,17 @@ def parse_go_duration(text: str) -> float:
     if not body:
         raise ValueError(f"invalid duration {text!r}")
     return sign * total
+
+
+def timeout_parameter(query_string: bytes, query_params) -> str | None:
+    """The `timeout` query parameter; `query_params()` (the parsed query) is consulted only when the
+    query is not just a plain `timeout=...`."""
+    if not query_string:
+        return None
+    plain = _ONLY_TIMEOUT.fullmatch(query_string)
+    if plain:
+        return plain.group(1).decode("ascii")
+    return query_params().get("timeout")
 
 
 def work_seconds(query_timeout: str | None, default_seconds: float) -> float:
