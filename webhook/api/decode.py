@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webhook.api.schema_cache import ValidationError, validator
+from webhook.api.schema_cache import ValidationError, quick_validator, validator
 from webhook.field import ErrorList
 
 
@@ -21,6 +21,13 @@ def check_types(model: str | Any, obj: dict, version: str = "v1") -> tuple[Error
     the types in the errors; for v1beta1 the paths are moved back to where v1beta1 has the fields). The
     first error is the one the API server would report."""
     ref = model if isinstance(model, str) else f"{model.__module__}.{model.__qualname__}"
+    quick = quick_validator(ref)
+    if quick is not None:
+        try:
+            quick.validate_python(obj)
+            return [], []
+        except ValidationError:
+            pass  # an error, an unknown field or an uncommon attribute: the full validator decides
     try:
         validator(ref).validate_python(obj)
     except ValidationError as exc:
