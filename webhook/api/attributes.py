@@ -13,10 +13,9 @@ from typing import Any
 
 from webhook.quantity import INT64_MAX, INT64_MIN
 
-_NONE = type(None)
-# (field, JSON type) pairs the DeviceAttribute wire model accepts for its scalar fields (all nullable).
-_SCALARS = frozenset({("int", int), ("bool", bool), ("string", str), ("version", str),
-                      ("int", _NONE), ("bool", _NONE), ("string", _NONE), ("version", _NONE)})
+# The JSON type of each scalar field of the DeviceAttribute wire model (all of them nullable).
+_SCALARS = {"int": int, "bool": bool, "string": str, "version": str}
+_scalar = _SCALARS.get
 
 
 def check_common_attributes(attributes: Any) -> Any:
@@ -24,10 +23,13 @@ def check_common_attributes(attributes: Any) -> Any:
     if type(attributes) is not dict:
         raise ValueError("not an attribute map")
     for key, attribute in attributes.items():
-        if type(key) is not str or type(attribute) is not dict or len(attribute) != 1:
+        if type(attribute) is not dict or len(attribute) != 1 or type(key) is not str:
             raise ValueError("not a common attribute")
         ((name, value),) = attribute.items()
         kind = type(value)
-        if (name, kind) not in _SCALARS or (kind is int and not INT64_MIN <= value <= INT64_MAX):
+        if kind is not _scalar(name):
+            if value is not None or name not in _SCALARS:
+                raise ValueError("not a common attribute")
+        elif kind is int and not INT64_MIN <= value <= INT64_MAX:
             raise ValueError("not a common attribute")
     return attributes
