@@ -19,6 +19,7 @@ COMMON = [
     {"a": {"int": INT64_MAX}, "b": {"int": -INT64_MAX - 1}, "c": {"int": 0}},
     {"a": {"int": None}, "b": {"bool": None}, "c": {"string": None}, "d": {"version": None}},
     {"a": {"version": "not semver"}, "b": {"string": ""}},  # type-correct: validation judges the values
+    {"a": {"string": "x" * 65}, "b": {"string": "\u00e9" * 33}},  # too long for validation, not for the type check
 ]
 # Attribute maps it refuses, which the full validator then decides (valid or not).
 UNCOMMON = [
@@ -96,3 +97,107 @@ def test_an_uncommon_valid_map_passes_and_a_bad_one_reports_the_full_errors():
     errors, warnings = check_types(ref, _slice({"a": {"int": True, "bogus": 1}}))
     assert [e.field for e in errors] == ["spec.devices[1].attributes[a].int"]
     assert warnings == ['unknown field "spec.devices[1].attributes[a].bogus"']
+
+
+# ---- attribute maps deferred to validation (webhook.admit): every answer is the one without deferral ----
+
+from functools import partial  # noqa: E402
+
+from support import review_body  # noqa: E402
+from webhook import admit  # noqa: E402
+from webhook.api import attributes as attribute_types  # noqa: E402
+from webhook.profile import make_profile  # noqa: E402
+from webhook.review import decode_review  # noqa: E402
+from webhook.validation.options import Options  # noqa: E402
+
+
+def _answers(monkeypatch, call) -> tuple[dict, dict]:
+    """(answer with the deferral, answer of the flow that type-checks everything first)."""
+    deferred = call().to_dict()
+    with monkeypatch.context() as patched:
+        patched.setattr(admit, "_validate_request", partial(admit._validate_request, defer_attribute_types=False))
+        direct = call().to_dict()
+    return deferred, direct
+
+
+def _many(devices: int, odd: dict | None = None, at: int = 100) -> dict:
+    obj = _slice({})
+    obj["spec"]["devices"] = [{"name": f"d{i}", "attributes": {"a": {"int": i}, "b": {"string": "x"}}}
+                              for i in range(devices)]
+    if odd is not None:
+        obj["spec"]["devices"][at]["attributes"] = odd
+    return obj
+
+
+ODD_OBJECTS = [
+    _slice({"a": {"int": True}, "b": {"bogus": 1}}) | {"bogus": 1},  # an unknown field besides
+    _many(129),  # more devices than allowed: validation visits none
+    _many(129, {"a": {"int": True}}),
+    _many(64, {"a": {"int": 2**64}}, at=63),
+    _slice({1: {"int": 1}}),  # a key that is not a string (a YAML document can have one)
+    {**_slice({}), "spec": {**_slice({})["spec"], "devices": [{"name": "d", "attributes": [1]}, "x"]}},
+]
+
+
+@pytest.mark.parametrize("version", ["1.36", "1.37"])
+@pytest.mark.parametrize("obj", [_slice(a) for a in COMMON + UNCOMMON + [None]] + ODD_OBJECTS)
+def test_a_served_slice_gets_the_answer_of_the_full_type_check_first(monkeypatch, obj, version):
+    profile = make_profile(version)
+    request = decode_review(review_body(obj))
+    deferred, direct = _answers(monkeypatch, lambda: admit.validate(request, profile=profile))
+    assert deferred == direct
+
+
+@pytest.mark.parametrize("attributes", [COMMON[1], UNCOMMON[2], UNCOMMON[7], UNCOMMON[10]])
+@pytest.mark.parametrize("sub_resource", ["", "status"])
+def test_an_update_gets_the_answer_of_the_full_type_check_first(monkeypatch, attributes, sub_resource):
+    old = _slice(UNCOMMON[2])
+    request = decode_review(review_body(_slice(attributes), operation="UPDATE", old=old, sub_resource=sub_resource))
+    deferred, direct = _answers(monkeypatch, lambda: admit.validate(request))
+    assert deferred == direct
+
+
+@pytest.mark.parametrize("attributes", [COMMON[1], UNCOMMON[7], {"a": {"ints": ["x"]}}, {"a": {"ints": [1], "b": 2}}])
+@pytest.mark.parametrize("gates", ["", "DRAListTypeAttributes=true"])
+def test_a_manifest_gets_the_answer_of_the_full_type_check_first(monkeypatch, attributes, gates):
+    profile = make_profile("1.36", gates, allow_locked=True)
+    request = decode_review(review_body(_slice(attributes)))
+    deferred, direct = _answers(monkeypatch, lambda: admit.review_manifest(request, profile=profile))
+    assert deferred == direct
+
+
+def test_a_rule_that_fails_on_a_deferred_map_is_answered_as_without_deferral(monkeypatch):
+    from dataclasses import replace
+
+    from webhook import kinds
+
+    def fragile(obj, opts):  # a rule that trusts the types, as rules may after the type check
+        return [] if all(type(d["attributes"]["a"]["int"]) is int for d in obj["spec"]["devices"]) else 1 / 0
+
+    monkeypatch.setitem(kinds.KINDS, "ResourceSlice", replace(kinds.KINDS["ResourceSlice"], create=fragile))
+    request = decode_review(review_body(_slice({"a": {"int": "1"}})))
+    deferred, direct = _answers(monkeypatch, lambda: admit.validate(request))
+    assert deferred == direct
+    assert deferred["status"]["code"] == 400  # the type error, not the rule's failure
+
+
+def test_common_maps_are_deferred_and_vouched_for_by_validation():
+    obj = _slice(COMMON[1] | {"e": {"string": "\u00e9" * 32}})  # 64 bytes: still common
+    deferred = attribute_types.Deferred()
+    with attribute_types.deferring(deferred):
+        assert check_types(SLICE_REFS[0], obj) == ([], [])
+        assert [id(m) for m in deferred.maps] == [id(d["attributes"]) for d in obj["spec"]["devices"]]
+        deferred.recording = False
+        assert not deferred.complete()
+        assert KINDS["ResourceSlice"].create(obj, Options()) == []
+    assert deferred.complete()
+
+
+def test_an_uncommon_map_is_not_vouched_for():
+    obj = _slice(UNCOMMON[7])  # list attributes: valid, but not the common kind
+    deferred = attribute_types.Deferred()
+    with attribute_types.deferring(deferred):
+        check_types(SLICE_REFS[0], obj)
+        deferred.recording = False
+        KINDS["ResourceSlice"].create(obj, Options())
+    assert len(deferred.maps) == 2 and not deferred.complete()

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
 
 from webhook import cel, kinds, manifest
+from webhook.api import attributes as attribute_types
 from webhook.api.decode import check_types
 from webhook.conversion import paths
 from webhook.kinds import GROUP, KINDS, Retired
@@ -194,24 +195,46 @@ class _Manifest:
 
 
 def _validate_request(request: AdmissionRequest, target: Target, profile: Profile,
-                      manifest: _Manifest | None = None) -> AdmissionResponse:
+                      manifest: _Manifest | None = None, defer_attribute_types: bool = True) -> AdmissionResponse:
     """`manifest` is None for what a cluster sent (or recorded); for a bare manifest the registry
-    strategy's drop step runs as it would, and its admin-access check sees the known namespaces."""
+    strategy's drop step runs as it would, and its admin-access check sees the known namespaces.
+
+    The type check of the object's device attribute maps is left to validation, which walks every
+    attribute anyway (webhook.api.attributes); a map validation does not vouch for is type-checked in
+    full afterwards, and anything but a clean verdict answers the request as if it had come first."""
     field_validation = manifest.field_validation if manifest else WARN
-    obj, warnings = _prepare(request, target, request.object, "object", profile, field_validation)
-    old = None
-    if request.operation == "UPDATE":
-        old, _ = _prepare(request, target, request.old_object, "oldObject", profile)
-    if manifest is not None:  # what the registry strategy does before validation, said out loud
-        obj, dropped = kinds.drop_disabled_fields(target.kind, obj, old, profile, subresource=request.sub_resource)
-        warnings.extend(d.warning() for d in dropped)
-    else:  # the API server has dropped them already: if any arrive, our gates are not the cluster's
-        present = kinds.disabled_fields_present(target.kind, obj, old, profile, subresource=request.sub_resource)
-        warnings.extend(f"dra-webhook: {d.path} is set, but feature gate {d.gate} is disabled in this webhook's "
-                        f"--feature-gates; the cluster's gates differ (a cluster with it disabled drops the field)"
-                        for d in present)
-    opts = Options(profile, namespaces=manifest.namespaces if manifest else None)
-    return _validate_objects(request, target, obj, old, warnings, opts)
+    deferred = attribute_types.Deferred() if defer_attribute_types else None
+    with attribute_types.deferring(deferred):
+        obj, warnings = _prepare(request, target, request.object, "object", profile, field_validation)
+        checked = obj
+        if deferred is not None:
+            deferred.recording = False
+        old = None
+        if request.operation == "UPDATE":
+            old, _ = _prepare(request, target, request.old_object, "oldObject", profile)
+        if manifest is not None:  # what the registry strategy does before validation, said out loud
+            obj, dropped = kinds.drop_disabled_fields(target.kind, obj, old, profile, subresource=request.sub_resource)
+            warnings.extend(d.warning() for d in dropped)
+        else:  # the API server has dropped them already: if any arrive, our gates are not the cluster's
+            present = kinds.disabled_fields_present(target.kind, obj, old, profile, subresource=request.sub_resource)
+            warnings.extend(f"dra-webhook: {d.path} is set, but feature gate {d.gate} is disabled in this webhook's "
+                            f"--feature-gates; the cluster's gates differ (a cluster with it disabled drops the field)"
+                            for d in present)
+        opts = Options(profile, namespaces=manifest.namespaces if manifest else None)
+        if deferred is None or not deferred.maps:
+            return _validate_objects(request, target, obj, old, warnings, opts)
+        try:
+            response: AdmissionResponse | None = _validate_objects(request, target, obj, old, warnings, opts)
+        except (cel.DeadlineExceeded, cel.CompileNeeded):
+            raise
+        except Exception:  # on values the type check would have refused first: decided below
+            response = None
+    if response is not None and deferred.complete():
+        return response
+    type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), checked, target.version or "v1")
+    if response is not None and not type_errors and not unknown:
+        return response
+    return _validate_request(request, target, profile, manifest, defer_attribute_types=False)
 
 
 def validate(request: AdmissionRequest, *, profile: Profile = DEFAULT) -> AdmissionResponse:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from webhook.api.attributes import forget_deferred
 from webhook.api.schema_cache import ValidationError, quick_validator, validator
 from webhook.field import ErrorList
 
@@ -26,8 +27,8 @@ def check_types(model: str | Any, obj: dict, version: str = "v1") -> tuple[Error
         try:
             quick.validate_python(obj)
             return [], []
-        except ValidationError:
-            pass  # an error, an unknown field or an uncommon attribute: the full validator decides
+        except ValidationError:  # an error, an unknown field or an uncommon attribute: the full validator decides,
+            forget_deferred()  # attribute maps included
     try:
         validator(ref).validate_python(obj)
     except ValidationError as exc:
