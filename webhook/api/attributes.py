@@ -16,9 +16,8 @@ validators check an attribute map through `check_common_attributes` (webhook.api
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Iterator
+from typing import Any
 
 from webhook.quantity import INT64_MAX, INT64_MIN
 
@@ -47,14 +46,19 @@ class Deferred:
 _deferred: ContextVar[Deferred | None] = ContextVar("dra_webhook_deferred_attributes", default=None)
 
 
-@contextmanager
-def deferring(deferred: Deferred | None) -> Iterator[None]:
+class deferring:  # noqa: N801 - a context manager, named as one; a class: entered on every request
     """Inside the block, attribute maps are deferred to `deferred` (None: checked here, quick or full)."""
-    token = _deferred.set(deferred)
-    try:
-        yield
-    finally:
-        _deferred.reset(token)
+
+    __slots__ = ("deferred", "token")
+
+    def __init__(self, deferred: Deferred | None) -> None:
+        self.deferred = deferred
+
+    def __enter__(self) -> None:
+        self.token = _deferred.set(self.deferred)
+
+    def __exit__(self, *exc: object) -> None:
+        _deferred.reset(self.token)
 
 
 def forget_deferred() -> None:
