@@ -126,7 +126,8 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path,
 
     devices = as_list(spec.get("devices"))
     max_devices = RESOURCE_SLICE_MAX_DEVICES
-    if _have_advanced_features(devices):
+    # The lower limit only matters to a longer list: a shorter one is not scanned for the features.
+    if len(devices) > RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES and _have_advanced_features(devices):
         max_devices = RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES
     per_device_node_selection = spec.get("perDeviceNodeSelection")
     devices_path = path.child("devices")
