@@ -4,7 +4,9 @@ Type mismatches are what Go's JSON decoder rejects before any validation (`Field
 causes, worded as the decoder words them); unknown fields become warnings, as with the API server's
 default field validation. A clean object costs one pydantic-core validator run: the validators come
 from a cache of core schemas (`webhook.api.schema_cache`), so that neither pydantic nor the models are
-imported unless an object has a type error or an unknown field.
+imported unless an object has a type error or an unknown field. A model with device attribute maps is
+checked by its quick validator first (`webhook.api.attributes`); whatever it refuses, the full
+validator judges, so the errors and warnings are always the full validator's.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ def check_types(model: str | Any, obj: dict, version: str = "v1") -> tuple[Error
         try:
             quick.validate_python(obj)
             return [], []
-        except ValidationError:  # an error, an unknown field or an uncommon attribute: the full validator decides,
-            forget_deferred()  # attribute maps included
+        except ValidationError:  # an error, an unknown field or an uncommon attribute
+            forget_deferred()  # the full validator decides, on the attribute maps too
     try:
         validator(ref).validate_python(obj)
     except ValidationError as exc:
