@@ -201,3 +201,16 @@ def test_an_uncommon_map_is_not_vouched_for():
         deferred.recording = False
         KINDS["ResourceSlice"].create(obj, Options())
     assert len(deferred.maps) == 2 and not deferred.complete()
+
+
+SERVED = [COMMON[1], COMMON[2], UNCOMMON[0], UNCOMMON[2], UNCOMMON[7], UNCOMMON[10], UNCOMMON[14]]
+
+
+@pytest.mark.parametrize("attributes", SERVED)
+def test_the_served_answer_over_https_is_the_one_without_deferral(webhook_server, monkeypatch, attributes):
+    body = review_body(_many(100, attributes, at=77), uid="uid-deferral")
+    served = webhook_server.review("/validate", body)
+    with monkeypatch.context() as patched:
+        patched.setattr(admit, "_validate_request", partial(admit._validate_request, defer_attribute_types=False))
+        direct = admit.validate(decode_review(body)).to_dict()
+    assert served == direct

@@ -66,9 +66,10 @@ def validator(ref: str) -> SchemaValidator:
 
 @lru_cache(maxsize=None)
 def quick_validator(ref: str) -> SchemaValidator | None:
-    """`validator(ref)` with each device attribute map checked by `check_common_attributes` instead:
-    what it accepts, the full validator accepts with no error and no unknown field; what it refuses
-    goes to the full validator. None when the model has no attribute map (the full one is as quick)."""
+    """`validator(ref)` with each device attribute map checked by `check_common_attributes` instead
+    (quick, or deferred to validation: webhook.api.attributes): what it accepts, the full validator
+    accepts with no error and no unknown field; what it refuses goes to the full validator. None when
+    the model has no attribute map (the full one is as quick)."""
     stored = _schema(ref)
     quick = _quick_attribute_maps(stored["schema"])
     if quick is stored["schema"]:
