@@ -214,3 +214,70 @@ def test_the_served_answer_over_https_is_the_one_without_deferral(webhook_server
         patched.setattr(admit, "_validate_request", partial(admit._validate_request, defer_attribute_types=False))
         direct = admit.validate(decode_review(body)).to_dict()
     assert served == direct
+
+
+# ---- seeded random slices: every answer with the deferral is the one without ----
+
+import copy  # noqa: E402
+import random  # noqa: E402
+
+_VALUES = [1, -1, INT64_MAX, INT64_MAX + 1, -INT64_MAX - 2, True, False, None, "x", "", "1.2.3", "v1",
+           "\u00e9" * 17, "x" * 70, 1.5, [1], [True], ["1.0.0"], ["a"], {}, {"a": 1}]
+_FIELDS = ["int", "bool", "string", "version", "ints", "bools", "strings", "versions", "bogus"]
+_KEYS = ["a", "example.com/b", "Bad Key", "x/y/z", "", "c_1", "d" * 70]
+
+
+def _random_attribute(rnd: random.Random):
+    roll = rnd.random()
+    if roll < 0.6:
+        return rnd.choice([{"int": rnd.randint(-5, 5)}, {"bool": rnd.random() < 0.5}, {"string": "s"},
+                           {"version": f"1.{rnd.randint(0, 3)}.0"}])
+    if roll < 0.9:
+        return {rnd.choice(_FIELDS): rnd.choice(_VALUES) for _ in range(rnd.randint(0, 2))}
+    return rnd.choice(_VALUES)
+
+
+def _random_slice(rnd: random.Random, devices: int) -> dict:
+    obj = _slice({})
+    obj["metadata"]["resourceVersion"] = "1"
+    obj["spec"]["devices"] = []
+    for i in range(devices):
+        device: dict = {"name": f"gpu-{i}"}
+        if rnd.random() < 0.95:
+            device["attributes"] = ({f"{rnd.choice(_KEYS)}{j % 3}": _random_attribute(rnd) for j in range(rnd.randint(0, 6))}
+                                    if rnd.random() < 0.97 else rnd.choice(_VALUES))
+        if rnd.random() < 0.1:
+            device["capacity"] = {"mem": {"value": rnd.choice(["1Gi", "x", 5])}}
+        if rnd.random() < 0.05:
+            device["taints"] = [{"key": "k", "effect": "NoSchedule"}]
+        if rnd.random() < 0.03:
+            device["bogus"] = 1
+        obj["spec"]["devices"].append(device)
+    return obj
+
+
+def _random_request(rnd: random.Random) -> dict:
+    devices = rnd.choice([0, 1, 3, 10, 65, 129])
+    obj = _random_slice(rnd, devices)
+    if rnd.random() < 0.3:
+        old = copy.deepcopy(obj) if rnd.random() < 0.5 else _random_slice(rnd, devices)
+        return review_body(obj, operation="UPDATE", old=old, sub_resource="status" if rnd.random() < 0.1 else "")
+    return review_body(obj)
+
+
+@pytest.mark.parametrize("version", ["1.36", "1.37"])
+@pytest.mark.parametrize("seed", range(4))
+def test_random_slices_get_the_answers_of_the_full_type_check_first(monkeypatch, seed, version):
+    rnd = random.Random(seed)
+    profile = make_profile(version)
+    for _ in range(40):
+        request = decode_review(_random_request(rnd))
+        deferred, direct = _answers(monkeypatch, lambda: admit.validate(request, profile=profile))
+        assert deferred == direct
+
+
+def test_the_new_objects_type_errors_come_before_the_old_objects():
+    old = _slice({"a": {"int": 1}})
+    old["spec"]["devices"][0]["capacity"] = {"mem": {"value": "x"}}
+    response = admit.validate(decode_review(review_body(_slice({"a": {"int": True}}), operation="UPDATE", old=old)))
+    assert [c["field"] for c in response.status["details"]["causes"]] == ["spec.devices[1].attributes[a].int"]

@@ -206,35 +206,41 @@ def _validate_request(request: AdmissionRequest, target: Target, profile: Profil
     deferred = attribute_types.Deferred() if defer_attribute_types else None
     with attribute_types.deferring(deferred):
         obj, warnings = _prepare(request, target, request.object, "object", profile, field_validation)
-        checked = obj
         if deferred is not None:
-            deferred.recording = False
-        old = None
-        if request.operation == "UPDATE":
-            old, _ = _prepare(request, target, request.old_object, "oldObject", profile)
-        if manifest is not None:  # what the registry strategy does before validation, said out loud
-            obj, dropped = kinds.drop_disabled_fields(target.kind, obj, old, profile, subresource=request.sub_resource)
-            warnings.extend(d.warning() for d in dropped)
-        else:  # the API server has dropped them already: if any arrive, our gates are not the cluster's
-            present = kinds.disabled_fields_present(target.kind, obj, old, profile, subresource=request.sub_resource)
-            warnings.extend(f"dra-webhook: {d.path} is set, but feature gate {d.gate} is disabled in this webhook's "
-                            f"--feature-gates; the cluster's gates differ (a cluster with it disabled drops the field)"
-                            for d in present)
-        opts = Options(profile, namespaces=manifest.namespaces if manifest else None)
+            deferred.recording = False  # the object's maps only (not the old object's)
         if deferred is None or not deferred.maps:
-            return _validate_objects(request, target, obj, old, warnings, opts)
+            return _validate_prepared(request, target, obj, warnings, profile, manifest)
         try:
-            response: AdmissionResponse | None = _validate_objects(request, target, obj, old, warnings, opts)
+            response: AdmissionResponse | None = _validate_prepared(request, target, obj, warnings, profile,
+                                                                    manifest)
         except (cel.DeadlineExceeded, cel.CompileNeeded):
             raise
-        except Exception:  # on values the type check would have refused first: decided below
+        except Exception:  # the old object's type errors or a rule's failure: the object's types come first
             response = None
     if response is not None and deferred.complete():
         return response
-    type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), checked, target.version or "v1")
+    type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), obj, target.version or "v1")
     if response is not None and not type_errors and not unknown:
         return response
     return _validate_request(request, target, profile, manifest, defer_attribute_types=False)
+
+
+def _validate_prepared(request: AdmissionRequest, target: Target, obj: dict, warnings: list[str], profile: Profile,
+                       manifest: _Manifest | None) -> AdmissionResponse:
+    """The rest of `_validate_request` once the object is converted and type-checked."""
+    old = None
+    if request.operation == "UPDATE":
+        old, _ = _prepare(request, target, request.old_object, "oldObject", profile)
+    if manifest is not None:  # what the registry strategy does before validation, said out loud
+        obj, dropped = kinds.drop_disabled_fields(target.kind, obj, old, profile, subresource=request.sub_resource)
+        warnings.extend(d.warning() for d in dropped)
+    else:  # the API server has dropped them already: if any arrive, our gates are not the cluster's
+        present = kinds.disabled_fields_present(target.kind, obj, old, profile, subresource=request.sub_resource)
+        warnings.extend(f"dra-webhook: {d.path} is set, but feature gate {d.gate} is disabled in this webhook's "
+                        f"--feature-gates; the cluster's gates differ (a cluster with it disabled drops the field)"
+                        for d in present)
+    opts = Options(profile, namespaces=manifest.namespaces if manifest else None)
+    return _validate_objects(request, target, obj, old, warnings, opts)
 
 
 def validate(request: AdmissionRequest, *, profile: Profile = DEFAULT) -> AdmissionResponse:
