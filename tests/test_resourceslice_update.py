@@ -228,3 +228,17 @@ def test_admit_v1beta1_wrongly_typed_basic_does_not_crash():
     result = _review(slice_)
     assert not result["allowed"]
     assert result["status"]["code"] == 400
+
+
+@pytest.mark.parametrize("old_spec", [
+    None,
+    {},
+    {"devices": "x"},
+    {"devices": [{"name": "a", "n": 1}, "junk", {"name": "b"}, {"name": "a", "n": 2}, {"name": 5}, {}, None]},
+])
+def test_the_old_device_index_answers_as_lookup_device(old_spec):
+    from webhook.validation.resourceslice import _lookup_devices, lookup_device
+
+    index = _lookup_devices(old_spec)
+    for name in ("a", "b", "", "c", "5"):
+        assert index.get(name) is lookup_device(old_spec, name)

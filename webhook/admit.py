@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
 
 from webhook import cel, kinds, manifest
+from webhook.api import attributes as attribute_types
 from webhook.api.decode import check_types
 from webhook.conversion import paths
 from webhook.kinds import GROUP, KINDS, Retired
@@ -194,11 +195,39 @@ class _Manifest:
 
 
 def _validate_request(request: AdmissionRequest, target: Target, profile: Profile,
-                      manifest: _Manifest | None = None) -> AdmissionResponse:
+                      manifest: _Manifest | None = None, defer_attribute_types: bool = True) -> AdmissionResponse:
     """`manifest` is None for what a cluster sent (or recorded); for a bare manifest the registry
-    strategy's drop step runs as it would, and its admin-access check sees the known namespaces."""
+    strategy's drop step runs as it would, and its admin-access check sees the known namespaces.
+
+    The type check of the object's device attribute maps is left to validation, which walks every
+    attribute anyway (webhook.api.attributes); a map validation does not vouch for is type-checked in
+    full afterwards, and anything but a clean verdict answers the request as if it had come first."""
     field_validation = manifest.field_validation if manifest else WARN
-    obj, warnings = _prepare(request, target, request.object, "object", profile, field_validation)
+    deferred = attribute_types.Deferred() if defer_attribute_types else None
+    with attribute_types.deferring(deferred):
+        obj, warnings = _prepare(request, target, request.object, "object", profile, field_validation)
+        if deferred is not None:
+            deferred.recording = False  # the object's maps only (not the old object's)
+        if deferred is None or not deferred.maps:
+            return _validate_prepared(request, target, obj, warnings, profile, manifest)
+        try:
+            response: AdmissionResponse | None = _validate_prepared(request, target, obj, warnings, profile,
+                                                                    manifest)
+        except (cel.DeadlineExceeded, cel.CompileNeeded):
+            raise
+        except Exception:  # the old object's type errors or a rule's failure: the object's types come first
+            response = None
+    if response is not None and deferred.complete():
+        return response
+    type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), obj, target.version or "v1")
+    if response is not None and not type_errors and not unknown:
+        return response
+    return _validate_request(request, target, profile, manifest, defer_attribute_types=False)
+
+
+def _validate_prepared(request: AdmissionRequest, target: Target, obj: dict, warnings: list[str], profile: Profile,
+                       manifest: _Manifest | None) -> AdmissionResponse:
+    """The rest of `_validate_request` once the object is converted and type-checked."""
     old = None
     if request.operation == "UPDATE":
         old, _ = _prepare(request, target, request.old_object, "oldObject", profile)

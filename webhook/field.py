@@ -82,21 +82,32 @@ class Path:
         for extra in more:  # NewPath("a", "b") is the path "a.b": re-parent ourselves
             self.parent, self.name = _node(self.name, "", self.parent), extra
 
+    # One store per slot: a four-name tuple assignment builds and unpacks a tuple on every call.
     def child(self, name: str, *more: str) -> Path:
         path = _new(Path)
-        path.name, path.subscript, path.parent, path._text = name, "", self, None
-        for extra in more:
-            path = _node(extra, "", path)
+        path.name = name
+        path.subscript = ""
+        path.parent = self
+        path._text = None
+        if more:
+            for extra in more:
+                path = _node(extra, "", path)
         return path
 
     def index(self, i: int) -> Path:
         path = _new(Path)
-        path.name, path.subscript, path.parent, path._text = "", i, self, None
+        path.name = ""
+        path.subscript = i
+        path.parent = self
+        path._text = None
         return path
 
     def key(self, k: str) -> Path:
         path = _new(Path)
-        path.name, path.subscript, path.parent, path._text = "", k, self, None
+        path.name = ""
+        path.subscript = k
+        path.parent = self
+        path._text = None
         return path
 
     def root(self) -> Path:
@@ -129,7 +140,10 @@ _new = object.__new__
 
 def _node(name: str, subscript: str, parent: Path | None) -> Path:
     path = _new(Path)
-    path.name, path.subscript, path.parent, path._text = name, subscript, parent, None
+    path.name = name
+    path.subscript = subscript
+    path.parent = parent
+    path._text = None
     return path
 
 

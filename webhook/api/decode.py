@@ -4,14 +4,17 @@ Type mismatches are what Go's JSON decoder rejects before any validation (`Field
 causes, worded as the decoder words them); unknown fields become warnings, as with the API server's
 default field validation. A clean object costs one pydantic-core validator run: the validators come
 from a cache of core schemas (`webhook.api.schema_cache`), so that neither pydantic nor the models are
-imported unless an object has a type error or an unknown field.
+imported unless an object has a type error or an unknown field. A model with device attribute maps is
+checked by its quick validator first (`webhook.api.attributes`); whatever it refuses, the full
+validator judges, so the errors and warnings are always the full validator's.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from webhook.api.schema_cache import ValidationError, validator
+from webhook.api.attributes import forget_deferred
+from webhook.api.schema_cache import ValidationError, quick_validator, validator
 from webhook.field import ErrorList
 
 
@@ -21,6 +24,13 @@ def check_types(model: str | Any, obj: dict, version: str = "v1") -> tuple[Error
     the types in the errors; for v1beta1 the paths are moved back to where v1beta1 has the fields). The
     first error is the one the API server would report."""
     ref = model if isinstance(model, str) else f"{model.__module__}.{model.__qualname__}"
+    quick = quick_validator(ref)
+    if quick is not None:
+        try:
+            quick.validate_python(obj)
+            return [], []
+        except ValidationError:  # an error, an unknown field or an uncommon attribute
+            forget_deferred()  # the full validator decides, on the attribute maps too
     try:
         validator(ref).validate_python(obj)
     except ValidationError as exc:

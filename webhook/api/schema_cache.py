@@ -61,20 +61,64 @@ ValidationError = _core.ValidationError
 @lru_cache(maxsize=None)
 def validator(ref: str) -> SchemaValidator:
     """The validator of the mirror of the wire model `ref` ("module.Class")."""
+    return _build(_schema(ref))
+
+
+@lru_cache(maxsize=None)
+def quick_validator(ref: str) -> SchemaValidator | None:
+    """`validator(ref)` with each device attribute map checked by `check_common_attributes` instead
+    (quick, or deferred to validation: webhook.api.attributes): what it accepts, the full validator
+    accepts with no error and no unknown field; what it refuses goes to the full validator. None when
+    the model has no attribute map (the full one is as quick)."""
+    stored = _schema(ref)
+    quick = _quick_attribute_maps(stored["schema"])
+    if quick is stored["schema"]:
+        return None
+    try:
+        return SchemaValidator(quick, stored["config"])
+    except Exception:  # a schema shape this does not foresee: the full validator alone
+        return None
+
+
+def _schema(ref: str) -> dict:
+    """The stored core schema and config of `ref`, functions resolved; built and stored on a miss."""
     path = _cache_dir() / f"{ref}.json"
     try:
-        return _build(json.loads(path.read_text(encoding="utf-8"), object_hook=_resolve))
+        stored = json.loads(path.read_text(encoding="utf-8"), object_hook=_resolve)
+        _build(stored)  # an unusable file is rebuilt below
+        return stored
     except Exception:  # missing or unusable: rebuild below
         pass
     from webhook.api.mirror import stored_schema
 
     stored = stored_schema(ref)
     _store(path, stored)
-    return _build(json.loads(json.dumps(stored), object_hook=_resolve))
+    return json.loads(json.dumps(stored), object_hook=_resolve)
 
 
 def _build(stored: dict) -> SchemaValidator:
     return SchemaValidator(stored["schema"], stored["config"])
+
+
+# The mirror of webhook.api.resourceslice.DeviceAttribute, as its typed-dict schema names it.
+_ATTRIBUTE_TITLE = "DeviceAttributeWire"
+
+
+def _quick_attribute_maps(node: Any) -> Any:
+    """`node` with every map of DeviceAttribute replaced by the quick check; `node` itself when it has none."""
+    if isinstance(node, dict):
+        values = node.get("values_schema")
+        if node.get("type") == "dict" and isinstance(values, dict) and \
+                values.get("config", {}).get("title") == _ATTRIBUTE_TITLE:
+            from webhook.api.attributes import check_common_attributes
+
+            return {"type": "function-plain", "function": {"type": "no-info", "function": check_common_attributes}}
+        changed = {key: _quick_attribute_maps(value) for key, value in node.items()}
+        return node if all(changed[key] is node[key] for key in node) else changed
+    if isinstance(node, list):
+        changed_list = [_quick_attribute_maps(value) for value in node]
+        return node if all(new is old for new, old in zip(changed_list, node)) else changed_list
+    return node
 
 
 def _resolve(node: dict) -> Any:

@@ -21,6 +21,8 @@ should be checked with `pinned=True`, so that one-off claim selectors never evic
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from webhook.cel import engines
 from webhook.cel.budget import (
     CompileNeeded,
@@ -59,8 +61,12 @@ def _sanitize(expression: str) -> tuple[str, int]:
 
 def features_for(profile) -> Features:
     """The CEL environment's feature set for a `webhook.profile.Profile`."""
-    return Features(consumable_capacity=profile.enabled("DRAConsumableCapacity"),
-                    list_type_attributes=profile.enabled("DRAListTypeAttributes"))
+    return _features(profile.enabled("DRAConsumableCapacity"), profile.enabled("DRAListTypeAttributes"))
+
+
+@lru_cache(maxsize=None)  # asked per selector; four possible values
+def _features(consumable_capacity: bool, list_type_attributes: bool) -> Features:
+    return Features(consumable_capacity=consumable_capacity, list_type_attributes=list_type_attributes)
 
 
 def clear_cache() -> None:

@@ -7,6 +7,7 @@ old slice used any of them anywhere.
 from __future__ import annotations
 
 from functools import partial
+from itertools import chain
 
 from webhook.field import Path
 from webhook.strategy.dropper import BOOL, DICT, LIST, STRING, Dropper, child, dict_values, dicts, has_items, is_set
@@ -131,13 +132,14 @@ def drop_disable_dra_list_type_attributes_fields(new: dict, old: dict | None, d:
         attributes = d.get(device, "attributes")
         if not isinstance(attributes, dict):
             continue
-        # Up to 4096 attributes a slice, on every served request: first a plain scan for any list
-        # value (isdisjoint builds no set), the per-attribute walk only on a device that has one.
-        for attribute in attributes.values():
-            if type(attribute) is dict and not _LIST_ATTRIBUTE_KEYS.isdisjoint(attribute):
-                break
-        else:
-            continue
+        # Up to 4096 attributes a slice, on every served request: first one pass in C over every
+        # attribute's field names, the per-attribute walk only on a device where a list name shows up
+        # (or an attribute that is not a map).
+        try:
+            if _LIST_ATTRIBUTE_KEYS.isdisjoint(chain.from_iterable(attributes.values())):
+                continue
+        except TypeError:
+            pass
         for name, attribute in list(attributes.items()):
             if type(attribute) is not dict or _LIST_ATTRIBUTE_KEYS.isdisjoint(attribute):
                 continue

@@ -56,8 +56,10 @@ def validate_immutable(new: Any, old: Any, path: Path) -> ErrorList:
 def validate_labels(labels: dict | None, path: Path) -> ErrorList:
     errs: ErrorList = []
     for key, value in (labels or {}).items():
-        errs.extend(invalid(path, key, m) for m in is_qualified_name(key))
-        errs.extend(invalid(path, value, m) for m in is_label_value(as_str(value)))
+        if messages := is_qualified_name(key):  # names mostly pass: then no generator and no path is built
+            errs.extend(invalid(path, key, m) for m in messages)
+        if messages := is_label_value(as_str(value)):
+            errs.extend(invalid(path, value, m) for m in messages)
     return errs
 
 
@@ -65,7 +67,8 @@ def validate_annotations(annotations: dict | None, path: Path) -> ErrorList:
     errs: ErrorList = []
     total = 0
     for key, value in (annotations or {}).items():
-        errs.extend(invalid(path, key, m) for m in is_qualified_name(key.lower()))
+        if messages := is_qualified_name(key.lower()):
+            errs.extend(invalid(path, key, m) for m in messages)
         total += byte_len(key) + byte_len(as_str(value))
     if total > TOTAL_ANNOTATION_SIZE_LIMIT:
         errs.append(too_long(path, "", TOTAL_ANNOTATION_SIZE_LIMIT))
@@ -114,7 +117,8 @@ def _validate_finalizers(finalizers: list | None, path: Path) -> ErrorList:
     errs: ErrorList = []
     names = [f for f in finalizers or [] if isinstance(f, str)]
     for name in names:
-        errs.extend(invalid(path, name, m) for m in is_qualified_name(name))
+        if messages := is_qualified_name(name):
+            errs.extend(invalid(path, name, m) for m in messages)
     if "orphan" in names and "foregroundDeletion" in names:
         errs.append(invalid(path, names, "finalizer orphan and foregroundDeletion cannot be both set"))
     return errs
@@ -127,7 +131,8 @@ def _validate_kube_finalizers(finalizers: list | None, path: Path) -> ErrorList:
         if not isinstance(name, str):
             continue
         item = path.index(i)
-        errs.extend(invalid(item, name, m) for m in is_qualified_name(name))
+        if messages := is_qualified_name(name):
+            errs.extend(invalid(item, name, m) for m in messages)
         if "/" not in name and name not in STANDARD_FINALIZERS:
             errs.append(invalid(item, name, "name is neither a standard finalizer name nor is it fully qualified"))
     return errs
@@ -162,8 +167,8 @@ def _validate_common(meta: dict, namespaced: bool, path: Path) -> ErrorList:
     if namespaced:
         if not namespace:
             errs.append(required(path.child("namespace"), ""))
-        else:
-            errs.extend(invalid(path.child("namespace"), namespace, m) for m in name_is_dns_label(namespace, False))
+        elif messages := name_is_dns_label(namespace, False):
+            errs.extend(invalid(path.child("namespace"), namespace, m) for m in messages)
     elif namespace:
         errs.append(forbidden(path.child("namespace"), "not allowed on this type"))
     generation = meta.get("generation")
@@ -185,12 +190,14 @@ def validate_object_meta(meta: dict | None, namespaced: bool, name_fn: NameFunc 
     errs: ErrorList = []
     generate_name = _str(meta, "generateName")
     if generate_name:
-        errs.extend(invalid(path.child("generateName"), generate_name, m) for m in name_fn(generate_name, True))
+        if messages := name_fn(generate_name, True):
+            errs.extend(invalid(path.child("generateName"), generate_name, m) for m in messages)
     name = _str(meta, "name")
     if not name:
         errs.append(required(path.child("name"), "name or generateName is required"))
     else:
-        errs.extend(invalid(path.child("name"), name, m) for m in name_fn(name, False))
+        if messages := name_fn(name, False):
+            errs.extend(invalid(path.child("name"), name, m) for m in messages)
     errs.extend(_validate_common(meta, namespaced, path))
     errs.extend(_validate_kube_finalizers(meta.get("finalizers"), path.child("finalizers")))
     return errs
@@ -208,7 +215,8 @@ def validate_object_meta_with_opts(meta: dict | None, namespaced: bool, path: Pa
     if not name:
         errs.append(required(path.child("name"), "name or generateName is required"))
     else:
-        errs.extend(invalid(path.child("name"), name, m) for m in is_dns1123_subdomain(name))
+        if messages := is_dns1123_subdomain(name):
+            errs.extend(invalid(path.child("name"), name, m) for m in messages)
     errs.extend(_validate_common(meta, namespaced, path))
     errs.extend(_validate_kube_finalizers(meta.get("finalizers"), path.child("finalizers")))
     return errs

@@ -51,7 +51,8 @@ def validate_request_name_ref(ref: Any, path: Path, names: RequestNames) -> Erro
         return [invalid(path, ref, REQUEST_REF_DETAIL)]
     errs: ErrorList = []
     for segment in segments:
-        errs.extend(invalid(path, segment, m) for m in is_dns1123_label(segment))
+        if messages := is_dns1123_label(segment):  # segments mostly pass: then no generator is built
+            errs.extend(invalid(path, segment, m) for m in messages)
     if not has_request(names, ref):
         errs.append(invalid(path, ref, REQUEST_REF_DETAIL))
     return errs
