@@ -108,9 +108,25 @@ def bench_wrk(seconds: int, pin: bool) -> None:
             print(f"    {name} ({size / 1024:.1f} KiB), c={connections}: {ours_rate:.0f} req/s vs floor "
                   f"{floor_rate:.0f} -> {ours_rate / floor_rate:.2f}x; p99 {ours_p99:.2f} ms vs floor "
                   f"{floor_p99:.2f} ms -> {ours_p99 / floor_p99:.2f}x")
+        print(f"    answered in the server process itself (no worker hop): {inline_share(ours)}")
     finally:
         ours.stop()
         floor.stop()
+
+
+def inline_share(server) -> str:
+    """How many reviews the server answered without a worker (small bodies with compiled selectors)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = httpx.get(server.url + "/metrics", verify=server.context).text
+    totals = {"inline": 0.0, "all": 0.0}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == "dra_webhook_inline_reviews_total":
+                totals["inline"] += sample.value
+            elif sample.name == "dra_webhook_requests_total":
+                totals["all"] += sample.value
+    return f"{totals['inline']:.0f} of {totals['all']:.0f} reviews"
 
 
 def huge_claim(requests: int = 30_000) -> dict:

@@ -97,12 +97,16 @@ class Profile:
         """Whether this profile's Kubernetes version is `version` or later (compared numerically)."""
         return version_tuple(self.version) >= version_tuple(version)
 
+    def __post_init__(self) -> None:
+        # Profiles key caches that are consulted on every request: hash once.
+        object.__setattr__(self, "_hash", hash((self.version, tuple(sorted(self.gates.items())))))
+
     def __hash__(self) -> int:
-        return hash((self.version, tuple(sorted(self.gates.items()))))
+        return self._hash
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, Profile) and self.version == other.version
-                and dict(self.gates) == dict(other.gates))
+        return self is other or (isinstance(other, Profile) and self.version == other.version
+                                 and dict(self.gates) == dict(other.gates))
 
     def __reduce__(self):  # worker processes get profiles too; a read-only mapping does not pickle
         return _rebuild, (self.version, dict(self.gates), self.warnings)

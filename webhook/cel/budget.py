@@ -15,9 +15,8 @@ worker can pass them back to the server.
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Callable, Iterator
+from typing import Callable
 
 BUDGET_EXHAUSTED = "CEL time budget exhausted"
 
@@ -39,17 +38,30 @@ class CompileNeeded(Exception):
     """A selector's verdict is not cached and the review may only use cached verdicts."""
 
 
-@contextmanager
-def request_deadline(source: DeadlineSource) -> Iterator[None]:
+class _Holding:
+    """`with _Holding(var, value) as value:` -- `var` holds `value` inside the block. A class rather
+    than a generator context manager: several are entered for every request."""
+
+    __slots__ = ("var", "value", "token")
+
+    def __init__(self, var: ContextVar, value) -> None:
+        self.var, self.value = var, value
+
+    def __enter__(self):
+        self.token = self.var.set(self.value)
+        return self.value
+
+    def __exit__(self, *exc_info) -> bool:
+        self.var.reset(self.token)
+        return False
+
+
+def request_deadline(source: DeadlineSource) -> _Holding:
     """Work inside the block stops with DeadlineExceeded once `source()` lies in the past."""
-    token = _deadline.set(source)
-    try:
-        yield
-    finally:
-        _deadline.reset(token)
+    return _Holding(_deadline, source)
 
 
-def request_budget(seconds: float) -> contextmanager:
+def request_budget(seconds: float) -> _Holding:
     """`request_deadline` for a fixed number of seconds from now."""
     at = time.monotonic() + seconds
     return request_deadline(lambda: at)
@@ -66,15 +78,9 @@ def check_deadline() -> None:
         raise DeadlineExceeded(BUDGET_EXHAUSTED)
 
 
-@contextmanager
-def collect_warnings() -> Iterator[list[str]]:
-    """Yields the list that receives the CEL warnings of the block, de-duplicated, in order."""
-    collected: list[str] = []
-    token = _warnings.set(collected)
-    try:
-        yield collected
-    finally:
-        _warnings.reset(token)
+def collect_warnings() -> _Holding:
+    """Gives the list that receives the CEL warnings of the block, de-duplicated, in order."""
+    return _Holding(_warnings, [])
 
 
 def warn(message: str) -> None:
@@ -83,14 +89,9 @@ def warn(message: str) -> None:
         collected.append(message)
 
 
-@contextmanager
-def cached_only() -> Iterator[None]:
+def cached_only() -> _Holding:
     """Inside the block, a selector whose verdict is not cached raises CompileNeeded."""
-    token = _compiling_allowed.set(False)
-    try:
-        yield
-    finally:
-        _compiling_allowed.reset(token)
+    return _Holding(_compiling_allowed, False)
 
 
 def may_compile() -> None:
@@ -99,15 +100,9 @@ def may_compile() -> None:
         raise CompileNeeded()
 
 
-@contextmanager
-def recording_verdicts() -> Iterator[list]:
-    """Yields the list that receives (cache key, verdict, pinned) of every verdict compiled in the block."""
-    recorded: list = []
-    token = _recorded.set(recorded)
-    try:
-        yield recorded
-    finally:
-        _recorded.reset(token)
+def recording_verdicts() -> _Holding:
+    """Gives the list that receives (cache key, verdict, pinned) of every verdict compiled in the block."""
+    return _Holding(_recorded, [])
 
 
 def record(key: tuple, verdict, pinned: bool) -> None:

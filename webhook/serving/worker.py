@@ -9,6 +9,7 @@ at the next deadline check.
 
 from __future__ import annotations
 
+import functools
 import gc
 import logging
 import os
@@ -104,12 +105,17 @@ def _refuse(message: str) -> Reply:
     return Reply(400, f"{text}\n".encode(), "text/plain; charset=utf-8", review={"reason": logs.text(text)})
 
 
+@functools.cache
+def _review_modules():
+    """The review stack, imported on first use (a server that never reviews in-process never loads it)."""
+    from webhook import admit, cel, metrics, review
+
+    return admit, cel, metrics.KINDS, metrics.OPERATIONS, review
+
+
 def handle(job: Job, deadline, profile: Profile = DEFAULT) -> Reply:
     """The reply to one job; `deadline()` is the monotonic time at which work must stop."""
-    from webhook import admit, cel
-    from webhook.metrics import KINDS, OPERATIONS
-    from webhook.review import ReviewError, decode_review, encode_review_bytes
-
+    admit, cel, KINDS, OPERATIONS, review = _review_modules()
     try:
         parsed = jsonload.loads(job.body, parse_constant=_reject_constant)
     except RecursionError:
@@ -118,8 +124,8 @@ def handle(job: Job, deadline, profile: Profile = DEFAULT) -> Reply:
         reason = str(exc).splitlines()[0] if str(exc) else "not JSON"
         return _refuse(f"body is not valid JSON: {reason}")
     try:
-        request = decode_review(parsed)
-    except ReviewError as exc:
+        request = review.decode_review(parsed)
+    except review.ReviewError as exc:
         return _refuse(str(exc))
     try:
         with cel.request_deadline(deadline), cel.recording_verdicts() as verdicts:
@@ -132,7 +138,7 @@ def handle(job: Job, deadline, profile: Profile = DEFAULT) -> Reply:
         return timeout_reply()
     kind = request.kind.kind if request.kind.kind in KINDS else "other"
     operation = request.operation if request.operation in OPERATIONS else "other"
-    return Reply(200, encode_review_bytes(response, request.review_api_version),
+    return Reply(200, review.encode_review_bytes(response, request.review_api_version),
                  review=logs.review_fields(request, response),
                  metric=(kind, operation, response.allowed, request.dry_run),
                  verdicts=tuple(verdicts) if job.share_verdicts else ())
