@@ -395,3 +395,18 @@ def test_metrics_dashboards_expect(webhook_server):
     codes = {(s.labels["webhook"], s.labels["code"]) for family in text_string_to_metric_families(text)
              for s in family.samples if s.name == "controller_runtime_webhook_requests_total"}
     assert {("/validate", "200"), ("/validate", "400")} <= codes
+
+
+@pytest.mark.parametrize("raw", [
+    [], [(b"content-type", b"application/json")],
+    [(b"host", b"x"), (b"content-type", b"application/json; charset=utf-8"), (b"content-length", b"12")],
+    [(b"content-length", b"5"), (b"content-length", b"7"), (b"content-type", b"a/b"), (b"content-type", b"c/d")],
+    [(b"content-type", b"application/\xe9+json")],
+])
+def test_the_envelope_headers_read_as_starlette_reads_them(raw):
+    from starlette.datastructures import Headers
+
+    from webhook.serving.app import _envelope_headers
+
+    headers = Headers(raw=raw)
+    assert _envelope_headers(raw) == (headers.get("content-type", ""), headers.get("content-length"))

@@ -51,6 +51,19 @@ def _status(code: int, reason: str, message: str) -> Reply:
     return Reply(code, status_body(code, reason, message), review={"reason": message})
 
 
+def _envelope_headers(raw: list[tuple[bytes, bytes]]) -> tuple[str, str | None]:
+    """Content-Type ("" when absent) and Content-Length (None when absent), from the ASGI scope's raw
+    headers (lower-cased names; the first of each counts, as Starlette's Headers.get has it)."""
+    content_type = length = None
+    for name, value in raw:
+        if name == b"content-type":
+            if content_type is None:
+                content_type = value.decode("latin-1")
+        elif name == b"content-length" and length is None:
+            length = value.decode("latin-1")
+    return content_type or "", length
+
+
 def _is_json(content_type: str) -> bool:
     media = content_type.split(";", 1)[0].strip().lower()
     return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
@@ -81,6 +94,7 @@ class Admission:
         self.pool = pool
         self.metrics = metrics
         self.inline = inline
+        self.read_watch = timeouts.ReadWatch()
         self.requests_in_flight = 0
         self.bytes_in_flight = 0
 
@@ -96,19 +110,21 @@ class Admission:
             self.requests_in_flight -= 1
             seconds = time.perf_counter() - started
             self.metrics.finished(path, reply.status if reply else 499, seconds)
-        duration = round(seconds * 1000, 3)
         if reply.metric is not None:
             self.metrics.observe_review(path, *reply.metric, seconds)
             level = logging.DEBUG if reply.metric[2] and seconds < SLOW_REVIEW_SECONDS else logging.INFO
             if log.isEnabledFor(level):
-                log.log(level, "admission review", extra=logs.fields(path=path, **reply.review, durationMs=duration))
+                log.log(level, "admission review", extra=logs.fields(path=path, **reply.review,
+                                                                     durationMs=round(seconds * 1000, 3)))
         else:
             self.metrics.observe_rejected(path, reply.status)
-            log.info("request refused", extra=logs.fields(path=path, code=reply.status, durationMs=duration,
-                                                          **reply.review))
-        headers = {"Retry-After": "1"} if reply.status == 429 else {}
-        if reply.status in (408, 413):
-            headers["Connection"] = "close"  # the rest of the body is not read: the connection cannot go on
+            log.info("request refused", extra=logs.fields(path=path, code=reply.status,
+                                                          durationMs=round(seconds * 1000, 3), **reply.review))
+        headers = None
+        if reply.status == 429:
+            headers = {"Retry-After": "1"}
+        elif reply.status in (408, 413):
+            headers = {"Connection": "close"}  # the rest of the body is not read: the connection cannot go on
         return _Sent(reply.body, reply.status, headers=headers, media_type=reply.content_type,
                      on_sent=lambda: self._release(reply.held))
 
@@ -120,7 +136,8 @@ class Admission:
         if self.requests_in_flight > settings.max_requests_in_flight:
             return _status(429, "TooManyRequests", f"dra-webhook is handling {settings.max_requests_in_flight} "
                                                    f"requests already; retry")
-        if not _is_json(request.headers.get("content-type", "")):
+        content_type, declared = _envelope_headers(request.scope["headers"])
+        if not _is_json(content_type):
             return _plain(415, "content type must be application/json")
         try:
             query_timeout = timeouts.timeout_parameter(request.scope["query_string"], lambda: request.query_params)
@@ -128,7 +145,6 @@ class Admission:
         except ValueError as exc:
             return _plain(400, f"invalid timeout parameter: {exc}")
         deadline = time.monotonic() + seconds
-        declared = request.headers.get("content-length")
         size = int(declared) if declared is not None and declared.isdigit() else settings.max_body_bytes
         if size > settings.max_body_bytes:
             return _plain(413, f"request body exceeds {settings.max_body_bytes} bytes")
@@ -147,16 +163,23 @@ class Admission:
 
     async def _review(self, request: Request, path: str, deadline: float) -> Reply:
         settings = self.settings
-        read_by = min(deadline, time.monotonic() + settings.body_read_timeout_seconds)
+        now = time.monotonic()
+        read_by = min(deadline, now + settings.body_read_timeout_seconds)
+        task = asyncio.current_task()
+        # The event loop's clock is time.monotonic() too, but say so rather than rely on it.
+        self.read_watch.start(task, asyncio.get_running_loop().time() + (read_by - now))
         try:
-            async with asyncio.timeout(read_by - time.monotonic()):
-                body = await _read_body(request, settings.max_body_bytes)
+            body = await _read_body(request, settings.max_body_bytes)
         except BodyTooLarge:
             return _plain(413, f"request body exceeds {settings.max_body_bytes} bytes")
         except ClientDisconnect:
             return _plain(400, "client disconnected")
-        except asyncio.TimeoutError:
-            return _plain(408, "request body not received in time")
+        except asyncio.CancelledError:
+            if self.read_watch.stop(task):
+                return _plain(408, "request body not received in time")
+            raise
+        finally:
+            self.read_watch.stop(task)
         job = Job(path, body)
         inline = self.inline
         if inline is not None and inline.eligible(body):

@@ -6,6 +6,7 @@ caller's deadline: a 504 that arrives after the caller has left helps nobody.
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "\u03bcs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -50,3 +51,43 @@ def work_seconds(query_timeout: str | None, default_seconds: float) -> float:
     if seconds <= 0:
         raise ValueError(f"timeout must be positive, not {query_timeout!r}")
     return seconds - min(MAX_MARGIN_SECONDS, seconds * 0.1)
+
+
+class ReadWatch:
+    """Cancels body reads that outlast their time, checked every `interval` seconds.
+
+    One timer for all requests rather than one per request: almost every body arrives with its
+    headers and never waits, and a timer armed and cancelled per request costs more than the
+    rest of reading it. A read is stopped at most `interval` late.
+    """
+
+    def __init__(self, interval: float = 0.1) -> None:
+        self.interval = interval
+        self._due: dict[asyncio.Task, float] = {}  # task -> loop time by which its read must end
+        self._expired: set[asyncio.Task] = set()
+        self._timer: asyncio.TimerHandle | None = None
+
+    def start(self, task: asyncio.Task, by: float) -> None:
+        self._due[task] = by
+        if self._timer is None:
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_at(loop.time() + self.interval, self._check)
+
+    def stop(self, task: asyncio.Task) -> bool:
+        """Forgets `task`; True when its read was cancelled because its time was up."""
+        self._due.pop(task, None)
+        if task in self._expired:
+            self._expired.discard(task)
+            task.uncancel()
+            return True
+        return False
+
+    def _check(self) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        for task, by in list(self._due.items()):
+            if by <= now:
+                del self._due[task]
+                self._expired.add(task)
+                task.cancel()
+        self._timer = loop.call_at(now + self.interval, self._check) if self._due else None
