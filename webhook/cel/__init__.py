@@ -52,6 +52,8 @@ SELECTOR_EXPRESSION_MAX_LENGTH = 10 * 1024  # resource/v1 CELSelectorExpressionM
 
 def _sanitize(expression: str) -> tuple[str, int]:
     """The expression as the API server decodes it, and its length in UTF-8 bytes."""
+    if expression.isascii():  # a flag of the string: no pass over it, no copy
+        return expression, len(expression)
     try:
         return expression, len(expression.encode("utf-8"))
     except UnicodeEncodeError:  # the API server's JSON decoder turns lone surrogates into U+FFFD (3 bytes)
