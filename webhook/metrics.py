@@ -120,11 +120,16 @@ class Metrics:
 
     def observe_review(self, path: str, kind: str, operation: str, allowed: bool, dry_run: bool,
                        seconds: float) -> None:
-        kind = kind if kind in KINDS else "other"
-        operation = operation if operation in OPERATIONS else "other"
-        labels = (path, kind, operation, _bool(allowed), _bool(dry_run))
-        self._child(self.requests, labels).inc()
-        self._child(self.duration, labels).observe(seconds)
+        key = (path, kind, operation, allowed, dry_run)
+        children = self._children.get(key)
+        if children is None:
+            kind = kind if kind in KINDS else "other"
+            operation = operation if operation in OPERATIONS else "other"
+            labels = (path, kind, operation, _bool(allowed), _bool(dry_run))
+            children = self._children[key] = (self._child(self.requests, labels), self._child(self.duration, labels))
+        requests, duration = children
+        requests.inc()
+        duration.observe(seconds)
 
     def observe_rejected(self, path: str, code: int) -> None:
         self._child(self.rejected, (path, code)).inc()

@@ -100,9 +100,10 @@ def may_compile() -> None:
         raise CompileNeeded()
 
 
-def recording_verdicts() -> _Holding:
-    """Gives the list that receives (cache key, verdict, pinned) of every verdict compiled in the block."""
-    return _Holding(_recorded, [])
+def recording_verdicts(recording: bool = True) -> _Holding:
+    """Gives the list that receives (cache key, verdict, pinned) of every verdict compiled in the block
+    (None, and nothing recorded, when not `recording`)."""
+    return _Holding(_recorded, [] if recording else None)
 
 
 def record(key: tuple, verdict, pinned: bool) -> None:

@@ -80,6 +80,8 @@ class LimitedH11Protocol(H11Protocol):
         # h11 limits only a head still incomplete after a read; one read can bring a whole large head.
         limit = self.config.h11_max_incomplete_event_size
         buffered = self.conn.trailing_data[0]
+        if len(buffered) + len(data) <= limit + 3:
+            return False  # too short to hold a head over the limit: no copy
         prefix = bytes(buffered) + data[:max(0, limit + 4 - len(buffered))]
         return len(prefix) > limit + 3 and b"\r\n\r\n" not in prefix
 

@@ -128,7 +128,7 @@ def handle(job: Job, deadline, profile: Profile = DEFAULT) -> Reply:
     except review.ReviewError as exc:
         return _refuse(str(exc))
     try:
-        with cel.request_deadline(deadline), cel.recording_verdicts() as verdicts:
+        with cel.request_deadline(deadline), cel.recording_verdicts(job.share_verdicts) as verdicts:
             cel.check_deadline()
             if job.path == "/mutate":
                 response = admit.mutate(request, profile=profile, in_place=True)
@@ -141,7 +141,7 @@ def handle(job: Job, deadline, profile: Profile = DEFAULT) -> Reply:
     return Reply(200, review.encode_review_bytes(response, request.review_api_version),
                  review=logs.review_fields(request, response),
                  metric=(kind, operation, response.allowed, request.dry_run),
-                 verdicts=tuple(verdicts) if job.share_verdicts else ())
+                 verdicts=tuple(verdicts) if verdicts else ())
 
 
 TIMEOUT_MESSAGE = "dra-webhook: the request's deadline passed before the checks were done; the object was not judged"
