@@ -86,6 +86,8 @@ def run(settings: ServerSettings, log_level: str = "info") -> None:
         log_config=None,
         access_log=False,
         server_header=False,
+        # The API server calls the webhook directly: no proxy's X-Forwarded-* headers to believe.
+        proxy_headers=False,
         timeout_graceful_shutdown=settings.graceful_shutdown_seconds,
     )
     pool.start()
