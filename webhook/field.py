@@ -94,14 +94,6 @@ class Path:
                 path = _node(extra, "", path)
         return path
 
-    def index(self, i: int) -> Path:
-        path = _new(Path)
-        path.name = ""
-        path.subscript = i
-        path.parent = self
-        path._text = None
-        return path
-
     def key(self, k: str) -> Path:
         path = _new(Path)
         path.name = ""
@@ -109,6 +101,9 @@ class Path:
         path.parent = self
         path._text = None
         return path
+
+    # Go's Index(i) and Key(k) both render as "[subscript]": an index is kept as the int itself.
+    index = key
 
     def root(self) -> Path:
         node = self
