@@ -239,3 +239,17 @@ def test_review_says_it_in_gos_words(tmp_path):
                                    "message": f'Invalid value: "80Gi": {go}'}]
     assert result["response"]["status"]["message"] == \
         f'ResourceSlice in version "v1" cannot be handled as a ResourceSlice: {go}'
+
+
+@pytest.mark.parametrize("count, allowed", [("2.0", True), ("1e1", True), ("2.5", False)])
+def test_a_yaml_float_reaches_an_int64_field_as_kubectl_sends_it(tmp_path, count, allowed):
+    # kubectl converts YAML to JSON with Go's json.Marshal: 2.0 and 1e1 are sent as 2 and 10.
+    path = tmp_path / "claim.yaml"
+    path.write_text("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec:\n"
+                    "  devices:\n    requests:\n    - name: gpu\n      exactly: {deviceClassName: gpu.example.com, "
+                    f"allocationMode: ExactCount, count: {count}}}\n")
+    result = cli("review", str(path))
+    assert result.returncode == (0 if allowed else 1), result.stdout
+    if not allowed:
+        assert (f"json: cannot unmarshal number {count} into Go struct field ExactDeviceRequest"
+                ".spec.devices.requests.exactly.count of type int64") in result.stdout

@@ -16,7 +16,9 @@ CASES = [
     ("~", None), ("null", None), ("Null", None), ("", None),
     ("0755", 0o755), ("0x1F", 31), ("0o17", 15), ("0b101", 5), ("-0b101", -5), ("1_000", 1000), ("+12", 12),
     ("-7", -7), ("9223372036854775808", 9223372036854775808),
-    ("1.5", 1.5), (".5", 0.5), ("1e3", 1000.0), ("08", 8.0), (".inf", float("inf")), ("-.Inf", float("-inf")),
+    ("1.5", 1.5), (".5", 0.5), (".inf", float("inf")), ("-.Inf", float("-inf")), ("1e21", 1e21),
+    # integral floats reach the API server as JSON integers (kubectl converts with Go's json.Marshal)
+    ("1e3", 1000), ("08", 8), ("2.0", 2), ("-0.0", 0), ("1e20", 10**20),
     # strings: timestamps as written, base-60 numbers (dropped by goyaml.v2), words that look special
     ("2024-01-02T03:04:05Z", "2024-01-02T03:04:05Z"), ("2024-01-02", "2024-01-02"), ("1:20", "1:20"),
     ("80Gi", "80Gi"), ("1.2.3", "1.2.3"), ("yess", "yess"), ("0xZZ", "0xZZ"), ("+Inf", "+Inf"), ("nan", "nan"),

@@ -55,8 +55,17 @@ def parse_go_int(text: str) -> int | None:
     return -value if text[0] == "-" else value
 
 
+def _as_sent(value: float) -> int | float:
+    """A YAML float as it reaches the API server: kubectl's YAML-to-JSON conversion writes it with Go's
+    json.Marshal, which prints an integral float below 1e21 without a fraction ("2.0" and "1e3" arrive
+    as the JSON integers 2 and 1000, which an int64 field accepts)."""
+    if value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    return value
+
+
 def resolve_plain(text: str) -> Any:
-    """goyaml.v2's resolve() for an untagged plain scalar."""
+    """goyaml.v2's resolve() for an untagged plain scalar, floats as kubectl sends them (_as_sent)."""
     if text in _WORDS:
         return _WORDS[text]
     if text[0] not in _HINTS:
@@ -64,7 +73,7 @@ def resolve_plain(text: str) -> Any:
     first = text[0]
     if first == ".":
         try:
-            return float(text)
+            return _as_sent(float(text))
         except ValueError:
             return text
     if first in "+-0123456789":
@@ -75,7 +84,7 @@ def resolve_plain(text: str) -> Any:
         if number is not None:
             return number
         if _FLOAT.match(plain):
-            return float(plain)
+            return _as_sent(float(plain))
         if plain.startswith("-0b"):
             number = parse_go_int("-0b" + plain[3:])
             if number is not None:
