@@ -28,14 +28,13 @@ from webhook.serving.worker import Job, Reply, handle
 
 log = logging.getLogger("dra-webhook")
 
-DEFAULT_MAX_BODY_BYTES = 16 * 1024
 # A body with at most this many '[' and '{' nests at most this deep: the review's recursion (about two
 # frames per level) stays far from the interpreter's limit even below the event loop's own frames.
 MAX_BRACKETS = 256
 
 
 class InlineReviewer:
-    def __init__(self, profile: Profile, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
+    def __init__(self, profile: Profile, max_body_bytes: int) -> None:
         self.profile = profile
         self.max_body_bytes = max_body_bytes
 
