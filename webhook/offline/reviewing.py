@@ -92,7 +92,7 @@ def run(paths: list[str], options: Options, jobs: int = 1, progress: parallel.Pr
         read, size = [], 0
         for batch in batches:
             read.append(batch)
-            size += sum(len(item.text) for item in batch if isinstance(item, loading.Chunk))
+            size += sum(_text_size(item) for item in batch)
             if size >= PARALLEL_BYTES:
                 break
         if size < PARALLEL_BYTES:  # all of the input
@@ -117,11 +117,16 @@ def _in_parts(items: list[loading.Chunk | Result], options: Options, jobs: int) 
         yield from part
 
 
+def _text_size(item: loading.Chunk | Result) -> int:
+    """The characters of text an item brings (a Result stands for a file that could not be read: none)."""
+    return len(item.text) if isinstance(item, loading.Chunk) else 0
+
+
 def _first(items: list[loading.Chunk | Result], size: int) -> int:
     """How many of `items` (one at least) it takes to reach `size` bytes of text."""
     total = 0
     for count, item in enumerate(items, 1):
-        total += len(item.text) if isinstance(item, loading.Chunk) else 0
+        total += _text_size(item)
         if total >= size:
             return count
     return len(items)
@@ -129,7 +134,7 @@ def _first(items: list[loading.Chunk | Result], size: int) -> int:
 
 def _parts(items: list[loading.Chunk | Result], count: int) -> list[list[loading.Chunk | Result]]:
     """`items` cut into at most `count` consecutive parts of about the same size of text."""
-    sizes = [len(item.text) if isinstance(item, loading.Chunk) else 0 for item in items]
+    sizes = [_text_size(item) for item in items]
     share = sum(sizes) / count
     parts: list[list[loading.Chunk | Result]] = [[]]
     done = 0

@@ -78,7 +78,7 @@ def decode_message(data: bytes) -> Job | Cancel:
 
 
 def encode_reply(reply: Reply) -> bytes:
-    return pickle.dumps((reply.status, reply.body, reply.content_type, reply.review, reply.metric, 0,
+    return pickle.dumps((reply.status, reply.body, reply.content_type, reply.review, reply.metric,
                          reply.verdicts), pickle.HIGHEST_PROTOCOL)
 
 
@@ -87,7 +87,8 @@ def decode_reply(data: bytes) -> Reply | tuple:
     message = pickle.loads(data)
     if message[0] == "ready":
         return message
-    return Reply(*message)
+    status, body, content_type, review, metric, verdicts = message
+    return Reply(status, body, content_type, review, metric, verdicts=verdicts)  # `held` is the server's own
 
 
 TRIM_AFTER_BYTES = 1024 * 1024
