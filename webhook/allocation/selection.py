@@ -63,6 +63,6 @@ class Selection:
         self.deadline.check()
         self.evaluations += 1
         try:
-            return program.matches(dict(value))
+            return program.matches(dict(value), self.deadline)
         except evaluation.EvaluationError as error:
             return SelectorError("CEL runtime error", str(error))

@@ -8,6 +8,17 @@ map (the domains named in the expression are filled in), an unknown id is a "no 
 ids without a domain are filed under the driver's domain, as upstream.
 
 An expression is type-checked first with the faithful checking environment; only then evaluated here.
+
+Limits. The scheduler evaluates a selector under a runtime cost limit of 1,000,000
+(CELSelectorExpressionMaxCost, `cel.CostLimit` in DeviceMatches) and nothing else; the engine here
+stops any evaluation after 10,000 comprehension iterations in all (cel-cpp's
+`comprehension_max_iterations`, which cel-expr-python does not let a caller change). A selector that
+runs into that is evaluated again by `_Unrolled`: the comprehensions run as Python loops over the
+checked expression, the engine evaluating only the comprehension-free parts (which iterate nothing),
+so there is no iteration limit. That is the scheduler's answer whenever the selector's estimated cost
+is within the limit (the actual cost never exceeds the estimate). Above it, the scheduler's answer
+depends on the actual cost, which this engine does not count: the evaluation fails and says so.
+Long evaluations check the caller's deadline (`deadline.check()`) at every iteration.
 """
 
 from __future__ import annotations
@@ -21,12 +32,16 @@ from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from webhook import quantity as q
-from webhook.cel import compiler
+from webhook.cel import compiler, leaves
 from webhook.cel.environment import _EXTENSIONS_YAML, Features
 from webhook.cel import library
+from webhook.cel.protos import message_class
 
 T = cel.Type
 QUANTITY_TYPE, SEMVER_TYPE = "kubernetes.Quantity", "kubernetes.Semver"
+RUNTIME_COST_LIMIT = compiler.SELECTOR_EXPRESSION_MAX_COST  # resource/v1 CELSelectorExpressionMaxCost
+ENGINE_ITERATION_LIMIT = 10_000  # cel-cpp RuntimeOptions.comprehension_max_iterations (per evaluation)
+_ITERATION_BUDGET = "Iteration budget exceeded"
 _DOMAIN = re.compile(r"""device\s*\.\s*(?:attributes|capacity)\s*\[\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\]""")
 
 
@@ -155,6 +170,13 @@ def _overload(oid, ret, params, impl, member=False):
     return cel.Overload(oid, ret, params, is_member=member, impl=impl)
 
 
+_ERROR_FUNCTION = "@dra_error"  # not a name a selector can spell
+
+
+def _raise(message: str):
+    raise ValueError(message)
+
+
 @cache
 def _functions(with_includes: bool) -> tuple:
     Q, S = T(QUANTITY_TYPE), T(SEMVER_TYPE)
@@ -186,6 +208,8 @@ def _functions(with_includes: bool) -> tuple:
                                     _overload("string_bool_to_semver", S, [STR, B], parse_semver)]),
         cel.FunctionDecl("isSemver", [_overload("is_semver_string", B, [STR], _is_semver),
                                       _overload("is_semver_string_bool", B, [STR, B], _is_semver)]),
+        # An error carried from one evaluation into the next (`_Unrolled`): calling it yields the error.
+        cel.FunctionDecl(_ERROR_FUNCTION, [_overload("dra_error_string", T.DYN, [STR], _raise)]),
         cel.FunctionDecl("major", [_overload("semver_major", I, [S], lambda a: _semver_key(a)[0][0], True)]),
         cel.FunctionDecl("minor", [_overload("semver_minor", I, [S], lambda a: _semver_key(a)[0][1], True)]),
         cel.FunctionDecl("patch", [_overload("semver_patch", I, [S], lambda a: _semver_key(a)[0][2], True)]),
@@ -236,8 +260,10 @@ class _Program:
         except RuntimeError as error:  # the checking environment accepted it: a gap of this one
             raise EvaluationError(f"compilation failed: {error}") from None
         self.domains = tuple(a or b for a, b in _DOMAIN.findall(expression))
+        self.cost = verdict.cost  # the estimated worst case (None: not estimated)
+        self._unrolled: _Unrolled | None = None
 
-    def _eval(self, device: dict):
+    def _eval(self, device: dict, deadline=None):
         """(result, value) for a `device_input` value; EvaluationError for runtime errors. Domains the
         expression names but the device lacks read as empty maps, as upstream's do."""
         for name in ("attributes", "capacity"):
@@ -249,10 +275,28 @@ class _Program:
             result = self._program.eval(data={"device": device})
             value = result.value()
         except Exception as error:  # noqa: BLE001 - any failure of the engine is a runtime error here
+            if _ITERATION_BUDGET in str(error):
+                return self._eval_unrolled(device, deadline)
             raise EvaluationError(str(error)) from None
         if not isinstance(value, bool) and "ERROR" in str(result.type()):
+            if _ITERATION_BUDGET in str(value):
+                return self._eval_unrolled(device, deadline)
             raise EvaluationError(_clean(str(value)))
         return result, value
+
+    def _eval_unrolled(self, device: dict, deadline):
+        """The evaluation past the engine's iteration limit (see the module's docstring)."""
+        if self.cost is None or self.cost > RUNTIME_COST_LIMIT:
+            estimate = "could not be estimated" if self.cost is None else f"is {self.cost:,}"
+            raise EvaluationError(
+                f"more than {ENGINE_ITERATION_LIMIT:,} comprehension iterations, and the estimated cost {estimate}, "
+                f"above the scheduler's runtime cost limit of {RUNTIME_COST_LIMIT:,}: whether the scheduler stops "
+                "it (\"operation cancelled: actual cost limit exceeded\") depends on its actual cost, which is not "
+                "counted offline")
+        if self._unrolled is None:
+            self._unrolled = _Unrolled(self._program.serialize())
+        value = self._unrolled.evaluate(device, deadline)
+        return _Plain(value), value
 
 
 class Selector(_Program):
@@ -261,12 +305,206 @@ class Selector(_Program):
     def __init__(self, expression: str, features: Features) -> None:
         super().__init__(expression, compiler.check(expression, True, features))
 
-    def matches(self, device: dict) -> bool:
-        """`device` as built by `device_input`; raises EvaluationError for runtime errors."""
-        result, value = self._eval(device)
+    def matches(self, device: dict, deadline=None) -> bool:
+        """`device` as built by `device_input`; raises EvaluationError for runtime errors. A long
+        evaluation calls `deadline.check()` (which may raise) at every comprehension iteration."""
+        result, value = self._eval(device, deadline)
         if isinstance(value, bool):
             return value
         raise EvaluationError(f"CEL result of type {result.type()} could not be converted to bool")
+
+
+class _Plain:
+    """The result of an unrolled evaluation, shaped as the engine's (`type()`)."""
+
+    def __init__(self, value) -> None:
+        self._value = value
+
+    def type(self) -> str:
+        return type(self._value).__name__.upper() if not isinstance(self._value, list) else "LIST"
+
+    def value(self):
+        return self._value
+
+
+class _Error:
+    """An error as a value: carried between evaluations as CEL carries it (`false && error` is false)."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+_COMPREHENSION = "comprehension_expr"
+_BOUND_PREFIX = "@unrolled:"  # the identifier a comprehension's value is bound to
+
+
+class _Unrolled:
+    """An expression evaluated with its comprehensions as Python loops: the engine evaluates only the
+    comprehension-free parts, each comprehension replaced by an identifier bound to its value."""
+
+    def __init__(self, serialized: bytes) -> None:
+        self._serialized = message_class("SerializedChecked")()
+        self._serialized.ParseFromString(serialized)
+        # (node id, names bound to errors) -> (engine program, the names it reads)
+        self._programs: dict[tuple, tuple] = {}
+        self._next_id = 1 << 40  # ids of the nodes made here
+
+    def evaluate(self, device: dict, deadline):
+        value = self._node(self._serialized.value.expr, {"device": device}, deadline)
+        if isinstance(value, _Error):
+            raise EvaluationError(value.message)
+        return value
+
+    def _node(self, expr, bindings: dict, deadline):
+        if expr.WhichOneof("expr_kind") == _COMPREHENSION:
+            return self._comprehension(expr.comprehension_expr, bindings, deadline)
+        inner = [node for node in _outer_comprehensions(expr)]
+        if inner:
+            bindings = dict(bindings)
+            for node in inner:
+                bindings[_BOUND_PREFIX + str(node.id)] = self._comprehension(node.comprehension_expr, bindings,
+                                                                             deadline)
+        errors = tuple(sorted(name for name, value in bindings.items() if isinstance(value, _Error)))
+        program, names = self._program(expr, errors)
+        # Only what the part reads: converting `device` for every iteration would cost the most.
+        data = {}
+        for name in names:
+            value = bindings.get(name, data)
+            if isinstance(value, _Error):
+                data[f"{_BOUND_PREFIX}error:{name}"] = value.message
+            elif value is not data:
+                data[name] = value
+        try:
+            result = program.eval(data=data)
+            value = result.plain_value()
+        except Exception as error:  # noqa: BLE001 - any failure of the engine is a runtime error here
+            return _Error(_clean(str(error)))
+        if "ERROR" in str(result.type()):
+            return _Error(_clean(str(value)))
+        return value
+
+    def _comprehension(self, c, bindings: dict, deadline):
+        items = self._node(c.iter_range, bindings, deadline)
+        if isinstance(items, _Error):
+            return items
+        accu = self._node(c.accu_init, bindings, deadline)
+        if isinstance(items, dict):
+            pairs = list(items.items())
+        elif isinstance(items, (list, tuple)):
+            pairs = list(enumerate(items))
+        else:
+            return _Error(f"expression of type '{type(items).__name__}' cannot be the range of a comprehension "
+                          "(must be list, map, or dynamic)")
+        two = bool(c.iter_var2)
+        scope = dict(bindings)
+        for key, item in pairs:
+            if deadline is not None:
+                deadline.check()
+            if two:
+                scope[c.iter_var], scope[c.iter_var2] = key, item
+            else:
+                scope[c.iter_var] = key if isinstance(items, dict) else item
+            scope[c.accu_var] = accu
+            condition = self._node(c.loop_condition, scope, deadline)
+            if condition is False:
+                break
+            if condition is not True:
+                return condition if isinstance(condition, _Error) else _Error("no matching overload")
+            accu = self._node(c.loop_step, scope, deadline)
+        scope = dict(bindings)
+        scope[c.accu_var] = accu
+        return self._node(c.result, scope, deadline)
+
+    def _program(self, expr, errors: tuple) -> tuple:
+        key = (expr.id, errors)
+        known = self._programs.get(key)
+        if known is None:
+            whole = message_class("SerializedChecked")()
+            whole.CopyFrom(self._serialized)
+            whole.value.expr.CopyFrom(expr)
+            names: set = set()
+            self._rewrite(whole.value, whole.value.expr, set(errors), names, top=True)
+            known = self._programs[key] = (_env(True).deserialize(whole.SerializeToString()), frozenset(names))
+        return known
+
+    def _rewrite(self, checked, expr, errors: set, names: set, top: bool = False) -> None:
+        """Comprehensions below the top become identifiers; identifiers bound to errors, error calls.
+        `names` collects the identifiers read."""
+        kind = expr.WhichOneof("expr_kind")
+        if kind == _COMPREHENSION and not top:
+            expr.ident_expr = _ident_bytes(_BOUND_PREFIX + str(expr.id))
+            kind = "ident_expr"
+        if kind == "ident_expr":
+            name = leaves.ident(expr.ident_expr)
+            names.add(name)
+            if name in errors:
+                expr.call_expr.function = _ERROR_FUNCTION
+                checked.reference_map[expr.id] = _ERROR_REFERENCE
+                argument = expr.call_expr.args.add()
+                argument.id = self._next_id
+                self._next_id += 1
+                argument.ident_expr = _ident_bytes(f"{_BOUND_PREFIX}error:{name}")
+            return
+        for child in _children(expr):
+            self._rewrite(checked, child, errors, names)
+
+
+def _children(expr) -> list:
+    kind = expr.WhichOneof("expr_kind")
+    if kind == "select_expr":
+        return [expr.select_expr.operand]
+    if kind == "call_expr":
+        call = expr.call_expr
+        return ([call.target] if call.HasField("target") else []) + list(call.args)
+    if kind == "list_expr":
+        return list(expr.list_expr.elements)
+    if kind == "struct_expr":
+        return [part for entry in expr.struct_expr.entries
+                for part in ((entry.map_key,) if entry.HasField("map_key") else ()) + (entry.value,)]
+    if kind == _COMPREHENSION:
+        c = expr.comprehension_expr
+        return [c.iter_range, c.accu_init, c.loop_condition, c.loop_step, c.result]
+    return []
+
+
+def _outer_comprehensions(expr) -> list:
+    """The comprehensions in `expr` not inside another one (none when `expr` is one itself)."""
+    found, stack = [], list(reversed(_children(expr)))
+    while stack:
+        node = stack.pop()
+        if node.WhichOneof("expr_kind") == _COMPREHENSION:
+            found.append(node)
+        else:
+            stack.extend(reversed(_children(node)))
+    return found
+
+
+def _ident_bytes(name: str) -> bytes:
+    """An `Expr.Ident` message on the wire: field 1, the name."""
+    raw = name.encode()
+    return b"\n" + _varint_bytes(len(raw)) + raw
+
+
+def _varint_bytes(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _string_field(number: int, text: str) -> bytes:
+    raw = text.encode()
+    return _varint_bytes(number << 3 | 2) + _varint_bytes(len(raw)) + raw
+
+
+_ERROR_REFERENCE = _string_field(3, "dra_error_string")  # a `Reference` with its overload_id
 
 
 def _clean(text: str) -> str:
@@ -341,11 +579,11 @@ class DerivedAttribute(_Program):
     def __init__(self, expression: str, features: Features) -> None:
         super().__init__(expression, compiler.check_derived(expression, True, features))
 
-    def evaluate(self, device: dict) -> dict:
+    def evaluate(self, device: dict, deadline=None) -> dict:
         """The DeviceAttribute (`{"int": 1}`, `{"strings": [...]}`, ...) for a `device_input` value."""
-        result, value = self._eval(device)
+        result, value = self._eval(device, deadline)
         if isinstance(value, list):
-            items = [item.value() for item in value]
+            items = [item.value() if isinstance(item, cel.Value) else item for item in value]
             kinds = {_derived_kind(item) for item in items}
             if len(kinds) > 1 or None in kinds:
                 raise EvaluationError(f"derived attribute list must hold values of one scalar type, not "

@@ -1,0 +1,123 @@
+"""Selectors evaluate under the scheduler's limits, not the engine's.
+
+The scheduler stops a selector only at its runtime cost limit (1,000,000); cel-expr-python's engine
+stops every evaluation after 10,000 comprehension iterations and failed valid selectors with
+"Iteration budget exceeded". Each selector below iterates more than that, has an estimated cost within
+the scheduler's limit (so the scheduler evaluates it), and is checked against what it means.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from allocation_objects import claim, device_class, gpu, node, request, resource_slice
+from test_allocate_cli import allocate_json
+from webhook.cel import evaluation as ev
+
+D = 'device.attributes["gpu.example.com"]'
+# 28 attributes: three nested comprehensions over them iterate up to 28**3 + 28**2 + 28 = 22,764 times
+# (about half that when the innermost is an `exists` that stops at the k-th attribute).
+WIDE = {"name": "gpu-0", "attributes": {f"a{i}": {"int": i} for i in range(28)}}
+
+
+def numbers(n: int) -> str:
+    return "[" + ",".join(str(i) for i in range(n)) + "]"
+
+
+def matches(expression: str, device: dict = WIDE) -> bool:
+    selector = ev.selector(expression)
+    assert selector.cost <= ev.RUNTIME_COST_LIMIT  # the API server admits it, the scheduler evaluates it
+    return selector.matches(ev.device_input("gpu.example.com", device))
+
+
+def iterations_over_the_engines_limit(expression: str) -> None:
+    """The engine alone stops it: the premise of the tests below."""
+    program = ev.selector(expression)._program
+    try:
+        value = program.eval(data={"device": ev.device_input("gpu.example.com", WIDE)}).value()
+    except Exception as error:  # noqa: BLE001 - the engine reports it either way
+        value = error
+    assert "Iteration budget exceeded" in str(value)
+
+
+@pytest.mark.parametrize("expression, expected", [
+    # Nested comprehensions over a list literal of 150 (each inner one stops at x: 11,325 iterations).
+    (f"{numbers(150)}.all(x, {numbers(150)}.exists(y, y == x))", True),
+    (f"{numbers(150)}.exists(x, {numbers(150)}.all(y, y < x))", False),
+    # Three nested comprehensions over the attributes of one domain.
+    (f"{D}.all(k, {D}.all(j, {D}.exists(i, {D}[i] == {D}[k])))", True),
+    (f"{D}.exists(k, {D}.exists(j, {D}.exists(i, {D}[i] > 27)))", False),
+    (f"{D}.filter(k, {D}.all(j, {D}.all(i, {D}[i] >= {D}[j] - 27))).size() == 28", True),
+    (f"{D}.map(k, {D}.filter(j, {D}.all(i, {D}[i] <= {D}[j] + 27)).size()).all(n, n == 28)", True),
+    # Two-variable comprehensions and cel.bind.
+    (f"{D}.all(k, v, {D}.all(j, w, {D}.exists(i, u, u == v)))", True),
+    (f"cel.bind(n, {D}.size(), {D}.all(k, {D}.all(j, {D}.all(i, {D}[i] < n))))", True),
+])
+def test_selectors_past_the_engines_iteration_limit_evaluate(expression, expected):
+    iterations_over_the_engines_limit(expression)
+    assert matches(expression) is expected
+
+
+def test_errors_inside_comprehensions_behave_as_in_cel():
+    # `exists` is true when one element is, whatever the others raise; false && error is false.
+    assert matches(f'{D}.all(k, {D}.all(j, {D}.exists(i, i == "a27" || {D}["nope"] == 1)))') is True
+    assert matches(f'{D}.all(k, {D}.all(j, {D}.exists(i, {D}["nope"] == 1 || i == "a0")))') is True
+    # When nothing decides, the error is the one the engine reports for the same selector in small.
+    with pytest.raises(ev.EvaluationError) as small:
+        matches(f'{D}.exists(i, {D}["nope"] == 1)')
+    with pytest.raises(ev.EvaluationError) as large:
+        matches(f'{D}.all(k, {D}.all(j, {D}.exists(i, {D}["nope"] == 1)))')
+    assert str(large.value) == str(small.value) and "nope" in str(small.value)
+
+
+def test_a_selector_above_the_schedulers_cost_limit_says_why_it_is_not_evaluated():
+    expression = f"{numbers(400)}.all(x, {numbers(400)}.exists(y, y == x))"
+    assert ev.selector(expression).cost > ev.RUNTIME_COST_LIMIT
+    with pytest.raises(ev.EvaluationError) as error:
+        ev.selector(expression).matches(ev.device_input("gpu.example.com", WIDE))
+    assert "runtime cost limit of 1,000,000" in str(error.value)
+    assert "Iteration budget" not in str(error.value)
+
+
+def test_a_long_evaluation_stops_at_the_deadline():
+    class Deadline:
+        checks = 0
+
+        def check(self):
+            self.checks += 1
+            if self.checks > 50:
+                raise TimeoutError("deadline")
+
+    deadline = Deadline()
+    with pytest.raises(TimeoutError):
+        ev.selector(f"{D}.all(k, {D}.all(j, {D}.all(i, {D}[i] >= 0)))").matches(
+            ev.device_input("gpu.example.com", WIDE), deadline)
+    assert deadline.checks == 51
+
+
+def _wide_gpus(count: int) -> list:
+    devices = []
+    for i in range(count):
+        device = gpu(f"gpu-{i}")
+        device["attributes"].update({f"a{j}": {"int": j} for j in range(26)})
+        devices.append(device)
+    return devices
+
+
+def test_allocate_evaluates_such_a_selector(tmp_path, capsys):
+    # 28 attributes per device (model, index and a0..a25): more than 11,000 iterations per device.
+    selector = f"{D}.all(k, {D}.all(j, {D}.exists(i, {D}[i] == {D}[k])))"
+    objects = [device_class("gpu.example.com", selector), resource_slice("gpus", _wide_gpus(2)), node("node-1"),
+               claim("c", request("gpu"))]
+    code, report, err = allocate_json(capsys, tmp_path, objects)
+    assert code == 0, (report, err)
+    assert report["claims"][0]["allocation"]["devices"]["results"][0]["device"] == "gpu-0"
+
+
+def test_allocate_gives_up_on_long_selectors_at_its_timeout(tmp_path, capsys):
+    # False for every device, after more than 11,000 iterations each: 50 devices take seconds on any machine.
+    selector = f'{D}.all(k, {D}.all(j, {D}.exists(i, {D}[i] == {D}[k]))) && {D}.model == "h100"'
+    objects = [device_class("gpu.example.com", selector), resource_slice("gpus", _wide_gpus(50)), node("node-1"),
+               claim("c", request("gpu"))]
+    code, report, err = allocate_json(capsys, tmp_path, objects, "--timeout", "0.2")
+    assert code == 3 and report["gaveUp"] and "Traceback" not in err
