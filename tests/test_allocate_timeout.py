@@ -4,6 +4,7 @@ total for `--all-nodes`, "gave up after ..." and exit code 3.
 The crafted search would run for years without a limit (identical devices, requests bound by a
 matchAttribute constraint, a last request whose firstAvailable subrequests match nothing), so it
 outlasts a half-second timeout on any machine: the verdicts below do not depend on the machine's speed.
+The text report escapes the control characters of the inputs.
 """
 
 from __future__ import annotations
@@ -91,3 +92,15 @@ def test_the_default_is_the_schedulers_filter_timeout(capsys):
 
     args = cli.build_parser().parse_args(["allocate", "x"])
     assert args.timeout == 10.0 and args.total_timeout == 60.0
+
+
+def test_the_text_report_escapes_control_characters_from_the_inputs(tmp_path, capsys):
+    forged = "c\nnode node-9: all claims allocated"
+    selector = 'device.attributes["gpu.example.com"].model == "\x1b[2J\u202e"'
+    objects = [GPU_CLASS, resource_slice("gpus", [gpu("gpu-0")]), node("node-1"),
+               claim(forged, request("gpu", "gpu.example.com", 1, selector))]
+    code, out, err = allocate(capsys, write(tmp_path / "in.json", objects), "--node", "node-1")
+    assert code == 1 and "Traceback" not in err
+    assert "\x1b" not in out and "\u202e" not in out and "\nnode node-9" not in out
+    assert "claim default/c\\nnode node-9: all claims allocated: not allocated" in out
+    assert '== "\\x1b[2J\\u202e"' in out

@@ -59,7 +59,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def _fail(message: str) -> int:
-    print(f"dra-webhook allocate: {message}", file=sys.stderr)
+    from webhook.allocation.render import printable
+
+    print(f"dra-webhook allocate: {printable(message)}", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = read_inputs.read(args.paths, profile)
     if inputs.problems:
         for source, problem in inputs.problems:
-            print(f"dra-webhook allocate: {source}: {problem}", file=sys.stderr)
+            print(f"dra-webhook allocate: {render.printable(f'{source}: {problem}')}", file=sys.stderr)
         return EXIT_USAGE
     if args.all_nodes:
         names = read_inputs.node_names(inputs)

@@ -398,6 +398,7 @@ class _Unrolled:
             return _Error(f"expression of type '{type(items).__name__}' cannot be the range of a comprehension "
                           "(must be list, map, or dynamic)")
         two = bool(c.iter_var2)
+        fast = _fast_condition(c)
         scope = dict(bindings)
         for key, item in pairs:
             if deadline is not None:
@@ -407,7 +408,7 @@ class _Unrolled:
             else:
                 scope[c.iter_var] = key if isinstance(items, dict) else item
             scope[c.accu_var] = accu
-            condition = self._node(c.loop_condition, scope, deadline)
+            condition = fast(accu) if fast is not None else self._node(c.loop_condition, scope, deadline)
             if condition is False:
                 break
             if condition is not True:
@@ -449,6 +450,27 @@ class _Unrolled:
             return
         for child in _children(expr):
             self._rewrite(checked, child, errors, names)
+
+
+def _fast_condition(c):
+    """The loop condition of the macros, without the engine: `true` (map, filter), `@not_strictly_false(accu)`
+    (all), `@not_strictly_false(!accu)` (exists); None for any other."""
+    condition = c.loop_condition
+    kind = condition.WhichOneof("expr_kind")
+    if kind == "const_expr":
+        return (lambda accu: True) if leaves.constant(condition.const_expr) is True else None
+    if kind != "call_expr" or condition.call_expr.function != "@not_strictly_false" \
+            or len(condition.call_expr.args) != 1:
+        return None
+    argument = condition.call_expr.args[0]
+    if argument.WhichOneof("expr_kind") == "ident_expr" and leaves.ident(argument.ident_expr) == c.accu_var:
+        return lambda accu: accu is not False
+    if argument.WhichOneof("expr_kind") == "call_expr" and argument.call_expr.function == "!_" \
+            and len(argument.call_expr.args) == 1:
+        inner = argument.call_expr.args[0]
+        if inner.WhichOneof("expr_kind") == "ident_expr" and leaves.ident(inner.ident_expr) == c.accu_var:
+            return lambda accu: accu is not True
+    return None
 
 
 def _children(expr) -> list:
