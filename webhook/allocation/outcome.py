@@ -100,15 +100,22 @@ def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True,
         done = NodeOutcome(name, True, None, outcomes)
         _add_footprint(allocator, node, inputs, done)
         return done
+    notes = []
     if explain:
-        for key in sorted(run.request_data):
-            data = run.request_data[key]
-            try:
-                outcomes[key[0]].explanation.append(explain_request(run, key, data, False))
-            except AllocationError:
-                continue
+        allocator.selection.deadline = deadline  # explaining evaluates selectors too: within the same time
+        try:
+            for key in sorted(run.request_data):
+                data = run.request_data[key]
+                try:
+                    outcomes[key[0]].explanation.append(explain_request(run, key, data, False))
+                except AllocationError:
+                    continue
+        except GaveUp as error:
+            notes.append(f"the explanation is incomplete: {error}")
+        finally:
+            allocator.selection.deadline = NO_DEADLINE
     _blame(outcomes)
-    return NodeOutcome(name, False, None, outcomes)
+    return NodeOutcome(name, False, None, outcomes, notes=notes)
 
 
 def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome) -> None:
