@@ -23,13 +23,14 @@ Long evaluations check the caller's deadline (`deadline.check()`) at every itera
 
 from __future__ import annotations
 
+import datetime
 import re
 import threading
 from decimal import Decimal
 from functools import cache, lru_cache
 
 from cel_expr_python import cel
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import descriptor_pb2, descriptor_pool, duration_pb2, message_factory, timestamp_pb2
 
 from webhook import quantity as q
 from webhook.cel import compiler, leaves
@@ -378,12 +379,15 @@ class _Unrolled:
                 data[name] = value
         try:
             result = program.eval(data=data)
-            value = result.plain_value()
         except Exception as error:  # noqa: BLE001 - any failure of the engine is a runtime error here
             return _Error(_clean(str(error)))
         if "ERROR" in str(result.type()):
-            return _Error(_clean(str(value)))
-        return value
+            return _Error(_clean(str(result.value())))
+        try:
+            return _carried(result.plain_value())
+        except Exception:  # noqa: BLE001 - a value the engine cannot hand out (an optional)
+            return _Error(f"a value of type {result.type()} cannot be carried from one iteration to the next "
+                          "offline")
 
     def _comprehension(self, c, bindings: dict, deadline):
         items = self._node(c.iter_range, bindings, deadline)
@@ -450,6 +454,23 @@ class _Unrolled:
             return
         for child in _children(expr):
             self._rewrite(checked, child, errors, names)
+
+
+def _carried(value):
+    """A result as the engine takes it back as data: durations and timestamps as their messages."""
+    if isinstance(value, list):
+        return [_carried(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _carried(v) for k, v in value.items()}
+    if isinstance(value, datetime.timedelta):
+        message = duration_pb2.Duration()
+        message.FromTimedelta(value)
+        return message
+    if isinstance(value, datetime.datetime):
+        message = timestamp_pb2.Timestamp()
+        message.FromDatetime(value)
+        return message
+    return value
 
 
 def _fast_condition(c):
