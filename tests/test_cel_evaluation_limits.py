@@ -108,13 +108,15 @@ def test_allocate_evaluates_such_a_selector(tmp_path, capsys):
 
 
 def test_allocate_gives_up_on_long_selectors_at_its_timeout(tmp_path, capsys):
-    # False for every device, after more than 11,000 iterations each: 50 devices take seconds on any machine.
-    selector = f'{D}.all(k, {D}.all(j, {D}.exists(i, {D}[i] == {D}[k]))) && {D}.model == "h100"'
-    objects = [device_class("gpu.example.com", selector), resource_slice("gpus", _wide_gpus(50)), node("node-1"),
-               claim("c", request("gpu"))]
+    # 55**3 iterations (estimated cost 875,011), then false, for each of 512 devices: about 40 million
+    # iterations in all, seconds on any machine, so a 0.2 s timeout always ends the search.
+    selector = f"{numbers(55)}.all(x, {numbers(55)}.all(y, {numbers(55)}.all(z, z >= 0))) && {D}.model == \"h100\""
+    assert ev.selector(selector).cost <= ev.RUNTIME_COST_LIMIT
+    slices = [resource_slice(f"gpus-{s}", [gpu(f"gpu-{s * 128 + i}") for i in range(128)], pool="node-1", count=4)
+              for s in range(4)]
+    objects = [device_class("gpu.example.com", selector), *slices, node("node-1"), claim("c", request("gpu"))]
     code, report, err = allocate_json(capsys, tmp_path, objects, "--timeout", "0.2")
     assert code == 3 and report["gaveUp"] and "Traceback" not in err
-
 
 SMALL = {"name": "gpu-0", "attributes": {"model": {"string": "a100"}, "index": {"int": 3}, "mig": {"bool": True},
                                          **{f"a{i}": {"int": i} for i in range(5)}},

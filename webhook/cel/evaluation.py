@@ -13,9 +13,9 @@ Limits. The scheduler evaluates a selector under a runtime cost limit of 1,000,0
 (CELSelectorExpressionMaxCost, `cel.CostLimit` in DeviceMatches) and nothing else; the engine here
 stops any evaluation after 10,000 comprehension iterations in all (cel-cpp's
 `comprehension_max_iterations`, which cel-expr-python does not let a caller change). A selector that
-runs into that is evaluated again by `_Unrolled`: the comprehensions run as Python loops over the
-checked expression, the engine evaluating only the comprehension-free parts (which iterate nothing),
-so there is no iteration limit. That is the scheduler's answer whenever the selector's estimated cost
+runs into that is evaluated again by `_Unrolled`: the outer comprehensions of a nest that needs more
+run as Python loops over the checked expression, the engine evaluating their parts (each within its
+limit), so there is no iteration limit. That is the scheduler's answer whenever the selector's estimated cost
 is within the limit (the actual cost never exceeds the estimate). Above it, the scheduler's answer
 depends on the actual cost, which this engine does not count: the evaluation fails and says so.
 Long evaluations check the caller's deadline (`deadline.check()`) at every iteration.
@@ -342,14 +342,19 @@ _BOUND_PREFIX = "@unrolled:"  # the identifier a comprehension's value is bound 
 
 
 class _Unrolled:
-    """An expression evaluated with its comprehensions as Python loops: the engine evaluates only the
-    comprehension-free parts, each comprehension replaced by an identifier bound to its value."""
+    """An expression evaluated with comprehensions as Python loops where the engine's limit requires it.
+
+    Each part is first given to the engine whole; only a part that runs into the iteration limit has its
+    outermost comprehensions run as Python loops (each replaced by an identifier bound to its value), and
+    their parts are given to the engine whole again. So the engine does nearly all iterations, and only
+    the outer loops of a deep nest run in Python."""
 
     def __init__(self, serialized: bytes) -> None:
         self._serialized = message_class("SerializedChecked")()
         self._serialized.ParseFromString(serialized)
-        # (node id, names bound to errors) -> (engine program, the names it reads)
+        # (node id, names bound to errors, whole) -> (engine program, the names it reads)
         self._programs: dict[tuple, tuple] = {}
+        self._split = {self._serialized.value.expr.id}  # nodes the engine cannot evaluate whole
         self._next_id = 1 << 40  # ids of the nodes made here
 
     def evaluate(self, device: dict, deadline):
@@ -359,16 +364,25 @@ class _Unrolled:
         return value
 
     def _node(self, expr, bindings: dict, deadline):
-        if expr.WhichOneof("expr_kind") == _COMPREHENSION:
+        comprehension = expr.WhichOneof("expr_kind") == _COMPREHENSION
+        inner = [] if comprehension else _outer_comprehensions(expr)
+        if expr.id not in self._split and (comprehension or inner):
+            value = self._engine(expr, bindings, True)
+            if not (isinstance(value, _Error) and _ITERATION_BUDGET in value.message):
+                return value
+            self._split.add(expr.id)
+        if comprehension:
             return self._comprehension(expr.comprehension_expr, bindings, deadline)
-        inner = [node for node in _outer_comprehensions(expr)]
         if inner:
             bindings = dict(bindings)
             for node in inner:
-                bindings[_BOUND_PREFIX + str(node.id)] = self._comprehension(node.comprehension_expr, bindings,
-                                                                             deadline)
+                bindings[_BOUND_PREFIX + str(node.id)] = self._node(node, bindings, deadline)
+        return self._engine(expr, bindings, False)
+
+    def _engine(self, expr, bindings: dict, whole: bool):
+        """The engine's value of `expr`: whole, or with its comprehensions read from `bindings`."""
         errors = tuple(sorted(name for name, value in bindings.items() if isinstance(value, _Error)))
-        program, names = self._program(expr, errors)
+        program, names = self._program(expr, errors, whole)
         # Only what the part reads: converting `device` for every iteration would cost the most.
         data = {}
         for name in names:
@@ -422,23 +436,23 @@ class _Unrolled:
         scope[c.accu_var] = accu
         return self._node(c.result, scope, deadline)
 
-    def _program(self, expr, errors: tuple) -> tuple:
-        key = (expr.id, errors)
+    def _program(self, expr, errors: tuple, whole: bool) -> tuple:
+        key = (expr.id, errors, whole)
         known = self._programs.get(key)
         if known is None:
-            whole = message_class("SerializedChecked")()
-            whole.CopyFrom(self._serialized)
-            whole.value.expr.CopyFrom(expr)
+            checked = message_class("SerializedChecked")()
+            checked.CopyFrom(self._serialized)
+            checked.value.expr.CopyFrom(expr)
             names: set = set()
-            self._rewrite(whole.value, whole.value.expr, set(errors), names, top=True)
-            known = self._programs[key] = (_env(True).deserialize(whole.SerializeToString()), frozenset(names))
+            self._rewrite(checked.value, checked.value.expr, set(errors), names, whole, top=True)
+            known = self._programs[key] = (_env(True).deserialize(checked.SerializeToString()), frozenset(names))
         return known
 
-    def _rewrite(self, checked, expr, errors: set, names: set, top: bool = False) -> None:
-        """Comprehensions below the top become identifiers; identifiers bound to errors, error calls.
-        `names` collects the identifiers read."""
+    def _rewrite(self, checked, expr, errors: set, names: set, whole: bool, top: bool = False) -> None:
+        """Unless `whole`, comprehensions below the top become identifiers; identifiers bound to errors
+        become error calls. `names` collects the identifiers read (a few are the comprehensions' own)."""
         kind = expr.WhichOneof("expr_kind")
-        if kind == _COMPREHENSION and not top:
+        if kind == _COMPREHENSION and not top and not whole:
             expr.ident_expr = _ident_bytes(_BOUND_PREFIX + str(expr.id))
             kind = "ident_expr"
         if kind == "ident_expr":
@@ -453,7 +467,7 @@ class _Unrolled:
                 argument.ident_expr = _ident_bytes(f"{_BOUND_PREFIX}error:{name}")
             return
         for child in _children(expr):
-            self._rewrite(checked, child, errors, names)
+            self._rewrite(checked, child, errors, names, whole)
 
 
 def _carried(value):
