@@ -13,6 +13,7 @@ import pytest
 from allocation_objects import claim, device_class, gpu, node, request, resource_slice
 from test_allocate_cli import allocate_json
 from webhook.cel import evaluation as ev
+from webhook.cel import unrolled
 
 D = 'device.attributes["gpu.example.com"]'
 # 28 attributes: three nested comprehensions over them iterate up to 28**3 + 28**2 + 28 = 22,764 times
@@ -154,8 +155,5 @@ def test_the_unrolled_evaluation_answers_as_the_engine(expression):
         expected = selector.matches(dict(device))
     except ev.EvaluationError as error:
         expected = str(error)
-    try:
-        unrolled = ev._Unrolled(selector._program.serialize()).evaluate(dict(device), None)
-    except ev.EvaluationError as error:
-        unrolled = str(error)
-    assert unrolled == expected
+    value = unrolled.Unrolled(selector._program.serialize(), ev._env(True), ev._clean).evaluate(dict(device), None)
+    assert (value.message if isinstance(value, unrolled.Error) else value) == expected

@@ -13,7 +13,7 @@ Limits. The scheduler evaluates a selector under a runtime cost limit of 1,000,0
 (CELSelectorExpressionMaxCost, `cel.CostLimit` in DeviceMatches) and nothing else; the engine here
 stops any evaluation after 10,000 comprehension iterations in all (cel-cpp's
 `comprehension_max_iterations`, which cel-expr-python does not let a caller change). A selector that
-runs into that is evaluated again by `_Unrolled`: the outer comprehensions of a nest that needs more
+runs into that is evaluated again by `unrolled.Unrolled`: the outer comprehensions of a nest that needs more
 run as Python loops over the checked expression, the engine evaluating their parts (each within its
 limit), so there is no iteration limit. That is the scheduler's answer whenever the selector's estimated cost
 is within the limit (the actual cost never exceeds the estimate). Above it, the scheduler's answer
@@ -23,26 +23,23 @@ Long evaluations check the caller's deadline (`deadline.check()`) at every itera
 
 from __future__ import annotations
 
-import datetime
 import re
 import threading
 from decimal import Decimal
 from functools import cache, lru_cache
 
 from cel_expr_python import cel
-from google.protobuf import descriptor_pb2, descriptor_pool, duration_pb2, message_factory, timestamp_pb2
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from webhook import quantity as q
-from webhook.cel import compiler, leaves
+from webhook.cel import compiler, unrolled
 from webhook.cel.environment import _EXTENSIONS_YAML, Features
 from webhook.cel import library
-from webhook.cel.protos import message_class
 
 T = cel.Type
 QUANTITY_TYPE, SEMVER_TYPE = "kubernetes.Quantity", "kubernetes.Semver"
 RUNTIME_COST_LIMIT = compiler.SELECTOR_EXPRESSION_MAX_COST  # resource/v1 CELSelectorExpressionMaxCost
 ENGINE_ITERATION_LIMIT = 10_000  # cel-cpp RuntimeOptions.comprehension_max_iterations (per evaluation)
-_ITERATION_BUDGET = "Iteration budget exceeded"
 _DOMAIN = re.compile(r"""device\s*\.\s*(?:attributes|capacity)\s*\[\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\]""")
 
 
@@ -171,9 +168,6 @@ def _overload(oid, ret, params, impl, member=False):
     return cel.Overload(oid, ret, params, is_member=member, impl=impl)
 
 
-_ERROR_FUNCTION = "@dra_error"  # not a name a selector can spell
-
-
 def _raise(message: str):
     raise ValueError(message)
 
@@ -210,7 +204,7 @@ def _functions(with_includes: bool) -> tuple:
         cel.FunctionDecl("isSemver", [_overload("is_semver_string", B, [STR], _is_semver),
                                       _overload("is_semver_string_bool", B, [STR, B], _is_semver)]),
         # An error carried from one evaluation into the next (`_Unrolled`): calling it yields the error.
-        cel.FunctionDecl(_ERROR_FUNCTION, [_overload("dra_error_string", T.DYN, [STR], _raise)]),
+        cel.FunctionDecl(unrolled.ERROR_FUNCTION, [_overload(unrolled.ERROR_OVERLOAD, T.DYN, [STR], _raise)]),
         cel.FunctionDecl("major", [_overload("semver_major", I, [S], lambda a: _semver_key(a)[0][0], True)]),
         cel.FunctionDecl("minor", [_overload("semver_minor", I, [S], lambda a: _semver_key(a)[0][1], True)]),
         cel.FunctionDecl("patch", [_overload("semver_patch", I, [S], lambda a: _semver_key(a)[0][2], True)]),
@@ -262,7 +256,7 @@ class _Program:
             raise EvaluationError(f"compilation failed: {error}") from None
         self.domains = tuple(a or b for a, b in _DOMAIN.findall(expression))
         self.cost = verdict.cost  # the estimated worst case (None: not estimated)
-        self._unrolled: _Unrolled | None = None
+        self._unrolled: unrolled.Unrolled | None = None
 
     def _eval(self, device: dict, deadline=None):
         """(result, value) for a `device_input` value; EvaluationError for runtime errors. Domains the
@@ -276,11 +270,11 @@ class _Program:
             result = self._program.eval(data={"device": device})
             value = result.value()
         except Exception as error:  # noqa: BLE001 - any failure of the engine is a runtime error here
-            if _ITERATION_BUDGET in str(error):
+            if unrolled.ITERATION_BUDGET in str(error):
                 return self._eval_unrolled(device, deadline)
             raise EvaluationError(str(error)) from None
         if not isinstance(value, bool) and "ERROR" in str(result.type()):
-            if _ITERATION_BUDGET in str(value):
+            if unrolled.ITERATION_BUDGET in str(value):
                 return self._eval_unrolled(device, deadline)
             raise EvaluationError(_clean(str(value)))
         return result, value
@@ -295,8 +289,10 @@ class _Program:
                 "it (\"operation cancelled: actual cost limit exceeded\") depends on its actual cost, which is not "
                 "counted offline")
         if self._unrolled is None:
-            self._unrolled = _Unrolled(self._program.serialize())
+            self._unrolled = unrolled.Unrolled(self._program.serialize(), _env(True), _clean)
         value = self._unrolled.evaluate(device, deadline)
+        if isinstance(value, unrolled.Error):
+            raise EvaluationError(value.message)
         return _Plain(value), value
 
 
@@ -326,242 +322,6 @@ class _Plain:
 
     def value(self):
         return self._value
-
-
-class _Error:
-    """An error as a value: carried between evaluations as CEL carries it (`false && error` is false)."""
-
-    __slots__ = ("message",)
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-
-_COMPREHENSION = "comprehension_expr"
-_BOUND_PREFIX = "@unrolled:"  # the identifier a comprehension's value is bound to
-
-
-class _Unrolled:
-    """An expression evaluated with comprehensions as Python loops where the engine's limit requires it.
-
-    Each part is first given to the engine whole; only a part that runs into the iteration limit has its
-    outermost comprehensions run as Python loops (each replaced by an identifier bound to its value), and
-    their parts are given to the engine whole again. So the engine does nearly all iterations, and only
-    the outer loops of a deep nest run in Python."""
-
-    def __init__(self, serialized: bytes) -> None:
-        self._serialized = message_class("SerializedChecked")()
-        self._serialized.ParseFromString(serialized)
-        # (node id, names bound to errors, whole) -> (engine program, the names it reads)
-        self._programs: dict[tuple, tuple] = {}
-        self._split = {self._serialized.value.expr.id}  # nodes the engine cannot evaluate whole
-        self._next_id = 1 << 40  # ids of the nodes made here
-
-    def evaluate(self, device: dict, deadline):
-        value = self._node(self._serialized.value.expr, {"device": device}, deadline)
-        if isinstance(value, _Error):
-            raise EvaluationError(value.message)
-        return value
-
-    def _node(self, expr, bindings: dict, deadline):
-        comprehension = expr.WhichOneof("expr_kind") == _COMPREHENSION
-        inner = [] if comprehension else _outer_comprehensions(expr)
-        if expr.id not in self._split and (comprehension or inner):
-            value = self._engine(expr, bindings, True)
-            if not (isinstance(value, _Error) and _ITERATION_BUDGET in value.message):
-                return value
-            self._split.add(expr.id)
-        if comprehension:
-            return self._comprehension(expr.comprehension_expr, bindings, deadline)
-        if inner:
-            bindings = dict(bindings)
-            for node in inner:
-                bindings[_BOUND_PREFIX + str(node.id)] = self._node(node, bindings, deadline)
-        return self._engine(expr, bindings, False)
-
-    def _engine(self, expr, bindings: dict, whole: bool):
-        """The engine's value of `expr`: whole, or with its comprehensions read from `bindings`."""
-        errors = tuple(sorted(name for name, value in bindings.items() if isinstance(value, _Error)))
-        program, names = self._program(expr, errors, whole)
-        # Only what the part reads: converting `device` for every iteration would cost the most.
-        data = {}
-        for name in names:
-            value = bindings.get(name, data)
-            if isinstance(value, _Error):
-                data[f"{_BOUND_PREFIX}error:{name}"] = value.message
-            elif value is not data:
-                data[name] = value
-        try:
-            result = program.eval(data=data)
-        except Exception as error:  # noqa: BLE001 - any failure of the engine is a runtime error here
-            return _Error(_clean(str(error)))
-        if "ERROR" in str(result.type()):
-            return _Error(_clean(str(result.value())))
-        try:
-            return _carried(result.plain_value())
-        except Exception:  # noqa: BLE001 - a value the engine cannot hand out (an optional)
-            return _Error(f"a value of type {result.type()} cannot be carried from one iteration to the next "
-                          "offline")
-
-    def _comprehension(self, c, bindings: dict, deadline):
-        items = self._node(c.iter_range, bindings, deadline)
-        if isinstance(items, _Error):
-            return items
-        accu = self._node(c.accu_init, bindings, deadline)
-        if isinstance(items, dict):
-            pairs = list(items.items())
-        elif isinstance(items, (list, tuple)):
-            pairs = list(enumerate(items))
-        else:
-            return _Error(f"expression of type '{type(items).__name__}' cannot be the range of a comprehension "
-                          "(must be list, map, or dynamic)")
-        two = bool(c.iter_var2)
-        fast = _fast_condition(c)
-        scope = dict(bindings)
-        for key, item in pairs:
-            if deadline is not None:
-                deadline.check()
-            if two:
-                scope[c.iter_var], scope[c.iter_var2] = key, item
-            else:
-                scope[c.iter_var] = key if isinstance(items, dict) else item
-            scope[c.accu_var] = accu
-            condition = fast(accu) if fast is not None else self._node(c.loop_condition, scope, deadline)
-            if condition is False:
-                break
-            if condition is not True:
-                return condition if isinstance(condition, _Error) else _Error("no matching overload")
-            accu = self._node(c.loop_step, scope, deadline)
-        scope = dict(bindings)
-        scope[c.accu_var] = accu
-        return self._node(c.result, scope, deadline)
-
-    def _program(self, expr, errors: tuple, whole: bool) -> tuple:
-        key = (expr.id, errors, whole)
-        known = self._programs.get(key)
-        if known is None:
-            checked = message_class("SerializedChecked")()
-            checked.CopyFrom(self._serialized)
-            checked.value.expr.CopyFrom(expr)
-            names: set = set()
-            self._rewrite(checked.value, checked.value.expr, set(errors), names, whole, top=True)
-            known = self._programs[key] = (_env(True).deserialize(checked.SerializeToString()), frozenset(names))
-        return known
-
-    def _rewrite(self, checked, expr, errors: set, names: set, whole: bool, top: bool = False) -> None:
-        """Unless `whole`, comprehensions below the top become identifiers; identifiers bound to errors
-        become error calls. `names` collects the identifiers read (a few are the comprehensions' own)."""
-        kind = expr.WhichOneof("expr_kind")
-        if kind == _COMPREHENSION and not top and not whole:
-            expr.ident_expr = _ident_bytes(_BOUND_PREFIX + str(expr.id))
-            kind = "ident_expr"
-        if kind == "ident_expr":
-            name = leaves.ident(expr.ident_expr)
-            names.add(name)
-            if name in errors:
-                expr.call_expr.function = _ERROR_FUNCTION
-                checked.reference_map[expr.id] = _ERROR_REFERENCE
-                argument = expr.call_expr.args.add()
-                argument.id = self._next_id
-                self._next_id += 1
-                argument.ident_expr = _ident_bytes(f"{_BOUND_PREFIX}error:{name}")
-            return
-        for child in _children(expr):
-            self._rewrite(checked, child, errors, names, whole)
-
-
-def _carried(value):
-    """A result as the engine takes it back as data: durations and timestamps as their messages."""
-    if isinstance(value, list):
-        return [_carried(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _carried(v) for k, v in value.items()}
-    if isinstance(value, datetime.timedelta):
-        message = duration_pb2.Duration()
-        message.FromTimedelta(value)
-        return message
-    if isinstance(value, datetime.datetime):
-        message = timestamp_pb2.Timestamp()
-        message.FromDatetime(value)
-        return message
-    return value
-
-
-def _fast_condition(c):
-    """The loop condition of the macros, without the engine: `true` (map, filter), `@not_strictly_false(accu)`
-    (all), `@not_strictly_false(!accu)` (exists); None for any other."""
-    condition = c.loop_condition
-    kind = condition.WhichOneof("expr_kind")
-    if kind == "const_expr":
-        return (lambda accu: True) if leaves.constant(condition.const_expr) is True else None
-    if kind != "call_expr" or condition.call_expr.function != "@not_strictly_false" \
-            or len(condition.call_expr.args) != 1:
-        return None
-    argument = condition.call_expr.args[0]
-    if argument.WhichOneof("expr_kind") == "ident_expr" and leaves.ident(argument.ident_expr) == c.accu_var:
-        return lambda accu: accu is not False
-    if argument.WhichOneof("expr_kind") == "call_expr" and argument.call_expr.function == "!_" \
-            and len(argument.call_expr.args) == 1:
-        inner = argument.call_expr.args[0]
-        if inner.WhichOneof("expr_kind") == "ident_expr" and leaves.ident(inner.ident_expr) == c.accu_var:
-            return lambda accu: accu is not True
-    return None
-
-
-def _children(expr) -> list:
-    kind = expr.WhichOneof("expr_kind")
-    if kind == "select_expr":
-        return [expr.select_expr.operand]
-    if kind == "call_expr":
-        call = expr.call_expr
-        return ([call.target] if call.HasField("target") else []) + list(call.args)
-    if kind == "list_expr":
-        return list(expr.list_expr.elements)
-    if kind == "struct_expr":
-        return [part for entry in expr.struct_expr.entries
-                for part in ((entry.map_key,) if entry.HasField("map_key") else ()) + (entry.value,)]
-    if kind == _COMPREHENSION:
-        c = expr.comprehension_expr
-        return [c.iter_range, c.accu_init, c.loop_condition, c.loop_step, c.result]
-    return []
-
-
-def _outer_comprehensions(expr) -> list:
-    """The comprehensions in `expr` not inside another one (none when `expr` is one itself)."""
-    found, stack = [], list(reversed(_children(expr)))
-    while stack:
-        node = stack.pop()
-        if node.WhichOneof("expr_kind") == _COMPREHENSION:
-            found.append(node)
-        else:
-            stack.extend(reversed(_children(node)))
-    return found
-
-
-def _ident_bytes(name: str) -> bytes:
-    """An `Expr.Ident` message on the wire: field 1, the name."""
-    raw = name.encode()
-    return b"\n" + _varint_bytes(len(raw)) + raw
-
-
-def _varint_bytes(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def _string_field(number: int, text: str) -> bytes:
-    raw = text.encode()
-    return _varint_bytes(number << 3 | 2) + _varint_bytes(len(raw)) + raw
-
-
-_ERROR_REFERENCE = _string_field(3, "dra_error_string")  # a `Reference` with its overload_id
 
 
 def _clean(text: str) -> str:
