@@ -104,3 +104,10 @@ def test_the_text_report_escapes_control_characters_from_the_inputs(tmp_path, ca
     assert "\x1b" not in out and "\u202e" not in out and "\nnode node-9" not in out
     assert "claim default/c\\nnode node-9: all claims allocated: not allocated" in out
     assert '== "\\x1b[2J\\u202e"' in out
+
+
+def test_with_the_schedulers_timeout_gate_off_the_report_says_it_would_keep_searching(tmp_path, capsys):
+    code, out, err = allocate(capsys, write(tmp_path / "in.json", hopeless_search()), "--timeout", "0.3",
+                              "--feature-gates", "DRASchedulerFilterTimeout=false")
+    assert code == 3 and "gave up after" in out
+    assert "with DRASchedulerFilterTimeout off the scheduler has no time limit" in err
