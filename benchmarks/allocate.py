@@ -10,6 +10,15 @@ exist: each pair must be evaluated at most once (ratio <= 1). Target: <= 2 s on 
 Then allocation alone for the same objects under Kubernetes 1.37, and under 1.37 with both requests
 deriving `derived/bucket` (index / 8) for a matchAttribute constraint (DRADerivedAttributes on), as
 ratios to 1.36.
+
+Then the crafted worst case of the search (tests/allocation_objects.py `hopeless_search`: 50 identical
+devices, 10 requests bound by a matchAttribute constraint, a last request whose firstAvailable
+subrequests, `allocationMode: All` and one device, match nothing) through the command with the
+default timeout: it must end in <= 20 s, exit code 3. Without a limit it would search every way of
+giving 3 of the devices to each of the first 9 requests: the number of those is computed, the steps
+per way measured on small instances run to the end, and the time estimated from the steps per second.
+Last, selectors past the CEL engine's 10,000 iterations: time per iteration evaluated by the engine
+(just below the limit) and unrolled (just above it), as a ratio.
 """
 
 from __future__ import annotations
@@ -18,10 +27,14 @@ import argparse
 import contextlib
 import io
 import json
+import math
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from allocation_objects import hopeless_search  # noqa: E402
 
 from webhook import cli
 from webhook.allocation import inputs, outcome
@@ -75,6 +88,69 @@ def _alone(objects: list, tmp: str, profile) -> float:
     return time.perf_counter() - start
 
 
+def _ways(devices: int, requests: int) -> int:
+    """Complete choices for the first requests of `hopeless_search` (each takes `count` devices, in order)."""
+    count = max(1, min(devices // requests, 31 // max(1, requests - 1)))
+    ways = 1
+    for k in range(requests - 1):
+        ways *= math.comb(devices - count * k, count)
+    return ways
+
+
+def _search(devices: int, requests: int, tmp: str, *argv: str) -> tuple[int, float, dict]:
+    path = Path(tmp) / f"hopeless-{devices}-{requests}.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": hopeless_search(devices, requests)}))
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        code = cli.main(["allocate", str(path), "--output", "json", *argv])
+    return code, time.perf_counter() - start, json.loads(out.getvalue())
+
+
+def worst_case(tmp: str) -> None:
+    code, seconds, report = _search(50, 10, tmp)
+    steps = int(report["error"].split("(")[1].split(" search steps")[0].replace(",", ""))
+    print(f"crafted worst case, 50 devices x 10 requests, default --timeout (exit {code}, gave up: "
+          f"{report.get('gaveUp', False)})")
+    print(f"  whole command        {seconds:7.3f} s   (target <= 20 s), {steps:,} search steps, "
+          f"{steps / seconds:,.0f} steps/s")
+    per_way = []
+    for devices, requests in ((9, 3), (12, 3)):
+        _, small_seconds, small = _search(devices, requests, tmp, "--timeout", "0")
+        from webhook.allocation import inputs as read_inputs, outcome as run_outcome
+        read = read_inputs.read([str(Path(tmp) / f"hopeless-{devices}-{requests}.json")])
+        allocator = run_outcome.build_allocator(read, DEFAULT)
+        run_outcome.allocate_on(allocator, read_inputs.node_object(read, "node-1"), read)
+        per_way.append(allocator.num_allocate_one / _ways(devices, requests))
+        print(f"  {devices} devices x {requests} requests, no limit: {small_seconds:7.3f} s, "
+              f"{allocator.num_allocate_one:,} steps for {_ways(devices, requests):,} ways "
+              f"({per_way[-1]:.1f} steps per way)")
+    ways = _ways(50, 10)
+    estimate = ways * min(per_way) / (steps / seconds)
+    print(f"  without a limit: {ways:.2e} ways x >= {min(per_way):.1f} steps each at {steps / seconds:,.0f} "
+          f"steps/s = {estimate:.1e} s ({estimate / 3.15e7:.1e} years)")
+    if seconds > 20 or code != 3:
+        sys.exit("the crafted worst case did not give up within 20 s with exit code 3")
+
+
+def unrolled_cel() -> None:
+    from webhook.cel import evaluation
+
+    device = evaluation.device_input("gpu.example.com", {"name": "gpu-0"})
+    rows = []
+    for n in (99, 101):  # n * n + n iterations: 9,900 (the engine) and 10,302 (unrolled)
+        numbers = "[" + ",".join(str(i) for i in range(n)) + "]"
+        selector = evaluation.selector(f"{numbers}.all(x, {numbers}.all(y, y >= 0))")
+        start = time.perf_counter()
+        for _ in range(3):
+            assert selector.matches(dict(device)) is True
+        rows.append((n * n + n, (time.perf_counter() - start) / 3))
+    (engine_n, engine_s), (unrolled_n, unrolled_s) = rows
+    print("selectors past the CEL engine's 10,000 iterations")
+    print(f"  engine   {engine_n:6,} iterations {engine_s * 1e3:8.2f} ms  ({engine_s / engine_n * 1e6:6.2f} us each)")
+    print(f"  unrolled {unrolled_n:6,} iterations {unrolled_s * 1e3:8.2f} ms  ({unrolled_s / unrolled_n * 1e6:6.2f} us "
+          f"each, {(unrolled_s / unrolled_n) / (engine_s / engine_n):.0f} x the engine's)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=1000)
@@ -111,6 +187,11 @@ def main() -> None:
     print(f"  allocation alone, 1.37, derived attribute {derived_137:7.3f} s   ({derived_137 / alone:.2f} x 1.36)")
     if evaluations > pairs:
         sys.exit("a (selector, device) pair was evaluated more than once")
+    print()
+    with tempfile.TemporaryDirectory() as tmp:
+        worst_case(tmp)
+    print()
+    unrolled_cel()
 
 
 if __name__ == "__main__":

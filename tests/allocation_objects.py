@@ -64,3 +64,23 @@ def node(name: str, **labels: str) -> dict:
 def write(path: Path, objects: list) -> str:
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
     return str(path)
+
+
+
+def hopeless_search(devices: int = 50, requests: int = 10) -> list:
+    """The crafted worst case of the allocator's backtracking: identical devices, requests bound together by
+    a `matchAttribute` constraint, and a last request whose `firstAvailable` subrequests (`allocationMode:
+    All`, then one device) match no device, so every combination of devices for the earlier requests is
+    tried before the answer (no) is known. 50 devices and 10 requests would take years."""
+    same = [gpu(f"gpu-{i}") for i in range(devices)]
+    for device in same:
+        device["attributes"]["index"] = {"int": 0}  # identical devices: nothing tells them apart
+    never = [{"cel": {"expression": 'device.attributes["gpu.example.com"].model == "h100"'}}]
+    count = max(1, min(devices // requests, 31 // max(1, requests - 1)))
+    wanted = [request(f"r{i}", "gpu.example.com", count) for i in range(requests - 1)]
+    wanted.append({"name": "last", "firstAvailable": [
+        {"name": "all", "deviceClassName": "gpu.example.com", "allocationMode": "All", "selectors": never},
+        {"name": "one", "deviceClassName": "gpu.example.com", "count": 1, "selectors": never}]})
+    return [device_class("gpu.example.com", 'device.driver == "gpu.example.com"'),
+            resource_slice("gpus", same), node("node-1"),
+            claim("hopeless", *wanted, constraints=[{"matchAttribute": "gpu.example.com/model"}])]

@@ -388,15 +388,3 @@ def test_all_mode_needs_at_least_one_device(tmp_path, capsys):
     code, report, _ = allocate_json(capsys, tmp_path, objects[:1] + [two_gpus("node-2")] + objects[2:])
     assert code == 1 and report["claims"][0]["explanation"][0]["wanted"] == "All"
 
-
-def test_hopeless_searches_stop_after_a_fixed_number_of_steps(tmp_path, capsys, monkeypatch):
-    from webhook.allocation import allocator
-
-    monkeypatch.setattr(allocator, "MAX_STEPS", 50)
-    devices = [gpu(f"gpu-{i}") for i in range(12)]
-    h100 = 'device.attributes["gpu.example.com"].model == "h100"'
-    # Every pair for the first request is tried before the second one fails: 66 pairs, more than 50 steps.
-    objects = [GPU_CLASS, resource_slice("gpus", devices),
-               claim("c", request("a", "gpu.example.com", 2), request("b", "gpu.example.com", 1, h100)), node("node-1")]
-    code, report, _ = allocate_json(capsys, tmp_path, objects)
-    assert code == 1 and report["error"].startswith("gave up after 50 search steps")

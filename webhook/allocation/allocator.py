@@ -12,6 +12,7 @@ from webhook.allocation import compatibility, prepare
 from webhook.allocation.checks import Checks
 from webhook.allocation.compatibility import CompatibilityGroups
 from webhook.allocation.counters import Counters
+from webhook.allocation.deadline import CHECK_EVERY, NO_DEADLINE, Deadline
 from webhook.allocation.derived import DerivedAttributes
 from webhook.allocation.errors import (  # noqa: F401 - Candidate and AllocationError are this module's API too
     ALLOCATION_RESULTS_MAX_SIZE, AllocationError, Candidate, ResultMaxSizeExceeded, claim_ref)
@@ -19,10 +20,6 @@ from webhook.allocation.pools import GatherError, gather_pools
 from webhook.allocation.requests import blocking_taint
 from webhook.allocation.results import build_results
 
-
-# The scheduler bounds the search by time (DRASchedulerFilterTimeout, 10 s); offline, a step count keeps
-# the answer independent of the machine.
-MAX_STEPS = 1_000_000
 
 
 class Allocator:
@@ -55,20 +52,22 @@ class Allocator:
     def slices_for(self, node_name: str) -> list:
         return self.slices_on_node.get(node_name, []) + self.slices_shared
 
-    def allocate(self, node: dict, claims: list):
-        """The AllocationResults, or None; AllocationError for input that cannot be allocated."""
-        return self.start(node, claims).run()
+    def allocate(self, node: dict, claims: list, deadline: Deadline = NO_DEADLINE):
+        """The AllocationResults, or None; AllocationError for input that cannot be allocated, GaveUp when
+        the deadline passes first."""
+        return self.start(node, claims, deadline).run()
 
-    def start(self, node: dict, claims: list) -> "_Run":
+    def start(self, node: dict, claims: list, deadline: Deadline = NO_DEADLINE) -> "_Run":
         """A run not yet started: `run()` allocates, and the run keeps what explanations need."""
-        return _Run(self, node, claims)
+        return _Run(self, node, claims, deadline)
 
 
 class _Run(Checks):
     """One Allocate call (the upstream `allocator`)."""
 
-    def __init__(self, alloc: Allocator, node: dict, claims: list) -> None:
+    def __init__(self, alloc: Allocator, node: dict, claims: list, deadline: Deadline = NO_DEADLINE) -> None:
         self.a, self.features, self.node, self.claims = alloc, alloc.features, node, claims
+        self.deadline = deadline
         self.request_data: dict[tuple, RequestData] = {}
         self.constraints: list[list] = [[] for _ in claims]
         self.results: list[list] = [[] for _ in claims]
@@ -82,6 +81,16 @@ class _Run(Checks):
         self.steps = 0
 
     def run(self):
+        """The results, or None; AllocationError, or GaveUp when the deadline passes (the scheduler's
+        allocator checks its context at every step, and CEL every 100 iterations)."""
+        self.a.selection.deadline = self.deadline
+        try:
+            return self._run()
+        finally:
+            self.a.selection.deadline = NO_DEADLINE
+
+    def _run(self):
+        self.deadline.check()
         name = ((self.node or {}).get("metadata") or {}).get("name") or ""
         try:
             slices, every = self.a.slices_for(name), self.a.all_slices
@@ -108,9 +117,8 @@ class _Run(Checks):
         """allocateOne; r = (claim, request, subrequest, device) indices, start = (pool, slice, device)."""
         self.a.num_allocate_one += 1
         self.steps += 1
-        if self.steps > MAX_STEPS:
-            raise AllocationError(f"gave up after {MAX_STEPS:,} search steps; the scheduler's filter would time out "
-                                  "(DRASchedulerFilterTimeout)")
+        if not self.steps % CHECK_EVERY:
+            self.deadline.check()
         claim_i, request_i, sub_i, device_i = r
         if claim_i >= len(self.claims):
             return True

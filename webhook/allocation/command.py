@@ -4,8 +4,27 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
-EXIT_ALLOCATED, EXIT_NOT_ALLOCATED, EXIT_USAGE = 0, 1, 2
+from webhook.allocation.deadline import DEFAULT_TIMEOUT_SECONDS, DEFAULT_TOTAL_TIMEOUT_SECONDS, Deadline, seconds_text
+
+EXIT_ALLOCATED, EXIT_NOT_ALLOCATED, EXIT_USAGE, EXIT_GAVE_UP = 0, 1, 2, 3
+
+
+def duration(text: str) -> float:
+    """A Go duration ("10s", "500ms", "1m30s") or plain seconds ("2.5"); 0 means no limit."""
+    from webhook.serving.timeouts import parse_go_duration
+
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            seconds = parse_go_duration(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a duration: {text!r} (e.g. 10s, 500ms, 1m, or seconds)") from None
+    if not seconds >= 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or a positive duration, not {text!r}")
+    return seconds
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -15,7 +34,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "does, from DeviceClasses, ResourceSlices, claims already in use and Node objects; when it "
                     "cannot, say per request which devices were removed and why. Exit code 0: allocated; "
                     "1: not allocatable (or, with DRANodeAllocatableResources, the footprint does not fit); 2: usage "
-                    "error or unreadable input.")
+                    "error or unreadable input; 3: no node fits and the search gave up on some node (--timeout, "
+                    "--total-timeout).")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="file, directory, or - for stdin")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--node", metavar="NAME", help="the node to allocate on (its Node object from the inputs "
@@ -28,12 +48,20 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--kubernetes-version", default="1.36", metavar="VERSION",
                         help="Kubernetes version of the scheduler (default: %(default)s)")
     parser.add_argument("--output", "-o", choices=("text", "json"), default="text")
+    parser.add_argument("--timeout", type=duration, default=DEFAULT_TIMEOUT_SECONDS, metavar="DURATION",
+                        help="give up on a node after this long, as the scheduler's DRA filter does (its "
+                             "filterTimeout, default %s; 0: no limit)" % seconds_text(DEFAULT_TIMEOUT_SECONDS))
+    parser.add_argument("--total-timeout", type=duration, default=DEFAULT_TOTAL_TIMEOUT_SECONDS, metavar="DURATION",
+                        help="with --all-nodes, give up on the nodes not done after this long in all "
+                             "(default %s; 0: no limit)" % seconds_text(DEFAULT_TOTAL_TIMEOUT_SECONDS))
     parser.set_defaults(allow_locked_gates=True)
     return parser
 
 
 def _fail(message: str) -> int:
-    print(f"dra-webhook allocate: {message}", file=sys.stderr)
+    from webhook.allocation.render import printable
+
+    print(f"dra-webhook allocate: {printable(message)}", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -52,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = read_inputs.read(args.paths, profile)
     if inputs.problems:
         for source, problem in inputs.problems:
-            print(f"dra-webhook allocate: {source}: {problem}", file=sys.stderr)
+            print(f"dra-webhook allocate: {render.printable(f'{source}: {problem}')}", file=sys.stderr)
         return EXIT_USAGE
     if args.all_nodes:
         names = read_inputs.node_names(inputs)
@@ -65,11 +93,23 @@ def run(args: argparse.Namespace) -> int:
     else:
         found = f"{len(inputs.nodes)} Node objects" if inputs.nodes else "no Node object"
         return _fail(f"which node? The inputs hold {found}: give --node NAME or --all-nodes")
+    timeout = getattr(args, "timeout", DEFAULT_TIMEOUT_SECONDS)
+    total = getattr(args, "total_timeout", DEFAULT_TOTAL_TIMEOUT_SECONDS) if args.all_nodes else 0
+    total_end = time.monotonic() + total if total else None
     try:
         allocator = outcome.build_allocator(inputs, profile)
-        results = [outcome.allocate_on(allocator, read_inputs.node_object(inputs, name), inputs) for name in names]
+        results = [outcome.allocate_on(allocator, read_inputs.node_object(inputs, name), inputs,
+                                       deadline=Deadline(timeout, total_end, total))
+                   for name in names]
     except (TypeError, AttributeError, KeyError, ValueError) as error:
         return _fail(f"malformed input: {type(error).__name__}: {error}")
     writer = render.write_json if args.output == "json" else render.write_text
     writer(results, args.all_nodes, sys.stdout)
-    return EXIT_ALLOCATED if any(r.fits for r in results) else EXIT_NOT_ALLOCATED
+    if any(r.fits for r in results):
+        return EXIT_ALLOCATED
+    if any(r.gave_up for r in results):
+        if not profile.enabled("DRASchedulerFilterTimeout") and timeout:
+            print("dra-webhook allocate: note: with DRASchedulerFilterTimeout off the scheduler has no time limit "
+                  "and keeps searching", file=sys.stderr)
+        return EXIT_GAVE_UP
+    return EXIT_NOT_ALLOCATED

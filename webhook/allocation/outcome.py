@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from webhook.allocation import footprint, nodeallocatable
 from webhook.allocation import state as allocated_state
 from webhook.allocation.allocator import AllocationError, Allocator
+from webhook.allocation.deadline import NO_DEADLINE, Deadline, GaveUp
 from webhook.allocation.explain import explain_request
 from webhook.allocation.features import Features
 from webhook.allocation.pools import Slice
@@ -42,6 +43,7 @@ class NodeOutcome:
     footprint: object = None  # the node's sum over the claims
     fit: dict | None = None  # {"fits", "free", "short"} against status.allocatable
     notes: list = field(default_factory=list)
+    gave_up: bool = False  # the time ran out: neither allocated nor known not to be allocatable
 
     @property
     def fits(self) -> bool:
@@ -57,6 +59,8 @@ class NodeOutcome:
             out["nodeAllocatableFit"] = self.fit
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.gave_up:
+            out["gaveUp"] = True
         return out
 
 
@@ -67,16 +71,25 @@ def build_allocator(inputs, profile) -> Allocator:
     return Allocator(features, state, inputs.classes, slices, Selection(features))
 
 
-def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True) -> NodeOutcome:
+def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True,
+                deadline: Deadline = NO_DEADLINE) -> NodeOutcome:
     claims = [c for c, _ in inputs.claims]
     outcomes = []
     for claim, source in inputs.claims:
         meta = claim.get("metadata") or {}
         outcomes.append(ClaimOutcome(meta.get("namespace") or "", meta.get("name") or "", source))
     name = (node.get("metadata") or {}).get("name") or ""
-    run = allocator.start(node, claims)
+    run = allocator.start(node, claims, deadline)
     try:
         results = run.run()
+    except GaveUp as error:
+        names = ", ".join(f"{o.namespace}/{o.name}" if o.namespace else o.name for o in outcomes)
+        what = f"claim{'s' if len(outcomes) != 1 else ''} {names}"
+        if not run.steps:
+            return NodeOutcome(name, False, f"gave up before searching devices for {what}: {error.why}", outcomes,
+                               gave_up=True)
+        return NodeOutcome(name, False, f"gave up after {error.elapsed:.1f}s searching devices for {what} "
+                                        f"({run.steps:,} search steps): {error.why}", outcomes, gave_up=True)
     except AllocationError as error:
         return NodeOutcome(name, False, str(error), outcomes)
     except RecursionError:
@@ -87,15 +100,22 @@ def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True) 
         done = NodeOutcome(name, True, None, outcomes)
         _add_footprint(allocator, node, inputs, done)
         return done
+    notes = []
     if explain:
-        for key in sorted(run.request_data):
-            data = run.request_data[key]
-            try:
-                outcomes[key[0]].explanation.append(explain_request(run, key, data, False))
-            except AllocationError:
-                continue
+        allocator.selection.deadline = deadline  # explaining evaluates selectors too: within the same time
+        try:
+            for key in sorted(run.request_data):
+                data = run.request_data[key]
+                try:
+                    outcomes[key[0]].explanation.append(explain_request(run, key, data, False))
+                except AllocationError:
+                    continue
+        except GaveUp as error:
+            notes.append(f"the explanation is incomplete: {error}")
+        finally:
+            allocator.selection.deadline = NO_DEADLINE
     _blame(outcomes)
-    return NodeOutcome(name, False, None, outcomes)
+    return NodeOutcome(name, False, None, outcomes, notes=notes)
 
 
 def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome) -> None:

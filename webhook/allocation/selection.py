@@ -2,11 +2,13 @@
 
 The scheduler caches per (device, request) within one Allocate call; offline, `--all-nodes` runs the
 allocator once per node over the same devices, so the cache is keyed by expression and device and
-lives as long as the run. `evaluations` counts the CEL evaluations actually made.
+lives as long as the run. `evaluations` counts the CEL evaluations actually made. Each evaluation
+first checks the current run's deadline (`deadline.GaveUp`), as the scheduler's CEL checks its context.
 """
 
 from __future__ import annotations
 
+from webhook.allocation.deadline import NO_DEADLINE
 from webhook.cel import evaluation
 
 
@@ -22,6 +24,7 @@ class Selection:
     def __init__(self, features) -> None:
         self.features = features
         self.evaluations = 0
+        self.deadline = NO_DEADLINE  # the running allocation's (set by the run)
         self._results: dict[tuple[str, int], bool | SelectorError] = {}
         self._inputs: dict[int, dict | SelectorError] = {}
         self._keep: list = []  # the devices keyed by id() stay alive as long as the cache
@@ -57,8 +60,9 @@ class Selection:
         value = self._input(driver, device)
         if isinstance(value, SelectorError):
             return value
+        self.deadline.check()
         self.evaluations += 1
         try:
-            return program.matches(dict(value))
+            return program.matches(dict(value), self.deadline)
         except evaluation.EvaluationError as error:
             return SelectorError("CEL runtime error", str(error))

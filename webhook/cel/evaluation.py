@@ -8,6 +8,17 @@ map (the domains named in the expression are filled in), an unknown id is a "no 
 ids without a domain are filed under the driver's domain, as upstream.
 
 An expression is type-checked first with the faithful checking environment; only then evaluated here.
+
+Limits. The scheduler evaluates a selector under a runtime cost limit of 1,000,000
+(CELSelectorExpressionMaxCost, `cel.CostLimit` in DeviceMatches) and nothing else; the engine here
+stops any evaluation after 10,000 comprehension iterations in all (cel-cpp's
+`comprehension_max_iterations`, which cel-expr-python does not let a caller change). A selector that
+runs into that is evaluated again by `unrolled.Unrolled`: the outer comprehensions of a nest that needs more
+run as Python loops over the checked expression, the engine evaluating their parts (each within its
+limit), so there is no iteration limit. That is the scheduler's answer whenever the selector's estimated cost
+is within the limit (the actual cost never exceeds the estimate). Above it, the scheduler's answer
+depends on the actual cost, which this engine does not count: the evaluation fails and says so.
+Long evaluations check the caller's deadline (`deadline.check()`) at every iteration.
 """
 
 from __future__ import annotations
@@ -21,12 +32,14 @@ from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from webhook import quantity as q
-from webhook.cel import compiler
+from webhook.cel import compiler, unrolled
 from webhook.cel.environment import _EXTENSIONS_YAML, Features
 from webhook.cel import library
 
 T = cel.Type
 QUANTITY_TYPE, SEMVER_TYPE = "kubernetes.Quantity", "kubernetes.Semver"
+RUNTIME_COST_LIMIT = compiler.SELECTOR_EXPRESSION_MAX_COST  # resource/v1 CELSelectorExpressionMaxCost
+ENGINE_ITERATION_LIMIT = 10_000  # cel-cpp RuntimeOptions.comprehension_max_iterations (per evaluation)
 _DOMAIN = re.compile(r"""device\s*\.\s*(?:attributes|capacity)\s*\[\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\]""")
 
 
@@ -155,6 +168,10 @@ def _overload(oid, ret, params, impl, member=False):
     return cel.Overload(oid, ret, params, is_member=member, impl=impl)
 
 
+def _raise(message: str):
+    raise ValueError(message)
+
+
 @cache
 def _functions(with_includes: bool) -> tuple:
     Q, S = T(QUANTITY_TYPE), T(SEMVER_TYPE)
@@ -186,6 +203,8 @@ def _functions(with_includes: bool) -> tuple:
                                     _overload("string_bool_to_semver", S, [STR, B], parse_semver)]),
         cel.FunctionDecl("isSemver", [_overload("is_semver_string", B, [STR], _is_semver),
                                       _overload("is_semver_string_bool", B, [STR, B], _is_semver)]),
+        # An error carried from one evaluation into the next (`_Unrolled`): calling it yields the error.
+        cel.FunctionDecl(unrolled.ERROR_FUNCTION, [_overload(unrolled.ERROR_OVERLOAD, T.DYN, [STR], _raise)]),
         cel.FunctionDecl("major", [_overload("semver_major", I, [S], lambda a: _semver_key(a)[0][0], True)]),
         cel.FunctionDecl("minor", [_overload("semver_minor", I, [S], lambda a: _semver_key(a)[0][1], True)]),
         cel.FunctionDecl("patch", [_overload("semver_patch", I, [S], lambda a: _semver_key(a)[0][2], True)]),
@@ -236,8 +255,10 @@ class _Program:
         except RuntimeError as error:  # the checking environment accepted it: a gap of this one
             raise EvaluationError(f"compilation failed: {error}") from None
         self.domains = tuple(a or b for a, b in _DOMAIN.findall(expression))
+        self.cost = verdict.cost  # the estimated worst case (None: not estimated)
+        self._unrolled: unrolled.Unrolled | None = None
 
-    def _eval(self, device: dict):
+    def _eval(self, device: dict, deadline=None):
         """(result, value) for a `device_input` value; EvaluationError for runtime errors. Domains the
         expression names but the device lacks read as empty maps, as upstream's do."""
         for name in ("attributes", "capacity"):
@@ -249,10 +270,30 @@ class _Program:
             result = self._program.eval(data={"device": device})
             value = result.value()
         except Exception as error:  # noqa: BLE001 - any failure of the engine is a runtime error here
+            if unrolled.ITERATION_BUDGET in str(error):
+                return self._eval_unrolled(device, deadline)
             raise EvaluationError(str(error)) from None
         if not isinstance(value, bool) and "ERROR" in str(result.type()):
+            if unrolled.ITERATION_BUDGET in str(value):
+                return self._eval_unrolled(device, deadline)
             raise EvaluationError(_clean(str(value)))
         return result, value
+
+    def _eval_unrolled(self, device: dict, deadline):
+        """The evaluation past the engine's iteration limit (see the module's docstring)."""
+        if self.cost is None or self.cost > RUNTIME_COST_LIMIT:
+            estimate = "could not be estimated" if self.cost is None else f"is {self.cost:,}"
+            raise EvaluationError(
+                f"more than {ENGINE_ITERATION_LIMIT:,} comprehension iterations, and the estimated cost {estimate}, "
+                f"above the scheduler's runtime cost limit of {RUNTIME_COST_LIMIT:,}: whether the scheduler stops "
+                "it (\"operation cancelled: actual cost limit exceeded\") depends on its actual cost, which is not "
+                "counted offline")
+        if self._unrolled is None:
+            self._unrolled = unrolled.Unrolled(self._program.serialize(), _env(True), _clean)
+        value = self._unrolled.evaluate(device, deadline)
+        if isinstance(value, unrolled.Error):
+            raise EvaluationError(value.message)
+        return _Plain(value), value
 
 
 class Selector(_Program):
@@ -261,12 +302,26 @@ class Selector(_Program):
     def __init__(self, expression: str, features: Features) -> None:
         super().__init__(expression, compiler.check(expression, True, features))
 
-    def matches(self, device: dict) -> bool:
-        """`device` as built by `device_input`; raises EvaluationError for runtime errors."""
-        result, value = self._eval(device)
+    def matches(self, device: dict, deadline=None) -> bool:
+        """`device` as built by `device_input`; raises EvaluationError for runtime errors. A long
+        evaluation calls `deadline.check()` (which may raise) at every comprehension iteration."""
+        result, value = self._eval(device, deadline)
         if isinstance(value, bool):
             return value
         raise EvaluationError(f"CEL result of type {result.type()} could not be converted to bool")
+
+
+class _Plain:
+    """The result of an unrolled evaluation, shaped as the engine's (`type()`)."""
+
+    def __init__(self, value) -> None:
+        self._value = value
+
+    def type(self) -> str:
+        return type(self._value).__name__.upper() if not isinstance(self._value, list) else "LIST"
+
+    def value(self):
+        return self._value
 
 
 def _clean(text: str) -> str:
@@ -341,11 +396,11 @@ class DerivedAttribute(_Program):
     def __init__(self, expression: str, features: Features) -> None:
         super().__init__(expression, compiler.check_derived(expression, True, features))
 
-    def evaluate(self, device: dict) -> dict:
+    def evaluate(self, device: dict, deadline=None) -> dict:
         """The DeviceAttribute (`{"int": 1}`, `{"strings": [...]}`, ...) for a `device_input` value."""
-        result, value = self._eval(device)
+        result, value = self._eval(device, deadline)
         if isinstance(value, list):
-            items = [item.value() for item in value]
+            items = [item.value() if isinstance(item, cel.Value) else item for item in value]
             kinds = {_derived_kind(item) for item in items}
             if len(kinds) > 1 or None in kinds:
                 raise EvaluationError(f"derived attribute list must hold values of one scalar type, not "
