@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from cases_1_37 import ALL_GATES_1_37, GROUP, Case, cases_by_id, claim, exact, slice_
 from support import review_body
 from webhook import admit, kinds
-from webhook.profile import DEFAULT, GATES, SUPPORTED_VERSIONS, ProfileError, make_profile, version_tuple
+from webhook.behaviours import BEHAVIOURS
+from webhook.profile import DEFAULT, GATES, SUPPORTED_VERSIONS, ProfileError, make_profile
 from webhook.review import decode_review
 
 PROFILE_1_37 = make_profile("1.37", ALL_GATES_1_37)
@@ -54,9 +57,18 @@ def test_new_gates_are_unknown_to_1_36_and_locks_follow_the_version():
         make_profile("1.37", "DRAPrioritizedList=false")
 
 
-def test_versions_compare_as_numbers():
-    assert version_tuple("1.100") > version_tuple("1.37")
-    assert PROFILE_1_37.at_least("1.37") and PROFILE_1_37.at_least("1.36") and not DEFAULT.at_least("1.37")
+def test_each_version_has_its_behaviours_and_rules_ask_for_them_by_name():
+    assert set(BEHAVIOURS) == set(SUPPORTED_VERSIONS)
+    assert DEFAULT.behaviours is BEHAVIOURS["1.36"] and PROFILE_1_37.behaviours is BEHAVIOURS["1.37"]
+    assert DEFAULT.behaviours.node_allocatable_model == "nodeAllocatableResourceMappings"
+    assert PROFILE_1_37.behaviours.node_allocatable_model == "nodeAllocatableResources"
+    # Rules never compare version numbers: only the registries name versions.
+    allowed = {"profile.py", "behaviours.py", "kinds.py"}
+    root = Path(__file__).resolve().parent.parent / "webhook"
+    offenders = [f"{path.relative_to(root)}:{number}" for path in root.rglob("*.py") if path.name not in allowed
+                 for number, line in enumerate(path.read_text().splitlines(), 1)
+                 if re.search(r'["\']1\.3[4-7]["\']', line)]
+    assert offenders == []
 
 
 def test_device_taint_rule_is_served_as_v1_only_from_1_37():

@@ -15,6 +15,8 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Mapping
 
+from webhook.behaviours import BEHAVIOURS, Behaviours
+
 ALPHA, BETA, GA = "Alpha", "Beta", "GA"
 
 
@@ -70,6 +72,8 @@ GATES: dict[str, Mapping[str, GateSpec]] = {
 
 DEFAULT_VERSION = "1.36"
 SUPPORTED_VERSIONS: tuple[str, ...] = tuple(GATES)
+if set(BEHAVIOURS) != set(GATES):
+    raise AssertionError("every supported version needs its behaviours (behaviours.py) and its gates")
 
 
 class ProfileError(ValueError):
@@ -93,13 +97,15 @@ class Profile:
         """Like `enabled`, but a gate this version does not know yet is off (1.37 gates under 1.36)."""
         return self.gates.get(name, False)
 
-    def at_least(self, version: str) -> bool:
-        """Whether this profile's Kubernetes version is `version` or later (compared numerically)."""
-        return version_tuple(self.version) >= version_tuple(version)
+    @property
+    def behaviours(self) -> Behaviours:
+        """What this release does differently from the others, by name (behaviours.py)."""
+        return self._behaviours
 
     def __post_init__(self) -> None:
         # Profiles key caches that are consulted on every request: hash once.
         object.__setattr__(self, "_hash", hash((self.version, tuple(sorted(self.gates.items())))))
+        object.__setattr__(self, "_behaviours", BEHAVIOURS[self.version])
 
     def __hash__(self) -> int:
         return self._hash
@@ -117,12 +123,6 @@ class Profile:
         changed = [f"{name}={str(value).lower()}" for name, value in sorted(self.gates.items())
                    if defaults[name] != value]
         return self.version + (f" ({', '.join(changed)})" if changed else "")
-
-
-@lru_cache(maxsize=None)  # asked per device by validation: a handful of distinct versions
-def version_tuple(version: str) -> tuple[int, ...]:
-    """`1.37` → (1, 37): versions compare as numbers, so 1.100 sorts after 1.37."""
-    return tuple(int(part) for part in version.split("."))
 
 
 def _rebuild(version: str, gates: dict[str, bool], warnings: tuple[str, ...]) -> Profile:

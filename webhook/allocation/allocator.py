@@ -94,7 +94,7 @@ class _Run(Checks):
         name = ((self.node or {}).get("metadata") or {}).get("name") or ""
         try:
             slices, every = self.a.slices_for(name), self.a.all_slices
-            if self.features.kubernetes_1_37 and self.features.stable_only:
+            if self.features.compatibility_group_skew and self.features.stable_only:
                 slices, every = compatibility.slices_without_groups(slices), compatibility.slices_without_groups(every)
             self.pools = gather_pools(slices, self.node, self.features, every)
         except GatherError as error:
@@ -210,26 +210,26 @@ class _Run(Checks):
         claim_i = r[0]
         data = self.request_data[r[:3]]
         request = data.request
-        v137 = self.features.kubernetes_1_37
+        rollback = self.features.full_rollback
         multi = self.features.consumable_capacity and bool(c.device.get("allowMultipleAllocations"))
         if not multi and request.admin_access and claim_i in self.allocating.get(c.id, ()):
             return False, None
         if not request.admin_access and self.device_in_use(c.id):
             return False, None
-        if v137 and c.slice.skip_node_operations and not self.node_skips_operations():
+        if self.features.skip_node_operations and c.slice.skip_node_operations and not self.node_skips_operations():
             return False, None
         consumes = c.device.get("consumesCounters") or []
         if not self.features.partitionable_devices and consumes:
             return False, None
         skip_counters = multi and self.capacity_in_use(c.id)
-        steps: list = []  # undo functions of the steps taken so far (1.37)
+        steps: list = []  # undo functions of the steps taken so far (with full rollback)
 
         def reject():
-            if v137:
+            if rollback:
                 for step in reversed(steps):
                     step()
             return False, None
-        if v137 and not skip_counters and consumes:
+        if self.features.compatibility_group_skew and not skip_counters and consumes:
             if self.features.compatibility_groups:
                 ok, restore = self.groups.check_and_consume(c)
                 if not ok:
@@ -269,7 +269,7 @@ class _Run(Checks):
         consumed, share = None, False
         if self.features.consumable_capacity:
             if not self.capacity_fits(request, c):
-                if v137:
+                if rollback:
                     holders.discard(claim_i)
                     for constraint in constraints:
                         constraint.remove(base, sub, c.device, c.id[0])
@@ -297,7 +297,7 @@ class _Run(Checks):
                         total[name] -= value.value
                     if all(v == 0 for v in total.values()):
                         del self.allocating_capacity[c.id]
-            if v137:
+            if rollback:
                 for step in reversed(steps):
                     step()
             elif not multi and self.features.partitionable_devices and consumes:

@@ -7,6 +7,7 @@ import sys
 import time
 
 from webhook.allocation.deadline import DEFAULT_TIMEOUT_SECONDS, DEFAULT_TOTAL_TIMEOUT_SECONDS, Deadline, seconds_text
+from webhook.profile import DEFAULT_VERSION
 
 EXIT_ALLOCATED, EXIT_NOT_ALLOCATED, EXIT_USAGE, EXIT_GAVE_UP = 0, 1, 2, 3
 
@@ -45,7 +46,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--feature-gates", default="", metavar="GATES",
                         help="kube-scheduler feature gates, e.g. DRAPrioritizedList=false; every DRA gate may be "
                              "set, even a locked one (with a warning)")
-    parser.add_argument("--kubernetes-version", default="1.36", metavar="VERSION",
+    parser.add_argument("--kubernetes-version", default=DEFAULT_VERSION, metavar="VERSION",
                         help="Kubernetes version of the scheduler (default: %(default)s)")
     parser.add_argument("--output", "-o", choices=("text", "json"), default="text")
     parser.add_argument("--timeout", type=duration, default=DEFAULT_TIMEOUT_SECONDS, metavar="DURATION",

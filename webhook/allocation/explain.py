@@ -169,7 +169,7 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
             if not run.features.device_binding_and_status and device.get("bindingConditions"):
                 out.remove(FEATURE_OFF, label, "has binding conditions, DRADeviceBindingConditions is off")
                 continue
-            if run.features.kubernetes_1_37 and s.skip_node_operations and not run.node_skips_operations():
+            if run.features.skip_node_operations and s.skip_node_operations and not run.node_skips_operations():
                 out.remove(FEATURE_OFF, label, "its slice sets skipNodeOperations, which needs "
                                                "DRAOptionalNodeOperations and a Node declaring it")
                 continue
@@ -196,7 +196,7 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
                 if not run.features.partitionable_devices:
                     out.remove(FEATURE_OFF, label, "consumes counters, DRAPartitionableDevices is off")
                     continue
-                if run.features.kubernetes_1_37:
+                if run.features.compatibility_group_skew:
                     if run.features.compatibility_groups:
                         why = run.groups.refuses(candidate)
                         if why:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from webhook.behaviours import MAPPINGS
 from webhook.cel.environment import Features as CelFeatures
 
 
@@ -21,7 +22,12 @@ class Features:
     node_allocatable_resources: bool = False  # not an allocator switch: the footprint (footprint.py)
     fractional_capacity_range: bool = False  # 1.37; only for choosing the allocator here
     optional_node_operations: bool = False  # 1.37; likewise
-    kubernetes_1_37: bool = False  # 1.37 semantics: full rollback, version-skew skips, the reshaped footprint
+    # Release behaviours (behaviours.py), not gates:
+    full_rollback: bool = False  # a rejected device's every step is undone
+    compatibility_group_skew: bool = False  # devices of compatibility groups skipped when the gate is off
+    skip_node_operations: bool = False  # slices' skipNodeOperations exists
+    derived_attributes_field: bool = False  # requests' derivedAttributes exists
+    node_allocatable_model: str = MAPPINGS  # the device field the footprint reads
 
     @classmethod
     def from_profile(cls, profile) -> "Features":
@@ -35,7 +41,11 @@ class Features:
                    fractional_capacity_range=profile.gate("DRAFractionalCapacityRange"),
                    optional_node_operations=profile.gate("DRAOptionalNodeOperations"),
                    node_allocatable_resources=on("DRANodeAllocatableResources"),
-                   kubernetes_1_37=profile.at_least("1.37"))
+                   full_rollback=profile.behaviours.allocator_full_rollback,
+                   compatibility_group_skew=profile.behaviours.compatibility_group_skew,
+                   skip_node_operations=profile.behaviours.skip_node_operations,
+                   derived_attributes_field=profile.behaviours.derived_attributes,
+                   node_allocatable_model=profile.behaviours.node_allocatable_model)
 
     @property
     def stable_only(self) -> bool:

@@ -16,6 +16,7 @@ from decimal import Decimal
 
 from webhook.allocation.capacity import qty
 from webhook.allocation.nodes import NodeSelectorError, node_matches
+from webhook.behaviours import RESOURCES
 from webhook.profile import DEFAULT
 from webhook.quantity import Quantity
 
@@ -169,8 +170,8 @@ def describe_slice(obj: dict, profile=DEFAULT) -> list:
     """`device: what it takes` lines for the devices of a v1 ResourceSlice that map node resources."""
     from webhook.allocation import nodeallocatable
 
-    field_name, describe = ("nodeAllocatableResources", nodeallocatable.describe_device) \
-        if profile.at_least("1.37") else ("nodeAllocatableResourceMappings", describe_device)
+    field_name = profile.behaviours.node_allocatable_model
+    describe = nodeallocatable.describe_device if field_name == RESOURCES else describe_device
     out = []
     for device in ((obj.get("spec") or {}).get("devices") or []):
         if isinstance(device, dict) and isinstance(device.get(field_name), dict):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from webhook.allocation import footprint, nodeallocatable
+from webhook.behaviours import RESOURCES
 from webhook.allocation import state as allocated_state
 from webhook.allocation.allocator import AllocationError, Allocator
 from webhook.allocation.deadline import NO_DEADLINE, Deadline, GaveUp
@@ -121,17 +122,17 @@ def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True,
 def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome) -> None:
     slices = allocator.slices_for(done.node)
     allocations = [c.allocation for c in done.claims]
-    v137 = allocator.features.kubernetes_1_37
+    reshaped = allocator.features.node_allocatable_model == RESOURCES
     if not allocator.features.node_allocatable_resources:
-        if (nodeallocatable.has_resources if v137 else footprint.has_mappings)(allocations, slices, node):
-            what = "declare node-allocatable resources" if v137 else "map node-allocatable resources"
+        if (nodeallocatable.has_resources if reshaped else footprint.has_mappings)(allocations, slices, node):
+            what = "declare node-allocatable resources" if reshaped else "map node-allocatable resources"
             done.notes.append(f"devices {what}, but the footprint is not counted: "
                               f"{footprint.GATE} is off (enable it with --feature-gates {footprint.GATE}=true)")
         return
     pods = [p for p, _ in inputs.pods]
     total = footprint.Footprint()
     for claim in done.claims:
-        if v137:
+        if reshaped:
             template = claim.source.endswith("(template)")
             using = nodeallocatable.users(pods, claim.namespace, claim.name, template)
             if template:  # each pod gets a claim of its own: count one of them
@@ -147,7 +148,7 @@ def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome) 
         for name, amount in claim.footprint.amounts.items():
             total.add(name, amount)
     done.footprint = total
-    done.fit = footprint.fit(total, node, pods, nodeallocatable.pod_requests if v137 else None)
+    done.fit = footprint.fit(total, node, pods, nodeallocatable.pod_requests if reshaped else None)
 
 
 def _blame(outcomes: list) -> None:

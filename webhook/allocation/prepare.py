@@ -52,7 +52,7 @@ def validate_device_request(run, request: Request, parent: Request | None, key: 
     """validateDeviceRequest: checks one request or subrequest; for "All", collects its devices now."""
     ref = claim_ref(run.claims[key[0]])
     data = RequestData(request, parent)
-    derived = request.derived_attributes if run.features.kubernetes_1_37 else []
+    derived = request.derived_attributes if run.features.derived_attributes_field else []
     if derived:
         # A scheduler without the gate refuses rather than ignore constraints it cannot evaluate.
         if not run.features.derived_attributes:

@@ -63,6 +63,6 @@ def _reshape(error: FieldError, kind: str) -> FieldError:
 
 def to_request_version(kind: str, version: str, errors: ErrorList, profile: Profile) -> ErrorList:
     """`errors` with declarative ones at the request version's paths (only v1beta1 differs from v1)."""
-    if version != "v1beta1" or not profile.at_least("1.37"):
+    if version != "v1beta1" or not profile.behaviours.declarative_validation:
         return errors
     return [_reshape(error, kind) for error in errors]

@@ -133,18 +133,18 @@ def validate_device_allocation_result(devices: dict, path: Path, names: RequestN
 def validate_device_request_allocation_result(result: Any, path: Path, names: RequestNames,
                                               opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     result = as_dict(result)
-    v137 = opts.profile.at_least("1.37")
+    behaviours = opts.profile.behaviours
     errs = validate_request_name_ref(as_str(result.get("request")), path.child("request"), names)
     errs.extend(validate_driver_name(as_str(result.get("driver")), path.child("driver")))
     errs.extend(validate_pool_name(as_str(result.get("pool")), path.child("pool")))
     errs.extend(validate_dns_label(as_str(result.get("device")), path.child("device")))
     errs.extend(validate_device_binding_parameters(result, path))
-    if v137:  # 1.37 validates result tolerations like request tolerations
+    if behaviours.result_tolerations_validated:
         errs.extend(validate_device_tolerations(result.get("tolerations"), path.child("tolerations")))
     share_id = result.get("shareID")
     if isinstance(share_id, str):
         errs.extend(validate_uid(share_id, path.child("shareID")))
-    if v137 and result.get("skipNodeOperations") is not None:
+    if behaviours.skip_node_operations and result.get("skipNodeOperations") is not None:
         errs.extend(validate_skip_node_operations(result.get("skipNodeOperations"), path.child("skipNodeOperations")))
     return errs
 

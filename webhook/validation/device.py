@@ -12,6 +12,7 @@ from itertools import chain
 from typing import Any
 
 from webhook.api.attributes import note_common
+from webhook.behaviours import RESOURCES
 from webhook.field import (
     ErrorList,
     Path,
@@ -356,9 +357,9 @@ def validate_node_allocatable_resource_mappings(mappings: dict, capacities: Any,
 
 def validate_device(device: Any, old_device: dict | None, path: Path, per_device_node_selection: Any,
                     opts: Options = DEFAULT_OPTIONS, declarative_rules: bool = False) -> ErrorList:
-    """`declarative_rules`: Kubernetes 1.37 and the device list is new or changed."""
+    """`declarative_rules`: declarative validation is enforced and the device list is new or changed."""
     device = as_dict(device)
-    v137 = opts.profile.at_least("1.37")
+    behaviours = opts.profile.behaviours
     errs: ErrorList = []
     allow_multiple_allocations = device.get("allowMultipleAllocations") is True
     name = as_str(device.get("name"))
@@ -376,8 +377,8 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
         errs.append(invalid(path, num_values, "the total number of attribute values must not exceed "
                                               f"{RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE}"))
     errs.extend(attribute_errs)
-    # 1.37 ratchets the capacity map: skipped when it equals the old device's.
-    if capacity and not (v137 and old_device is not None and semantic_equal(old_device.get("capacity"), capacity)):
+    # A ratcheted capacity map is skipped when it equals the old device's.
+    if capacity and not (behaviours.capacity_ratcheting and old_device is not None and semantic_equal(old_device.get("capacity"), capacity)):
         errs.extend(_validate_capacity(capacity, allow_multiple_allocations, path, opts))
 
     taints = as_list(device.get("taints"))
@@ -397,17 +398,16 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
 
     if device.get("bindingConditions") or device.get("bindingFailureConditions"):
         errs.extend(validate_device_binding_parameters(device, path))
-    if v137:
-        resources = device.get("nodeAllocatableResources")
-        if isinstance(resources, dict) and resources:
-            errs.extend(validate_node_allocatable_resources(resources, device.get("capacity"),
-                                                            path.child("nodeAllocatableResources"), declarative_rules))
-        if declarative_rules:
-            errs.extend(devicedeclarative.declarative_device_rules(device, path))
-        return errs
-    mappings = device.get("nodeAllocatableResourceMappings")
-    if isinstance(mappings, dict) and mappings:
-        errs.extend(validate_node_allocatable_resource_mappings(mappings, device.get("capacity"),
-                                                                path.child("nodeAllocatableResourceMappings")))
+    model = behaviours.node_allocatable_model
+    declared = device.get(model)
+    if isinstance(declared, dict) and declared:
+        if model == RESOURCES:
+            errs.extend(validate_node_allocatable_resources(declared, device.get("capacity"), path.child(model),
+                                                            declarative_rules))
+        else:
+            errs.extend(validate_node_allocatable_resource_mappings(declared, device.get("capacity"),
+                                                                    path.child(model)))
+    if declarative_rules:
+        errs.extend(devicedeclarative.declarative_device_rules(device, path))
     return errs
 

@@ -52,7 +52,7 @@ def validate_device_claim(device_claim: Any, path: Path, opts: Options) -> Error
     errs.extend(validate_slice(as_list(device_claim.get("config")), DEVICE_CONFIG_MAX_SIZE,
                                lambda config, p: validate_device_claim_configuration(config, p, names, opts),
                                path.child("config")))
-    if opts.profile.at_least("1.37"):
+    if opts.profile.behaviours.derived_attributes:
         errs.extend(validate_total_derived_attribute_cost(state, path))
     return errs
 
@@ -86,7 +86,7 @@ def _validate_request_body(request: dict, path: Path, opts: Options, state: Clai
     """The part common to `exactly` and a `firstAvailable` entry (class, selectors, mode, tolerations)."""
     errs = validate_device_class_ref(as_str(request.get("deviceClassName")), path.child("deviceClassName"))
     errs.extend(validate_selector_slice(request.get("selectors"), path.child("selectors"), opts))
-    if opts.profile.at_least("1.37") and request.get("derivedAttributes") is not None:
+    if opts.profile.behaviours.derived_attributes and request.get("derivedAttributes") is not None:
         errs.extend(validate_device_derived_attributes(request.get("derivedAttributes"),
                                                        path.child("derivedAttributes"), opts, request_name,
                                                        state or ClaimState()))
@@ -153,9 +153,9 @@ def validate_device_constraint(constraint: Any, path: Path, names: RequestNames,
 
 
 def _validate_constraint_attribute(name: str, path: Path, opts: Options) -> ErrorList:
-    """1.37 enforces the declarative format check, which also rejects an upper-case domain."""
+    """Enforced declarative rules add a format check, which also rejects an upper-case domain."""
     errs = validate_fully_qualified_name(name, path)
-    if opts.profile.at_least("1.37"):
+    if opts.profile.behaviours.declarative_validation:
         return declarative.merge_covered(errs, declarative.resource_fully_qualified_name(name, path))
     return errs
 

@@ -49,7 +49,7 @@ def validate_valid_request_values(max_capacity: Quantity | None, policy: dict, v
     if valid_range is not None:
         if default is None:
             return [required(path.child("default"), "required when validRange is defined")]
-        if profile.at_least("1.37"):
+        if profile.behaviours.valid_range_bounds:
             return validate_request_policy_range_1_37(_q(default), max_capacity, as_dict(valid_range),
                                                       path.child("validRange"), profile)
         return validate_request_policy_range(_q(default), max_capacity,

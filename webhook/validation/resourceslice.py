@@ -142,9 +142,9 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path,
         max_devices = RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES
     per_device_node_selection = spec.get("perDeviceNodeSelection")
     devices_path = path.child("devices")
-    v137 = opts.profile.at_least("1.37")
+    behaviours = opts.profile.behaviours
     # Declarative rules inside devices run unless the (atomic) device list is unchanged.
-    declarative_rules = v137 and (old_spec is None or not semantic_equal(spec.get("devices"), old_spec.get("devices")))
+    declarative_rules = behaviours.declarative_validation and (old_spec is None or not semantic_equal(spec.get("devices"), old_spec.get("devices")))
     if len(devices) > max_devices:
         errs.append(too_many(devices_path, len(devices), max_devices))
     elif devices:
@@ -162,7 +162,7 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path,
         errs.extend(validate_set(shared_counters, RESOURCE_SLICE_MAX_COUNTER_SETS, validate_counter_set,
                                  lambda counter_set: as_str(as_dict(counter_set).get("name")),
                                  path.child("sharedCounters")))
-    if v137:
+    if behaviours.partition_type_attribute or behaviours.skip_node_operations:
         errs.extend(_validate_spec_1_37(spec, old_spec, path, opts))
     return errs
 

@@ -20,8 +20,8 @@ def validate_selector(selector: Any, path: Path, opts: Options, *, pinned: bool 
     cel_selector = selector.get("cel")
     if not isinstance(cel_selector, dict):
         return [required(path.child("cel"), "")]
-    if opts.stored and opts.profile.at_least("1.37"):
-        return []  # 1.37: a stored expression was valid when stored, so it is not compiled again
+    if opts.stored and not opts.profile.behaviours.stored_selectors_recompiled:
+        return []  # a stored expression was valid when stored, so it is not compiled again
     expression = cel_selector.get("expression")
     expression = as_str(expression)
     return list(cel.validate_cel_selector(expression, path.child("cel", "expression"), stored=opts.stored,
