@@ -33,7 +33,7 @@ def test_unknown_operation_is_a_bad_request():
 
 
 def test_unknown_kind_of_the_group_is_allowed_with_a_warning():
-    obj = {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "ResourcePoolStatusRequest", "metadata": {"name": "x"}}
+    obj = {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "ResourcePoolStatusSnapshot", "metadata": {"name": "x"}}
     response = admit.validate(decode_review(review_body(obj)))
     assert response.allowed is True
     assert "not handled" in response.warnings[0]

@@ -179,7 +179,8 @@ def test_webhook_configuration(kind, path):
                if rule["apiGroups"] == ["resource.k8s.io"] and sorted(rule["operations"]) == ["CREATE", "UPDATE"]}
     resources = ("resourceslices", "resourceclaims", "resourceclaims/status", "resourceclaimtemplates",
                  "deviceclasses", "devicetaintrules")
-    expected = {(v, r) for v in ("v1", "v1beta2", "v1beta1") for r in resources} | {("v1alpha3", "devicetaintrules")}
+    expected = {(v, r) for v in ("v1", "v1beta2", "v1beta1") for r in resources} | {
+        ("v1alpha3", r) for r in ("devicetaintrules", "resourcepoolstatusrequests", "resourcepoolstatusrequests/status")}
     assert covered == expected
 
 

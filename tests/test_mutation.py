@@ -234,18 +234,39 @@ def _unchanged_cases() -> list:
     device_class = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
                     "spec": {"selectors": [{"cel": {"expression": "true"}}]}}
     unknown_version = slice_("v1alpha3", [{"name": "gpu-0", "basic": {"taints": [TAINT]}}])
-    unknown_kind = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourcePoolStatusRequest",
+    unknown_kind = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourcePoolStatusSnapshot",
                     "metadata": {"name": "r"}, "spec": {"driver": "gpu.example.com"}}
+    pool_status_v1 = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourcePoolStatusRequest",
+                      "metadata": {"name": "r"}, "spec": {"driver": "gpu.example.com"}}
     return [
         ("deviceclass-v1-has-no-defaults", "DeviceClass", "v1", device_class, device_class),
         ("slice-unknown-version-unchanged", "ResourceSlice", "v1alpha3", unknown_version, unknown_version),
         ("taintrule-v1-not-served-unchanged", "DeviceTaintRule", "v1", taint_rule("v1", TAINT),
          taint_rule("v1", TAINT)),
-        ("unknown-kind-unchanged", "ResourcePoolStatusRequest", "v1", unknown_kind, unknown_kind),
+        ("unknown-kind-unchanged", "ResourcePoolStatusSnapshot", "v1", unknown_kind, unknown_kind),
+        ("pool-status-request-v1-not-served-unchanged", "ResourcePoolStatusRequest", "v1", pool_status_v1,
+         pool_status_v1),
     ]
 
 
-CASES = _slice_cases() + _claim_cases() + _template_cases() + _taint_rule_cases() + _unchanged_cases()
+def _pool_status_cases() -> list:
+    def request(spec):
+        obj = {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "ResourcePoolStatusRequest", "metadata": {"name": "r"}}
+        return obj if spec is None else {**obj, "spec": spec}
+    return [
+        ("pool-status-limit-100", "ResourcePoolStatusRequest", "v1alpha3", request({"driver": "gpu.example.com"}),
+         request({"driver": "gpu.example.com", "limit": 100})),
+        ("pool-status-null-limit-100", "ResourcePoolStatusRequest", "v1alpha3",
+         request({"driver": "gpu.example.com", "limit": None}), request({"driver": "gpu.example.com", "limit": 100})),
+        ("pool-status-limit-kept", "ResourcePoolStatusRequest", "v1alpha3", request({"driver": "d", "limit": 7}),
+         request({"driver": "d", "limit": 7})),
+        # The spec is a struct: a request without one decodes to an empty spec, defaulted like any other.
+        ("pool-status-no-spec", "ResourcePoolStatusRequest", "v1alpha3", request(None), request({"limit": 100})),
+    ]
+
+
+CASES = (_slice_cases() + _claim_cases() + _template_cases() + _taint_rule_cases() + _unchanged_cases()
+         + _pool_status_cases())
 CASE_IDS = [case[0] for case in CASES]
 
 

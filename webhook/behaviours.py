@@ -31,6 +31,8 @@ _TABLE: dict[str, tuple] = {
     "derived_attributes":              (False,     True),
     "allocator_full_rollback":         (False,     True),
     "compatibility_group_skew":        (False,     True),
+    "pool_status_conditions_unique":   (True,      False),
+    "pool_status_partition_views":     (False,     True),
 }
 
 
@@ -59,6 +61,12 @@ class Behaviours:
     allocator_full_rollback: bool
     # The allocator skips devices of compatibility groups when the gate is off (version skew).
     compatibility_group_skew: bool
+    # ResourcePoolStatusRequest status.conditions is a declarative `listType=map` (Duplicate at a repeated
+    # type's item); 1.37 demoted the tag to alpha, which is not enforced.
+    pool_status_conditions_unique: bool
+    # ResourcePoolStatusRequest spec.defaultPartitionTypeAttribute and pools[].partitionSummary /
+    # shareableSummary exist (and are validated).
+    pool_status_partition_views: bool
 
 
 def _build() -> Mapping[str, Behaviours]:

@@ -18,6 +18,7 @@ from webhook.conversion import resourceslice as slice_conversion
 from webhook.field import ErrorList
 from webhook.mutation import claims as claim_defaults
 from webhook.mutation import devicetaintrule as taint_rule_defaults
+from webhook.mutation import resourcepoolstatusrequest as pool_status_defaults
 from webhook.mutation import resourceslice as slice_defaults
 from webhook.mutation._walk import Patch, copy_json
 from webhook.profile import DEFAULT, Profile
@@ -29,7 +30,9 @@ from webhook.strategy import kube137 as strategy_1_37
 from webhook.strategy import resourceclaim as claim_strategy
 from webhook.strategy import resourceclaimtemplate as template_strategy
 from webhook.strategy import resourceslice as slice_strategy
-from webhook.validation import deviceclass, devicetaintrule, resourceclaim, resourceclaimtemplate, resourceslice
+from webhook.validation import (
+    deviceclass, devicetaintrule, resourceclaim, resourceclaimtemplate, resourcepoolstatusrequest, resourceslice,
+)
 from webhook.validation.options import Options
 
 GROUP = "resource.k8s.io"
@@ -137,6 +140,11 @@ _TAINT_RULE_1_36 = {
     "v1beta2": ApiVersion(OPT_IN, defaulter=taint_rule_defaults.default_device_taint_rule, gate="DRADeviceTaintRules"),
     "v1alpha3": ApiVersion(OPT_IN, defaulter=taint_rule_defaults.default_device_taint_rule, gate="DRADeviceTaintRules"),
 }
+# New in 1.36, alpha: served only with the API version and the gate enabled, in 1.36 and 1.37 alike.
+_POOL_STATUS_1_36 = {
+    "v1alpha3": ApiVersion(OPT_IN, defaulter=pool_status_defaults.default_resource_pool_status_request,
+                           gate="DRAResourcePoolStatus"),
+}
 
 
 KINDS: dict[str, Kind] = {
@@ -217,13 +225,21 @@ KINDS: dict[str, Kind] = {
         drop_disabled=_same(taint_rule_strategy.drop_disabled_fields),
         drop_disabled_status=_same(taint_rule_strategy.drop_disabled_fields),
     ),
+    "ResourcePoolStatusRequest": Kind(
+        name="ResourcePoolStatusRequest", plural="resourcepoolstatusrequests", namespaced=False,
+        # 1.37 adds the partition and shareable views (and the request's default partition attribute).
+        model={"1.36": f"{_API}.resourcepoolstatusrequest.ResourcePoolStatusRequest",
+               "1.37": f"{_API}.kube137.ResourcePoolStatusRequest"},
+        served={"1.36": _POOL_STATUS_1_36, "1.37": _delta(_POOL_STATUS_1_36)},
+        create=resourcepoolstatusrequest.validate_resource_pool_status_request,
+        update=resourcepoolstatusrequest.validate_resource_pool_status_request_update,
+        status_update=resourcepoolstatusrequest.validate_resource_pool_status_request_status_update,
+        # No gated fields: 1.37's defaultPartitionTypeAttribute is refused by a rule (+k8s:ifDisabled), not dropped.
+    ),
 }
 
-# Kinds of the group that a supported Kubernetes version serves but dra-webhook does not check.
-UNCHECKED: dict[str, Mapping[str, Mapping[str, ApiVersion]]] = {
-    "ResourcePoolStatusRequest": {version: {"v1alpha3": ApiVersion(OPT_IN, gate="DRAResourcePoolStatus")}
-                                  for version in ("1.36", "1.37")},
-}
+# Kinds of the group that a supported Kubernetes version serves but dra-webhook does not check (none today).
+UNCHECKED: dict[str, Mapping[str, Mapping[str, ApiVersion]]] = {}
 
 
 def to_v1(kind: str, version: str, obj: dict, profile: Profile = DEFAULT) -> tuple[dict, list[str]]:

@@ -25,7 +25,8 @@ from prometheus_client import (
     generate_latest,
 )
 
-KINDS = frozenset({"ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "DeviceTaintRule"})
+KINDS = frozenset({"ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "DeviceTaintRule",
+                   "ResourcePoolStatusRequest"})
 OPERATIONS = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
 REVIEW_LABELS = ("path", "kind", "operation", "allowed", "dry_run")
 # The API server gives up after the webhook's timeoutSeconds (5 s in deploy/), so finer buckets

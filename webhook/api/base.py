@@ -12,8 +12,10 @@ from typing import Annotated, Union
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 Int64 = Annotated[StrictInt, Field(ge=INT64_MIN, le=INT64_MAX)]
+Int32 = Annotated[StrictInt, Field(ge=INT32_MIN, le=INT32_MAX)]  # go_types names the fields' Go type int32
 Str = StrictStr
 Bool = StrictBool
 # resource.Quantity accepts a JSON string or number; its format is checked by webhook.quantity.

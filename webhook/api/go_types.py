@@ -62,6 +62,13 @@ _NAMED = {
     ("ManagedFieldsEntry", "time"): TIME,
     ("Condition", "status"): "v1.ConditionStatus",
     ("Condition", "lastTransitionTime"): TIME,
+    # ResourcePoolStatusRequest (v1alpha3): its int32 fields (Int32 in the models)
+    ("ResourcePoolStatusRequestSpec", "limit"): "int32",
+    ("ResourcePoolStatusRequestStatus", "poolCount"): "int32",
+    **{("PoolStatus", name): "int32" for name in ("resourceSliceCount", "totalDevices", "allocatedDevices",
+                                                  "availableDevices", "unavailableDevices")},
+    **{("PartitionTypeStatus", name): "int32" for name in ("total", "allocatable")},
+    **{("ShareableSummaryStatus", name): "int32" for name in ("fullyAvailableDevices", "partiallyAvailableDevices")},
 }
 
 BASIC_DEVICE = "BasicDevice"  # v1beta1 only

@@ -15,8 +15,9 @@ from pydantic import Field
 from webhook.api import deviceclaim as v136_claim
 from webhook.api import resourceclaim as v136
 from webhook.api import resourceclaimtemplate as v136_template
+from webhook.api import resourcepoolstatusrequest as v136_rpsr
 from webhook.api import resourceslice as v136_slice
-from webhook.api.base import Str, WireModel
+from webhook.api.base import Int32, Str, WireModel
 from webhook.api.resourceslice import Quantity
 
 
@@ -113,3 +114,43 @@ class ResourceClaimTemplateSpec(v136_template.ResourceClaimTemplateSpec):
 
 class ResourceClaimTemplate(v136_template.ResourceClaimTemplate):
     spec: Optional[ResourceClaimTemplateSpec] = None
+
+
+# ResourcePoolStatusRequest (v1alpha3): the partition and shareable views of a pool, and the request's
+# default grouping attribute for them.
+class ResourcePoolStatusRequestSpec(v136_rpsr.ResourcePoolStatusRequestSpec):
+    default_partition_type_attribute: Optional[Str] = Field(None, alias="defaultPartitionTypeAttribute")
+
+
+class PartitionTypeStatus(WireModel):
+    attribute: Optional[Str] = None
+    type: Optional[Str] = None
+    total: Optional[Int32] = None
+    allocatable: Optional[Int32] = None
+
+
+class ShareableCapacityStatus(WireModel):
+    name: Optional[Str] = None
+    total: Optional[Quantity] = None
+    consumed: Optional[Quantity] = None
+    available: Optional[Quantity] = None
+
+
+class ShareableSummaryStatus(WireModel):
+    fully_available_devices: Optional[Int32] = Field(None, alias="fullyAvailableDevices")
+    partially_available_devices: Optional[Int32] = Field(None, alias="partiallyAvailableDevices")
+    capacity: Optional[list[ShareableCapacityStatus]] = None
+
+
+class PoolStatus(v136_rpsr.PoolStatus):
+    partition_summary: Optional[list[PartitionTypeStatus]] = Field(None, alias="partitionSummary")
+    shareable_summary: Optional[ShareableSummaryStatus] = Field(None, alias="shareableSummary")
+
+
+class ResourcePoolStatusRequestStatus(v136_rpsr.ResourcePoolStatusRequestStatus):
+    pools: Optional[list[PoolStatus]] = None
+
+
+class ResourcePoolStatusRequest(v136_rpsr.ResourcePoolStatusRequest):
+    spec: Optional[ResourcePoolStatusRequestSpec] = None
+    status: Optional[ResourcePoolStatusRequestStatus] = None

@@ -99,7 +99,7 @@ def _json_kind(value: Any, target: str) -> str:
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, (int, float)):
-        return f"number {go_json_number(value)}" if target == "int64" else "number"
+        return f"number {go_json_number(value)}" if target in ("int64", "int32") else "number"
     if isinstance(value, str):
         return "string"
     return "array" if isinstance(value, list) else "object"

@@ -10,11 +10,15 @@ carry v1beta1 paths (`webhook.validation.v1beta1_paths`). Functions here mirror 
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any, Iterable
 
 from webhook.field import ErrorList, Path, duplicate, invalid, not_supported, required, too_long, too_many
-from webhook.validation.names import byte_len, is_c_identifier, is_dns1123_label, is_dns1123_subdomain
+from webhook.validation.names import (
+    DNS1123_SUBDOMAIN_MAX_LENGTH, byte_len, is_c_identifier, is_dns1123_label, is_dns1123_subdomain, regex_error,
+)
 
 RESOURCE_DEVICE_MAX_LENGTH = 32  # validate.resourceDeviceMaxLength
 FULLY_QUALIFIED_NAME_PREFIX_MAX_LENGTH = 63
@@ -68,6 +72,93 @@ def resource_fully_qualified_name(value: str, path: Path) -> ErrorList:
 def short_name(value: str, path: Path) -> ErrorList:
     """validate.ShortName (format=k8s-short-name): one Invalid per DNS-label message, even for length."""
     return mark(invalid(path, value, m) for m in is_dns1123_label(value))
+
+
+# validate's own content package words a length error in bytes (util/validation says "characters").
+def _content_max_len_error(length: int) -> str:
+    return f"must be no more than {length} bytes"
+
+
+_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_SUBDOMAIN_FMT = _LABEL + "(\\." + _LABEL + ")*"
+_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+                  "and must start and end with an alphanumeric character")
+_SUBDOMAIN_CASELESS_MSG = ("an RFC 1123 subdomain must consist of alphanumeric characters, '-' or '.', and must "
+                           "start and end with an alphanumeric character")
+_subdomain = re.compile(_SUBDOMAIN_FMT)
+# Go's (?i)[a-z] also matches the letters that fold to k and s: U+212A (Kelvin sign) and U+017F (long s).
+_CASELESS = "a-zA-Z0-9\u017f\u212a"
+_caseless_label = f"[{_CASELESS}]([-{_CASELESS}]*[{_CASELESS}])?"
+_subdomain_caseless = re.compile(_caseless_label + "(\\." + _caseless_label + ")*")
+
+
+@lru_cache(maxsize=4096)
+def content_dns1123_subdomain(value: str, caseless: bool = False) -> tuple[str, ...]:
+    """content.IsDNS1123Subdomain / IsDNS1123SubdomainCaseless: the messages of validate.LongName(Caseless)."""
+    errs = []
+    if byte_len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        errs.append(_content_max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
+    if not (_subdomain_caseless if caseless else _subdomain).fullmatch(value):
+        errs.append(regex_error(_SUBDOMAIN_CASELESS_MSG if caseless else _SUBDOMAIN_MSG, _SUBDOMAIN_FMT,
+                                "Example.com" if caseless else "example.com"))
+    return tuple(errs)
+
+
+def long_name(value: str, path: Path) -> ErrorList:
+    """validate.LongName (format=k8s-long-name): one Invalid per message."""
+    return mark(invalid(path, value, m) for m in content_dns1123_subdomain(value))
+
+
+def long_name_caseless(value: str, path: Path) -> ErrorList:
+    """validate.LongNameCaseless (format=k8s-long-name-caseless): upper case letters pass."""
+    return mark(invalid(path, value, m) for m in content_dns1123_subdomain(value, True))
+
+
+def resource_pool_name(value: str, path: Path) -> ErrorList:
+    """validate.ResourcePoolName (format=k8s-resource-pool-name): TooLong over 253 bytes, then per
+    '/'-separated segment "segment i: must not be empty" or its LongName errors (the segment as value)."""
+    errs: ErrorList = []
+    if byte_len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        errs.append(too_long(path, value, DNS1123_SUBDOMAIN_MAX_LENGTH))
+    for i, part in enumerate(value.split("/")):
+        if not part:
+            errs.append(invalid(path, value, f"segment {i}: must not be empty"))
+        else:
+            errs.extend(invalid(path, part, f"segment {i}: {m}") for m in content_dns1123_subdomain(part))
+    return mark(errs)
+
+
+def minimum(value: int, bound: int, path: Path) -> ErrorList:
+    """validate.Minimum (+k8s:minimum)."""
+    return mark([invalid(path, value, f"must be greater than or equal to {bound}")]) if value < bound else []
+
+
+def maximum(value: int, bound: int, path: Path) -> ErrorList:
+    """validate.Maximum (+k8s:maximum)."""
+    return mark([invalid(path, value, f"must be less than or equal to {bound}")]) if value > bound else []
+
+
+def max_bytes(value: str, limit: int, path: Path) -> ErrorList:
+    """validate.MaxBytes (+k8s:maxBytes): TooLong, the value not shown."""
+    return mark([too_long(path, value, limit)]) if byte_len(value) > limit else []
+
+
+def required_pointer(value: Any, path: Path) -> ErrorList:
+    """+k8s:required on a pointer: absent and null are missing, a zero value is not."""
+    return mark([required(path, "")]) if value is None else []
+
+
+def unique_map(items: list, key, path: Path) -> ErrorList:
+    """+k8s:listType=map / +k8s:unique=map: Duplicate (the whole item) at each later item whose keys repeat."""
+    errs: ErrorList = []
+    seen: set = set()
+    for i, item in enumerate(items):
+        k = key(item)
+        if k in seen:
+            errs.append(duplicate(path.index(i), item))
+        else:
+            seen.add(k)
+    return mark(errs)
 
 
 def required_value(value: Any, path: Path) -> ErrorList:
