@@ -26,8 +26,8 @@ def servers(tmp_path_factory):
 
 
 def rpsr(spec=None, status=None, name="gpu-pools", resource_version=None):
-    obj = {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "ResourcePoolStatusRequest",
-           "metadata": {"name": name}, "spec": spec if spec is not None else {"driver": "gpu.example.com", "limit": 100}}
+    obj = {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "ResourcePoolStatusRequest", "metadata": {"name": name},
+           "spec": spec if spec is not None else {"driver": "gpu.example.com", "limit": 100}}
     if resource_version:
         obj["metadata"]["resourceVersion"] = resource_version
     if status is not None:

@@ -44,6 +44,10 @@ NETWORK_DEVICE_DATA_HARDWARE_ADDRESS_MAX_LENGTH = 128
 # DeviceTaintRule is not in resource/v1 in 1.36: resource/v1beta2 (and v1alpha3) types.go.
 DEVICE_TAINT_RULE_STATUS_MAX_CONDITIONS = 8
 
+# ResourcePoolStatusRequest (resource/v1alpha3 types.go): spec.limit's default and maximum.
+RESOURCE_POOL_STATUS_REQUEST_LIMIT_DEFAULT = 100
+RESOURCE_POOL_STATUS_REQUEST_LIMIT_MAX = 1000
+
 # Only in the internal types (pkg/apis/resource/types.go); v1 documents "must not contain more than 10 entries".
 CAPACITY_REQUEST_POLICY_DISCRETE_MAX_OPTIONS = 10
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from webhook.mutation._walk import Patch, child, is_unset
-from webhook.validation.resourcepoolstatusrequest import LIMIT_DEFAULT
+from webhook.limits import RESOURCE_POOL_STATUS_REQUEST_LIMIT_DEFAULT as LIMIT_DEFAULT
 
 
 def default_resource_pool_status_request(obj: dict, old: dict | None, operation: str, now: datetime,

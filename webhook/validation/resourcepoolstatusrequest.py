@@ -18,6 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, forbidden, invalid
+from webhook.limits import RESOURCE_POOL_STATUS_REQUEST_LIMIT_DEFAULT as LIMIT_DEFAULT
+from webhook.limits import RESOURCE_POOL_STATUS_REQUEST_LIMIT_MAX as LIMIT_MAX
 from webhook.profile import Profile
 from webhook.validation._helpers import as_dict, as_int, as_list, as_str
 from webhook.validation.conditions import validate_conditions
@@ -29,9 +31,8 @@ from webhook.validation.equality import semantic_equal
 from webhook.validation.meta import FIELD_IMMUTABLE, validate_object_meta, validate_object_meta_update
 from webhook.validation.options import DEFAULT_OPTIONS, Options
 
-# k8s.io/api resource/v1alpha3: ResourcePoolStatusRequestLimitDefault / ...LimitMax and the tags' bounds.
-LIMIT_DEFAULT = 100
-LIMIT_MIN, LIMIT_MAX = 1, 1000
+# The bounds of the `+k8s:` tags (upstream names no constants for them but the limit's).
+LIMIT_MIN = 1
 MAX_POOLS = 1000
 MAX_CONDITIONS = 10
 VALIDATION_ERROR_MAX_BYTES = 256
