@@ -93,6 +93,18 @@ _capacity_old = slice_(multi(policy_range("10", "0", min="1")))
 _capacity_new = slice_(multi(policy_range("10", "0", min="1")), {"name": "gpu-1"})
 _claim_plain = claim(exact())
 
+
+def pool_status_request(status: dict | None = None, **spec) -> dict:
+    obj = {"apiVersion": f"{GROUP}/v1alpha3", "kind": "ResourcePoolStatusRequest",
+           "metadata": {"name": "node-1-gpus", "resourceVersion": "1"},
+           "spec": {"driver": "gpu.example.com", "limit": 100, **spec}}
+    if status is not None:
+        obj["status"] = status
+    return obj
+
+
+_COMPLETE = {"type": "Complete", "status": "True", "lastTransitionTime": "2026-05-04T09:13:00Z", "reason": "Done"}
+
 CASES = [
     # nodeAllocatableResources replaced nodeAllocatableResourceMappings.
     Case("node-allocatable-resources-new-shape",
@@ -239,6 +251,16 @@ CASES = [
          slice_({"name": "gpu-0", "basic": {"taints": [{"key": "k", "effect": "Bogus"}]}}, version="v1beta1"),
          {("spec.devices[0].taints[0].effect", NOT_SUPPORTED): 1},
          {("spec.devices[0].basic.taints[0].effect", NOT_SUPPORTED): 1}),
+    # ResourcePoolStatusRequest: 1.37 made the declarative listType=map of status.conditions alpha.
+    Case("pool-status-condition-types",
+         pool_status_request({"poolCount": 0, "conditions": [_COMPLETE, _COMPLETE]}),
+         {("status.conditions[1].type", DUPLICATE): 1, ("status.conditions[1]", DUPLICATE): 1},
+         {("status.conditions[1].type", DUPLICATE): 1},
+         old=pool_status_request(), sub_resource="status"),
+    Case("pool-status-default-partition-type-attribute",
+         pool_status_request(defaultPartitionTypeAttribute="profile"),
+         {}, {("spec.defaultPartitionTypeAttribute", INVALID): 1},
+         warnings_136=['unknown field "spec.defaultPartitionTypeAttribute"']),
 ]
 
 

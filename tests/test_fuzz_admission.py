@@ -40,7 +40,7 @@ CAUSE_TYPES = {
 EXPECTED_INTERNAL_CAUSES = ("rounds to zero; the API server cannot evaluate this policy",
                             "cost estimation failed: expression too deeply nested",
                             "generateName was specified")
-STATUS_KINDS = {"ResourceClaim", "DeviceTaintRule"}
+STATUS_KINDS = {"ResourceClaim", "DeviceTaintRule", "ResourcePoolStatusRequest"}
 
 
 # Seeds -----------------------------------------------------------------------------------------
@@ -225,6 +225,19 @@ def _taint_rule(version: str = "v1beta2") -> dict:
                                        "message": "3 pods"}]}}
 
 
+def _pool_status_request() -> dict:
+    return {"apiVersion": f"{GROUP}/v1alpha3", "kind": "ResourcePoolStatusRequest",
+            "metadata": {"name": "node-1-gpus"},
+            "spec": {"driver": "gpu.example.com", "poolName": "node-1", "limit": 10},
+            "status": {"poolCount": 1,
+                       "pools": [{"driver": "gpu.example.com", "poolName": "node-1", "nodeName": "node-1",
+                                  "generation": 3, "resourceSliceCount": 1, "totalDevices": 8,
+                                  "allocatedDevices": 2, "availableDevices": 5, "unavailableDevices": 1,
+                                  "validationError": "incomplete"}],
+                       "conditions": [{"type": "Complete", "status": "True", "lastTransitionTime":
+                                       "2026-05-04T09:13:00Z", "reason": "Done"}]}}
+
+
 def seeds() -> list[tuple[str, dict]]:
     out: list[tuple[str, dict]] = []
     for doc in _examples():
@@ -253,6 +266,7 @@ def seeds() -> list[tuple[str, dict]]:
         out.append((f"class-{version}", _as_version(_device_class(), version)))
     for version in ("v1beta2", "v1alpha3"):
         out.append((f"taintrule-{version}", _taint_rule(version)))
+    out.append(("pool-status-request-v1alpha3", _pool_status_request()))
     stored = []
     for label, obj in out:  # as stored: defaulted, and updates need a resourceVersion
         obj["metadata"].setdefault("resourceVersion", "100")

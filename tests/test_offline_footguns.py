@@ -168,7 +168,7 @@ def test_review_hook_runs_once_over_yaml_and_json_files(tmp_path):
     result = subprocess.run([*hook["entry"].split(), *manifests, str(review_json)], capture_output=True, text=True,
                             cwd=ROOT, env={**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"})
     assert result.returncode == 0, result.stdout
-    assert result.stdout.count("object(s):") == 1 and "10 object(s)" in result.stdout
+    assert result.stdout.count("object(s):") == 1 and "11 object(s)" in result.stdout
 
 
 def test_test_hook_needs_no_args(tmp_path):

@@ -288,7 +288,8 @@ def test_subprocess_stdin_json(tmp_path):
 
 def test_examples_manifests_are_accepted(capsys):
     examples = Path(__file__).resolve().parent.parent / "examples" / "gpu-driver"
-    v1_manifests = [str(p) for p in sorted(examples.glob("*.yaml")) if "devicetaintrule" not in p.name]
+    opt_in = ("devicetaintrule", "resourcepoolstatusrequest")  # API versions a 1.36 cluster serves when enabled
+    v1_manifests = [str(p) for p in sorted(examples.glob("*.yaml")) if not p.name.startswith(opt_in)]
     assert cli.main(["review", "--warnings-as-errors", *v1_manifests]) == 0
     # A 1.36 cluster serves DeviceTaintRule only where it was turned on: allowed, with that said.
     capsys.readouterr()
@@ -299,6 +300,13 @@ def test_examples_manifests_are_accepted(capsys):
         "dra-webhook: resource.k8s.io/v1beta2 DeviceTaintRule is served only by clusters with the API version "
         "enabled (kube-apiserver --runtime-config=resource.k8s.io/v1beta2=true) and the feature gate "
         "DRADeviceTaintRules enabled (disabled by default in Kubernetes 1.36)"]
+    assert cli.main(["review", "-o", "json", str(examples / "resourcepoolstatusrequest.yaml")]) == 0
+    [result] = json.loads(capsys.readouterr().out)["results"]
+    assert result["verdict"] == "allowed"
+    assert result["warnings"] == [
+        "dra-webhook: resource.k8s.io/v1alpha3 ResourcePoolStatusRequest is served only by clusters with the API "
+        "version enabled (kube-apiserver --runtime-config=resource.k8s.io/v1alpha3=true) and the feature gate "
+        "DRAResourcePoolStatus enabled (disabled by default in Kubernetes 1.36)"]
 
 
 def test_output_does_not_depend_on_the_hash_seed(tmp_path):
