@@ -2,8 +2,9 @@
 
 The CREATE, UPDATE and STATUS tables are ported from upstream's
 pkg/registry/resource/resourcepoolstatusrequest/declarative_validation_test.go (TestDeclarativeValidate,
-TestDeclarativeValidateUpdate, TestDeclarativeValidateStatusUpdate; kubernetes commit 008b3652), whose
-expectations hold in both versions. Each goes through the admission path (decoding, defaults where the
+TestDeclarativeValidateUpdate, TestDeclarativeValidateStatusUpdate; kubernetes commit 008b3652, the 1.36
+file), whose expectations hold in both versions; CREATE_1_37 and STATUS_1_37 are the cases the 1.37 file
+adds (the partition and shareable views, `defaultPartitionTypeAttribute`, nil pointers, generation 0). Each goes through the admission path (decoding, defaults where the
 API server applies them, validation) as a served request would. The rest are the differences between
 the two versions, side by side, and what the registry strategy does to each kind of request.
 """
@@ -127,6 +128,92 @@ STATUS = {
 }
 
 
+# The 1.37 file's additions to TestDeclarativeValidate: (object, DRAPartitionableDevicesType on, causes).
+def _attribute(value):
+    return rpsr({"defaultPartitionTypeAttribute": value})
+
+
+CREATE_1_37 = {
+    "valid partitionTypeAttribute": (_attribute("gpu.example.com/profile"), True, []),
+    # Upstream's ErrorMatcher lets one expected error stand for every error of the same type, field and
+    # origin: validate.ResourceFullyQualifiedName gives two here (C identifier, no domain).
+    "invalid partitionTypeAttribute format": (_attribute("invalid attr!"), True,
+                                              k("spec.defaultPartitionTypeAttribute", INV, 2)),
+    "partitionTypeAttribute without domain": (_attribute("profile"), True, k("spec.defaultPartitionTypeAttribute", INV)),
+    "partitionTypeAttribute with feature disabled": (_attribute("gpu.example.com/profile"), False,
+                                                     k("spec.defaultPartitionTypeAttribute", FORB)),
+    "limit nil": (rpsr({"limit": _DROP}), False, k("spec.limit", REQ)),
+}
+
+
+def _capacity(name="mem", **changes):
+    """upstream validShareableCapacity."""
+    entry = {"name": name, "total": "1", "consumed": "0", "available": "1", **changes}
+    return {key: value for key, value in entry.items() if value is not _DROP}
+
+
+def _partition(**changes):
+    entry = {"attribute": "gpu.example.com/profile", "type": "Full", "total": 0, "allocatable": 0, **changes}
+    return {key: value for key, value in entry.items() if value is not _DROP}
+
+
+def _shareable(capacity=None, **changes):
+    entry = {"fullyAvailableDevices": 0, "partiallyAvailableDevices": 0, **changes}
+    if capacity is not None:
+        entry["capacity"] = capacity
+    return {key: value for key, value in entry.items() if value is not _DROP}
+
+
+_AT = "status.pools[0]."
+# The 1.37 file's additions to TestDeclarativeValidateStatusUpdate.
+STATUS_1_37 = {
+    "poolCount nil": ({"pools": []}, k("status.poolCount", REQ)),
+    "pool zero generation": (status([pool(generation=0)]), k(_AT + "generation", REQ)),
+    "partitionSummary maxItems exceeded": (status([pool(partitionSummary=[_partition(type="Full" + "x" * i)
+                                                                           for i in range(33)])]),
+                                           k(_AT + "partitionSummary", MANY)),
+    "partitionSummary empty type": (status([pool(partitionSummary=[_partition(type="")])]),
+                                    k(_AT + "partitionSummary[0].type", REQ)),
+    "partitionSummary negative total": (status([pool(partitionSummary=[_partition(total=-1)])]),
+                                        k(_AT + "partitionSummary[0].total", INV)),
+    "partitionSummary negative allocatable": (status([pool(partitionSummary=[_partition(allocatable=-1)])]),
+                                              k(_AT + "partitionSummary[0].allocatable", INV)),
+    "partitionSummary total required": (status([pool(partitionSummary=[_partition(total=_DROP)])]),
+                                        k(_AT + "partitionSummary[0].total", REQ)),
+    "partitionSummary allocatable required": (status([pool(partitionSummary=[_partition(allocatable=_DROP)])]),
+                                              k(_AT + "partitionSummary[0].allocatable", REQ)),
+    "partitionSummary empty attribute": (status([pool(partitionSummary=[_partition(attribute=_DROP)])]),
+                                         k(_AT + "partitionSummary[0].attribute", REQ)),
+    "partitionSummary duplicate attribute and type": (status([pool(partitionSummary=[_partition(), _partition()])]),
+                                                      k(_AT + "partitionSummary[1]", DUP)),
+    "shareableSummary capacity maxItems exceeded": (status([pool(shareableSummary=_shareable([_capacity()] * 33))]),
+                                                    k(_AT + "shareableSummary.capacity", MANY)),
+    "shareableSummary capacity empty name": (status([pool(shareableSummary=_shareable([_capacity("")]))]),
+                                             k(_AT + "shareableSummary.capacity[0].name", REQ)),
+    "shareableSummary capacity total required": (
+        status([pool(shareableSummary=_shareable([_capacity(total=_DROP)]))]),
+        k(_AT + "shareableSummary.capacity[0].total", REQ)),
+    "shareableSummary capacity consumed required": (
+        status([pool(shareableSummary=_shareable([_capacity(consumed=_DROP)]))]),
+        k(_AT + "shareableSummary.capacity[0].consumed", REQ)),
+    "shareableSummary capacity available required": (
+        status([pool(shareableSummary=_shareable([_capacity(available=_DROP)]))]),
+        k(_AT + "shareableSummary.capacity[0].available", REQ)),
+    "shareableSummary negative fullyAvailableDevices": (
+        status([pool(shareableSummary=_shareable(fullyAvailableDevices=-1))]),
+        k(_AT + "shareableSummary.fullyAvailableDevices", INV)),
+    "shareableSummary negative partiallyAvailableDevices": (
+        status([pool(shareableSummary=_shareable(partiallyAvailableDevices=-1))]),
+        k(_AT + "shareableSummary.partiallyAvailableDevices", INV)),
+    "shareableSummary fullyAvailableDevices required": (
+        status([pool(shareableSummary=_shareable(fullyAvailableDevices=_DROP))]),
+        k(_AT + "shareableSummary.fullyAvailableDevices", REQ)),
+    "shareableSummary partiallyAvailableDevices required": (
+        status([pool(shareableSummary=_shareable(partiallyAvailableDevices=_DROP))]),
+        k(_AT + "shareableSummary.partiallyAvailableDevices", REQ)),
+}
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("name", CREATE)
 def test_create(version, name):
@@ -150,6 +237,26 @@ def test_status_update(version, name):
     old = rpsr(resource_version="1")
     new = rpsr(status=new_status, resource_version="1")
     assert causes_of(validate(version, new, operation="UPDATE", old=old, sub_resource="status")) == Counter(expected)
+
+
+@pytest.mark.parametrize("name", CREATE_1_37)
+def test_create_1_37(name):
+    obj, partition_types, expected = CREATE_1_37[name]
+    gates = GATE + (",DRAPartitionableDevicesType=true" if partition_types else "")
+    response = admit.validate(decode_review(review_body(obj)), profile=make_profile("1.37", gates))
+    assert causes_of(response) == Counter(expected)
+
+
+@pytest.mark.parametrize("name", STATUS_1_37)
+def test_status_update_1_37(name):
+    new_status, expected = STATUS_1_37[name]
+    old = rpsr(resource_version="1")
+    new = rpsr(status=new_status, resource_version="1")
+    response = validate("1.37", new, operation="UPDATE", old=old, sub_resource="status")
+    assert causes_of(response) == Counter(expected)
+    # 1.36 has no such fields (unknown: dropped by the decoder) but the same rules for the others.
+    v136 = validate("1.36", new, operation="UPDATE", old=old, sub_resource="status")
+    assert causes_of(v136) == Counter(e for e in expected if "Summary" not in e[0])
 
 
 def _messages(response) -> list[str]:
