@@ -159,11 +159,24 @@ def _values(chunk: Chunk) -> list[tuple[Any, Any]]:
         except ValueError:
             pass  # not JSON after all: YAML is a superset, let its parser explain the problem
     try:
-        return yamlload.load(chunk.text)
+        return yamlload.load(chunk.text, _budget(chunk))
     except yaml.YAMLError as exc:
         raise InputError(*_yaml_problem(exc, chunk.line)) from None
     except RecursionError:
         raise InputError("cannot parse: nested too deeply", chunk.line) from None
+
+
+_budgets: dict[str, yamlload.AliasBudget] = {}
+
+
+def _budget(chunk: Chunk) -> yamlload.AliasBudget:
+    """The alias budget of the chunk's file, in this process: a file's chunks are parsed in order, so its
+    first chunk starts a new one (a process that gets a later part starts its own)."""
+    if chunk.index == 0 or chunk.file not in _budgets:
+        if len(_budgets) > 1000:
+            _budgets.clear()
+        _budgets[chunk.file] = yamlload.AliasBudget()
+    return _budgets[chunk.file]
 
 
 def _yaml_problem(exc: yaml.YAMLError, first_line: int) -> tuple[str, int | None]:

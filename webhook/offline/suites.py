@@ -118,6 +118,7 @@ def _load_suite(path: str) -> tuple[TestSuite | None, yaml.Node | None, list[Mes
         return None, None, [Message(str(exc))]
     try:
         nodes = list(yamlload.compose_all(text))
+        value = yamlload.build(nodes[0]) if len(nodes) == 1 else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -129,7 +130,7 @@ def _load_suite(path: str) -> tuple[TestSuite | None, yaml.Node | None, list[Mes
         return None, None, [Message("cannot parse: a suite file holds one YAML document, found more",
                                     line=nodes[1].start_mark.line + 1)]
     node = nodes[0] if nodes else None
-    suite, problems = validate(yamlload.build(node))
+    suite, problems = validate(value)
     return suite, node, [Message(message, line=line_of(node, loc)) for loc, message in problems]
 
 

@@ -1,0 +1,59 @@
+"""Hostile inputs to the offline commands (issue 21): what a pull request's manifests may hold when a CI
+job reviews them. Each is refused or escaped for that input alone; the other inputs are still reviewed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from webhook.offline.results import EXIT_INPUT
+
+ROOT = Path(__file__).resolve().parent.parent
+VALID = str(ROOT / "examples" / "gpu-driver" / "deviceclasses.yaml")
+
+
+def alias_bomb(levels: int = 8) -> str:
+    """A ResourceClaim whose opaque parameters expand to 10^(levels+1) nodes (about 800 bytes)."""
+    lines = ["apiVersion: resource.k8s.io/v1", "kind: ResourceClaim", "metadata: {name: bomb, namespace: default}",
+             "spec:", "  devices:", "    requests: [{name: r, exactly: {deviceClassName: gpu.example.com}}]",
+             "    config:", "    - opaque:", "        driver: gpu.example.com", "        parameters:",
+             "          a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"          {chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]"
+              for i in range(levels)]
+    return "\n".join(lines) + "\n"
+
+
+def run_measured(tmp_path: Path, *args: str, timeout: float = 60) -> tuple[subprocess.CompletedProcess, float, int]:
+    """`dra-webhook ARGS` in a fresh process: the result, its wall time and its own peak RSS in bytes
+    (from wait4, so no other child counts)."""
+    import threading
+
+    out_file, err_file = tmp_path / "stdout", tmp_path / "stderr"
+    started = time.monotonic()
+    with out_file.open("w") as out, err_file.open("w") as err:
+        process = subprocess.Popen([sys.executable, "-m", "webhook", *args], stdout=out, stderr=err)
+    timer = threading.Timer(timeout, process.kill)
+    timer.start()
+    try:
+        _, status, usage = os.wait4(process.pid, 0)
+    finally:
+        timer.cancel()
+    process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+    seconds = time.monotonic() - started
+    result = subprocess.CompletedProcess(process.args, process.returncode, out_file.read_text(), err_file.read_text())
+    return result, seconds, usage.ru_maxrss * 1024
+
+
+def test_alias_bomb_is_refused_quickly_and_small_and_the_other_input_still_reviewed(tmp_path):
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(alias_bomb())
+    assert len(bomb.read_bytes()) < 1024
+    result, seconds, peak = run_measured(tmp_path, "review", str(bomb), VALID)
+    assert result.returncode == EXIT_INPUT, result.stdout + result.stderr
+    assert "YAML aliases expand beyond 250,000 nodes in a document; refused" in result.stdout
+    assert "3 allowed" in result.stdout and "1 unreadable" in result.stdout
+    assert "Traceback" not in result.stderr
+    assert seconds < 15 and peak < 512 * 2**20, (seconds, peak)  # measured: 0.4 s, 47 MiB
