@@ -57,3 +57,58 @@ def test_alias_bomb_is_refused_quickly_and_small_and_the_other_input_still_revie
     assert "3 allowed" in result.stdout and "1 unreadable" in result.stdout
     assert "Traceback" not in result.stderr
     assert seconds < 15 and peak < 512 * 2**20, (seconds, peak)  # measured: 0.4 s, 47 MiB
+
+
+# --- output injection: what a manifest names must not forge a line, a workflow command or an escape ----
+
+EVIL = "x\n::error file=README.md,line=1::forged\r\n::add-mask::secret\x1b]0;title\x07\x1b[31m\u202eexe.yaml\ud800"
+FORMATS = ("text", "tap", "github", "junit", "sarif", "json")
+
+
+def _evil_inputs(tmp_path: Path) -> list[str]:
+    import json
+
+    named = tmp_path / "evil.json"  # JSON keeps the lone surrogate a YAML file cannot hold
+    named.write_text(json.dumps({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                                 "metadata": {"name": EVIL, "labels": {EVIL: EVIL}}}))
+    in_name = tmp_path / "a\n::error file=README.md::forged\x1b[2J.yaml"  # a file name is the user's too
+    in_name.write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: 'Bad_Name'}\n")
+    return [str(named), str(in_name), VALID]
+
+
+def _assert_no_injection(out: str) -> None:
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out and "\r" not in out
+    assert not any(0xD800 <= ord(c) <= 0xDFFF for c in out)
+    for line in out.splitlines():
+        assert not line.startswith(("::error file=README.md", "::add-mask::")), line
+
+
+def test_names_from_the_inputs_are_escaped_in_every_output_format(tmp_path, capsys):
+    import json
+    from xml.etree import ElementTree as ET
+
+    from webhook import cli
+
+    paths = _evil_inputs(tmp_path)
+    for output in FORMATS:
+        code = cli.main(["review", "-o", output, *paths])
+        out = capsys.readouterr().out
+        assert code == 1, (output, out)
+        _assert_no_injection(out)
+        if output in ("text", "tap"):
+            assert "x\\n::error file=README.md" in out and "\\x1b]0;title\\x07" in out and "\\u202eexe" in out
+        elif output == "junit":
+            ET.fromstring(out.split("\n", 1)[1])  # well-formed XML (the declaration aside)
+        elif output in ("sarif", "json"):
+            json.loads(out)
+        elif output == "github":  # each annotation stays one line: ours are the only commands
+            assert sum(line.startswith("::error ") for line in out.splitlines()) == 2
+
+
+def test_a_file_name_is_escaped_on_stderr(tmp_path):
+    from support import cli as run_cli
+
+    result = run_cli("test", str(tmp_path / "missing\x1b[2J\n::error::forged.yaml"))
+    assert result.returncode == 2
+    _assert_no_injection(result.stdout + result.stderr)
+    assert "missing\\x1b[2J\\n::error::forged.yaml" in result.stdout + result.stderr

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from webhook import __version__
 from webhook.allocation import command as allocation_command
+from webhook.offline.visible import visible  # what the user named (a file, a flag value), escaped
 
 
 def _whole_number(text: str) -> int:
@@ -256,7 +257,7 @@ def run_serve(args: argparse.Namespace) -> int:
                  extra=logs.fields(caFile=str(files.ca_cert)))
     for path in (cert_file, key_file, args.client_ca_file):
         if path and not Path(path).is_file():
-            print(f"dra-webhook serve: {path}: no such file", file=sys.stderr)
+            print(f"dra-webhook serve: {visible(str(path))}: no such file", file=sys.stderr)
             return 2
     settings = serving.ServerSettings(
         host=args.host, port=args.port, cert_file=cert_file, key_file=key_file, insecure_http=args.insecure_http,
@@ -272,7 +273,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         serving.run(settings, args.log_level)
     except (OSError, RuntimeError) as exc:
-        print(f"dra-webhook serve: {exc}", file=sys.stderr)
+        print(f"dra-webhook serve: {visible(str(exc))}", file=sys.stderr)
         return 2
     return 0
 
@@ -298,10 +299,10 @@ def run_certs(args: argparse.Namespace) -> int:
                                key_type=args.key_type, days=args.days, force=args.force)
         manifests = kustomize.write(args.kustomize, files, args.namespace) if args.kustomize else []
     except certs.CertError as exc:
-        print(f"dra-webhook certs: {exc}", file=sys.stderr)
+        print(f"dra-webhook certs: {visible(str(exc))}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"dra-webhook certs: {exc}", file=sys.stderr)
+        print(f"dra-webhook certs: {visible(str(exc))}", file=sys.stderr)
         return 2
     for path in (files.ca_cert, files.ca_key, files.cert, files.key, *manifests):
         print(path)
@@ -366,7 +367,7 @@ def run(args: argparse.Namespace) -> int:
             args.profile = make_profile(args.kubernetes_version, args.feature_gates,
                                         allow_locked=getattr(args, "allow_locked_gates", False))
         except ProfileError as error:
-            print(f"dra-webhook {args.command}: {error}", file=sys.stderr)
+            print(f"dra-webhook {args.command}: {visible(str(error))}", file=sys.stderr)
             return 2
     if getattr(args, "cel_engine", None) and not (args.command in OFFLINE and args.cel_engine == "auto"):
         # offline, "auto" is resolved on first use: a run without CEL selectors never loads an engine
@@ -375,7 +376,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             cel.configure(args.cel_engine)
         except ValueError as error:
-            print(f"dra-webhook: {error}", file=sys.stderr)
+            print(f"dra-webhook: {visible(str(error))}", file=sys.stderr)
             return 2
     try:
         return COMMANDS[args.command](args)

@@ -59,15 +59,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def _fail(message: str) -> int:
-    from webhook.allocation.render import printable
+    from webhook.offline.visible import visible
 
-    print(f"dra-webhook allocate: {printable(message)}", file=sys.stderr)
+    print(f"dra-webhook allocate: {visible(message)}", file=sys.stderr)
     return EXIT_USAGE
 
 
 def run(args: argparse.Namespace) -> int:
     from webhook.allocation import inputs as read_inputs
     from webhook.allocation import outcome, render
+    from webhook.offline.visible import visible
     from webhook.profile import ProfileError, make_profile
 
     try:  # the command line has built it already (with locked gates allowed); direct callers have not
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = read_inputs.read(args.paths, profile)
     if inputs.problems:
         for source, problem in inputs.problems:
-            print(f"dra-webhook allocate: {render.printable(f'{source}: {problem}')}", file=sys.stderr)
+            print(f"dra-webhook allocate: {visible(f'{source}: {problem}')}", file=sys.stderr)
         return EXIT_USAGE
     if args.all_nodes:
         names = read_inputs.node_names(inputs)

@@ -112,9 +112,11 @@ def run_review(args: argparse.Namespace) -> int:
     code = report(args, Run("review", "object", reviewing.VERDICTS, results, outcome, _settings(args, now),
                             verbose=args.verbose))
     if args.explain and args.output == "text":
+        from webhook.offline.visible import visible
+
         for result in results:
             for note in result.notes:
-                print(f"{result.source}: {result.name.rsplit(' (', 1)[0]}: {note}")  # the name without (CREATE)
+                print(visible(f"{result.source}: {result.name.rsplit(' (', 1)[0]}: {note}"))  # name without (CREATE)
     return code
 
 
@@ -134,7 +136,9 @@ def run_test(args: argparse.Namespace) -> int:
                                  args.validate.capitalize())
         results = suites.run(args.paths, warnings_as_errors=args.warnings_as_errors, cluster=cluster, now=now)
     except suites.SuiteInputError as exc:
-        print(f"dra-webhook test: {exc}", file=sys.stderr)
+        from webhook.offline.visible import visible
+
+        print(f"dra-webhook test: {visible(str(exc))}", file=sys.stderr)
         return 2
     outcome = decide(results, noun="test", allow_empty=args.allow_empty)
     if not results and not args.allow_empty:
