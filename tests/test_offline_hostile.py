@@ -112,3 +112,102 @@ def test_a_file_name_is_escaped_on_stderr(tmp_path):
     assert result.returncode == 2
     _assert_no_injection(result.stdout + result.stderr)
     assert "missing\\x1b[2J\\n::error::forged.yaml" in result.stdout + result.stderr
+
+
+# --- inputs that cannot be parsed or are too large: an error for that input, the others still reviewed ----
+
+def _hostile_inputs(tmp_path: Path) -> dict[str, Path]:
+    head = '{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": '
+    files = {
+        "deep.json": "[" * 100_000 + "]" * 100_000,
+        "deepflow.yaml": "a: " + "[" * 100_000 + "]" * 100_000 + "\n",
+        "digits.yaml": "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: x, generation: "
+                       + "9" * 5_000 + "}\n",
+        "digits.json": head + '"x", "generation": ' + "9" * 5_000 + "}}",
+        "surrogate.json": head + '"x", "annotations": {"a": "\\ud800"}}}',
+        "bomb.yaml": alias_bomb(),
+    }
+    paths = {}
+    for name, text in files.items():
+        paths[name] = tmp_path / name
+        paths[name].write_text(text)
+    huge = paths["huge.yaml"] = tmp_path / "huge.yaml"
+    with huge.open("wb") as file:  # sparse: 100 MiB of nothing, over the default 64 MiB
+        file.truncate(100 * 2**20)
+    return paths
+
+
+def test_unparsable_and_huge_inputs_are_errors_of_their_own_next_to_a_valid_file(tmp_path):
+    import json
+
+    from support import cli as run_cli
+
+    paths = _hostile_inputs(tmp_path)
+    result = run_cli("review", "-o", "json", *map(str, paths.values()), VALID, timeout=60)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == EXIT_INPUT, result.stdout
+    report = json.loads(result.stdout)
+    why = {Path(item["file"]).name: item["messages"][0]["message"] for item in report["results"]
+           if item["verdict"] == "unreadable"}
+    assert why == {
+        "deep.json": "cannot parse: nested too deeply",
+        "deepflow.yaml": "cannot parse: while increasing flow level, exceeded maximum nesting depth (line 1, "
+                         "column 1003)",
+        "digits.yaml": "cannot parse: a number of 5,000 digits is too long to read (at most 4,300)",
+        "digits.json": "cannot parse: a number of 5,000 digits is too long to read (at most 4,300)",
+        "bomb.yaml": "cannot parse: YAML aliases expand beyond 250,000 nodes in a document; refused (line 16, "
+                     "column 22)",
+        "huge.yaml": "cannot read: larger than 64 MiB (--max-input-bytes); refused",
+    }
+    verdicts = {item["name"]: item["verdict"] for item in report["results"] if item["verdict"] != "unreadable"}
+    assert verdicts == {"DeviceClass/x (CREATE)": "allowed",  # the surrogate, as Go decodes it: U+FFFD
+                        "DeviceClass/gpu.example.com (CREATE)": "allowed",
+                        "DeviceClass/gpu-40gi.gpu.example.com (CREATE)": "allowed",
+                        "DeviceClass/h100-full.gpu.example.com (CREATE)": "allowed"}
+
+
+def test_a_lone_surrogate_is_read_as_go_reads_it(tmp_path, capsys):
+    import json
+
+    from webhook import cli
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "x\\udc00y"}}')
+    assert cli.main(["review", "-o", "json", str(bad)]) == 1
+    message = json.loads(capsys.readouterr().out)["results"][0]["messages"][0]["message"]
+    assert 'Invalid value: "x\ufffdy"' in message
+
+
+def test_an_endless_input_is_refused_at_the_limit(tmp_path):
+    from support import cli as run_cli
+
+    endless = "/dev/zero" if Path("/dev/zero").exists() else str(tmp_path / "big.yaml")
+    if endless != "/dev/zero":
+        Path(endless).write_text("# " + "x" * 4 * 2**20 + "\n")
+    for command in (["review"], ["allocate"], ["test"]):
+        result = run_cli(*command, "--max-input-bytes", "1Mi", endless, timeout=60)
+        assert "Traceback" not in result.stderr and "MemoryError" not in result.stderr, result.stderr
+        assert result.returncode == EXIT_INPUT, (command, result.stdout, result.stderr)
+        assert "larger than 1 MiB (--max-input-bytes); refused" in result.stdout + result.stderr
+    with_stdin = run_cli("review", "--max-input-bytes", "1Ki", "-", input="# " + "x" * 2048 + "\n")
+    assert with_stdin.returncode == EXIT_INPUT and "larger than 1 KiB" in with_stdin.stdout
+
+
+def test_suites_and_allocate_report_hostile_inputs_without_a_traceback(tmp_path):
+    from support import cli as run_cli
+
+    paths = _hostile_inputs(tmp_path)
+    tests = "".join(f"- name: {name}\n  object: {name}\n  expect: {{allowed: true}}\n"
+                    for name in ("deep.json", "digits.yaml", "bomb.yaml", "huge.yaml"))
+    (tmp_path / "suite.yaml").write_text(f"apiVersion: dra-webhook/v1alpha1\nkind: TestSuite\ntests:\n{tests}")
+    (tmp_path / "bombsuite.yaml").write_text("apiVersion: dra-webhook/v1alpha1\nkind: TestSuite\n"
+                                             + alias_bomb().split("\n", 3)[3].replace("spec:", "x:", 1))
+    result = run_cli("test", str(tmp_path / "suite.yaml"), str(tmp_path / "bombsuite.yaml"), timeout=60)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == EXIT_INPUT, result.stdout
+    assert result.stdout.count("nested too deeply") == 1 and "5,000 digits" in result.stdout
+    assert result.stdout.count("YAML aliases expand beyond 250,000 nodes") == 2
+    assert "larger than 64 MiB" in result.stdout
+    allocated = run_cli("allocate", *(str(paths[n]) for n in ("deep.json", "digits.json", "bomb.yaml")), VALID)
+    assert "Traceback" not in allocated.stderr and allocated.returncode == EXIT_INPUT, allocated.stderr
+    assert allocated.stderr.count("dra-webhook allocate: ") == 3

@@ -359,6 +359,10 @@ def run(args: argparse.Namespace) -> int:
         # pydantic's plugin discovery reads every installed package's metadata (~10 ms, a twentieth of a short
         # run); plugins only observe validation. A user who sets the variable decides.
         os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    if getattr(args, "max_input_bytes", None):
+        from webhook.offline import loading
+
+        loading.max_input_bytes = args.max_input_bytes
     if hasattr(args, "feature_gates"):
         from webhook.profile import ProfileError, make_profile
 

@@ -54,6 +54,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--total-timeout", type=duration, default=DEFAULT_TOTAL_TIMEOUT_SECONDS, metavar="DURATION",
                         help="with --all-nodes, give up on the nodes not done after this long in all "
                              "(default %s; 0: no limit)" % seconds_text(DEFAULT_TOTAL_TIMEOUT_SECONDS))
+    from webhook.offline.command import add_input_limit
+
+    add_input_limit(parser)
     parser.set_defaults(allow_locked_gates=True)
     return parser
 

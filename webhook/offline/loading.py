@@ -8,6 +8,7 @@ expanded item by item. What cannot be read or parsed is reported as such, with t
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -21,6 +22,10 @@ from webhook.offline import yamlload
 
 SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "<stdin>"
+# An input larger than this is refused before it is parsed (--max-input-bytes): reading /dev/zero, or
+# a generated file gone wrong, must end with an error for that input, not with the memory of the machine.
+DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024
+max_input_bytes = DEFAULT_MAX_INPUT_BYTES  # the command's setting; read in the process that reads the files
 
 
 class InputError(Exception):
@@ -81,16 +86,35 @@ def label(path: str) -> str:
 
 
 def read_text(path: str) -> str:
-    """The text of a file (or of stdin for '-'); InputError for unreadable or non-UTF-8 bytes."""
+    """The text of a file (or of stdin for '-'); InputError for unreadable or non-UTF-8 bytes, or for
+    more than `max_input_bytes`."""
+    limit = max_input_bytes
     try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        if path == "-":
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            with open(path, "rb") as file:
+                size = os.fstat(file.fileno()).st_size  # 0 for a device or a pipe: read to learn
+                data = b"" if size > limit else file.read(limit + 1)
+                size = max(size, len(data))
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}") from None
+    if path == "-":
+        size = len(data)
+    if size > limit:
+        raise InputError(f"cannot read: larger than {_bytes(limit)} (--max-input-bytes); refused")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"cannot read: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
                          f"a binary file?") from None
+
+
+def _bytes(count: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if count >= scale and count % scale == 0:
+            return f"{count // scale} {unit}"
+    return f"{count:,} bytes"
 
 
 # A marker at the start of a line: after a newline (a pattern that starts with one is searched for in C, ~5x
@@ -155,7 +179,9 @@ def _values(chunk: Chunk) -> list[tuple[Any, Any]]:
     stripped = chunk.text.lstrip()
     if chunk.json or stripped[:1] in ("{", "["):
         try:
-            return [(json.loads(chunk.text), None)] if stripped else []
+            return [(_json(chunk.text), None)] if stripped else []
+        except RecursionError:
+            raise InputError("cannot parse: nested too deeply", chunk.line) from None
         except ValueError:
             pass  # not JSON after all: YAML is a superset, let its parser explain the problem
     try:
@@ -177,6 +203,27 @@ def _budget(chunk: Chunk) -> yamlload.AliasBudget:
             _budgets.clear()
         _budgets[chunk.file] = yamlload.AliasBudget()
     return _budgets[chunk.file]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _json(text: str) -> Any:
+    value = json.loads(text)
+    return _go_strings(value) if _SURROGATE_ESCAPE.search(text) else value  # walked only when one may be there
+
+
+def _go_strings(value: Any) -> Any:
+    """What Go's JSON decoder makes of the strings: a lone surrogate escape ("\\ud800", which Python keeps
+    as it is and cannot print or encode) becomes U+FFFD, as kubectl would send it."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_go_strings(item) for item in value]
+    if isinstance(value, dict):
+        return {_go_strings(key): _go_strings(item) for key, item in value.items()}
+    return value
 
 
 def _yaml_problem(exc: yaml.YAMLError, first_line: int) -> tuple[str, int | None]:

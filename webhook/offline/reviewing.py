@@ -229,7 +229,12 @@ def review_batch(batch: list[loading.Chunk | Result], options: Options) -> list[
             out.append(Result(item.file, "document", ERROR, "unreadable", line=exc.line, document=str(item.index),
                               messages=[Message(str(exc), line=exc.line)]))
             continue
-        out.extend(review_document(item.file, doc.document, doc.line, doc.value, options) for doc in documents)
+        for doc in documents:
+            try:
+                out.append(review_document(item.file, doc.document, doc.line, doc.value, options))
+            except RecursionError:  # parsed, but too deep for what walks it (validation, sizing): that input only
+                out.append(Result(item.file, "document", ERROR, "unreadable", line=doc.line, document=doc.document,
+                                  messages=[Message("cannot review: nested too deeply", line=doc.line)]))
     return out
 
 

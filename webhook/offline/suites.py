@@ -59,9 +59,13 @@ def find_suites(paths: list[str]) -> list[tuple[str, str | None]]:
 
 def _declares_suite(path: str) -> bool:
     try:
-        return bool(_SUITE_MARKER.search(Path(path).read_text(encoding="utf-8", errors="replace")))
+        with open(path, "rb") as file:
+            head = file.read(loading.max_input_bytes + 1)
     except OSError:
         return True  # unreadable: report it rather than skip it silently
+    if len(head) > loading.max_input_bytes:
+        return True  # too large to be read: report it rather than skip it silently
+    return bool(_SUITE_MARKER.search(head.decode("utf-8", errors="replace")))
 
 
 @dataclass(frozen=True)

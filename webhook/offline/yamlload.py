@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from typing import Any
 
 import yaml
@@ -51,7 +52,11 @@ def parse_go_int(text: str) -> int | None:
         base, body = 8, body[1:]
     if not body or any(c not in _DIGITS[base] for c in body):
         return None
-    value = int(body, base)
+    try:
+        value = int(body, base)
+    except ValueError:  # beyond sys.get_int_max_str_digits(): converting it costs quadratic time
+        raise yaml.constructor.ConstructorError(None, None, f"a number of {len(body):,} digits is too long to "
+                                                f"read (at most {sys.get_int_max_str_digits():,})", None) from None
     return -value if text[0] == "-" else value
 
 
