@@ -187,8 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="ECDSA P-256 or RSA-2048 (default: %(default)s)")
     certs.add_argument("--days", type=_positive_int, default=365, help="serving certificate validity in days")
     certs.add_argument("--force", action="store_true",
-                       help="replace an existing CA (ca.key) in --out; without it, an existing CA key is never "
-                            "overwritten")
+                       help="replace the files already in --out (ca.crt, ca.key, tls.crt, tls.key); without it "
+                            "none is ever overwritten, and the error names those there")
     test = command.add_test(sub)
     _add_cel_engine(test)
     _add_cluster(test, namespace=True)
