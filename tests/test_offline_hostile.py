@@ -211,3 +211,89 @@ def test_suites_and_allocate_report_hostile_inputs_without_a_traceback(tmp_path)
     allocated = run_cli("allocate", *(str(paths[n]) for n in ("deep.json", "digits.json", "bomb.yaml")), VALID)
     assert "Traceback" not in allocated.stderr and allocated.returncode == EXIT_INPUT, allocated.stderr
     assert allocated.stderr.count("dra-webhook allocate: ") == 3
+
+
+# --- seeded fuzzing of the offline inputs: hostile shapes, every output format, never a crash -------------
+
+FUZZ_SEED = 2026_12_02
+FUZZ_FILES = 24
+_HEAD = "apiVersion: resource.k8s.io/v1\nkind: {kind}\nmetadata: {{name: {name}, namespace: default}}\n"
+
+
+def _hostile_shape(rng) -> tuple[str, str]:
+    """(suffix, text) of one hostile input, chosen and sized by `rng`."""
+    import json
+
+    kind = rng.choice(["DeviceClass", "ResourceClaim", "ResourceSlice", "ResourceClaimTemplate"])
+    evil = "".join(rng.choice(["a", "\n", "\x1b[2J", "\x1b]8;;x\x07", "\u202e", "\x9b", "::error::", "%0A", "\x00"])
+                   for _ in range(rng.randint(1, 12)))
+    shape = rng.randrange(8)
+    if shape == 0:  # aliases, from harmless to a bomb
+        width, levels = rng.randint(2, 12), rng.randint(1, 9)
+        lines = ["spec:", "  x: &a0 [" + ", ".join(["v"] * width) + "]"]
+        lines += [f"  x{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]" for i in range(1, levels)]
+        return ".yaml", _HEAD.format(kind=kind, name="bomb") + "\n".join(lines) + "\n"
+    if shape == 1:  # nesting, in flow YAML or JSON
+        depth = rng.choice([10, 900, 1_001, 5_000, 50_000])
+        body = "[" * depth + "]" * depth
+        if rng.random() < 0.5:
+            return ".json", '{"apiVersion": "resource.k8s.io/v1", "kind": "%s", "metadata": {"name": "d"}, ' \
+                            '"spec": {"x": %s}}' % (kind, body)
+        return ".yaml", _HEAD.format(kind=kind, name="d") + f"spec: {{x: {body}}}\n"
+    if shape == 2:  # long numbers
+        digits = "9" * rng.choice([19, 400, 4_300, 4_301, 20_000])
+        suffix = rng.choice([".yaml", ".json"])
+        if suffix == ".json":
+            return suffix, '{"apiVersion": "resource.k8s.io/v1", "kind": "%s", "metadata": {"name": "n", ' \
+                           '"generation": %s}}' % (kind, digits)
+        return suffix, _HEAD.format(kind=kind, name="n") + f"spec: {{x: {digits}}}\n"
+    if shape == 3:  # surrogates and control characters in JSON strings
+        name = rng.choice(["\\ud800", "\\udfff", "x\\ud83d", "\\u001b[31m", "\\u202e", "a\\u0000b"])
+        return ".json", '{"apiVersion": "resource.k8s.io/v1", "kind": "%s", "metadata": {"name": "%s", ' \
+                        '"labels": {"%s": "%s"}}}' % (kind, name, name, name)
+    if shape == 4:  # names that would forge lines, commands or escapes
+        return ".json", json.dumps({"apiVersion": "resource.k8s.io/v1", "kind": kind,
+                                    "metadata": {"name": evil, "namespace": evil, "annotations": {evil: evil}}})
+    if shape == 5:  # not text at all
+        return ".yaml", bytes(rng.randrange(256) for _ in range(rng.randint(1, 64))).decode("latin-1")
+    if shape == 6:  # broken YAML of every sort
+        return ".yaml", rng.choice(["a: [\n", "? [a]\n: 1\n", "*nowhere\n", "a: &x 1\nb: &x 2\n", "x: &s 1\n<<: *s\n",
+                                    "--- !!binary '%%%'\n", "\t- tab\n", "a: 'unterminated\n"])
+    return rng.choice([".yaml", ".json"]), rng.choice(["[]", "42", '"text"'])  # documents that are no object
+
+
+def test_fuzz_hostile_inputs_in_every_output_format(tmp_path, capsys):
+    import json
+    import random
+    from xml.etree import ElementTree as ET
+
+    from webhook import cli
+
+    rng = random.Random(FUZZ_SEED)
+    paths = []
+    for index in range(FUZZ_FILES):
+        suffix, text = _hostile_shape(rng)
+        path = tmp_path / f"input-{index}{suffix}"
+        path.write_bytes(text.encode("utf-8", "surrogatepass") if rng.random() < 0.9 else text.encode("latin-1"))
+        paths.append(str(path))
+    started = time.monotonic()
+    for output in FORMATS:
+        code = cli.main(["review", "-o", output, *paths, VALID])
+        out = capsys.readouterr().out
+        assert code in (1, 2), (output, out[-500:])
+        _assert_no_injection(out)
+        if output == "junit":
+            ET.fromstring(out.split("\n", 1)[1])
+        elif output == "sarif":
+            json.loads(out)
+        elif output == "json":
+            results = json.loads(out)["results"]
+            assert len({item["file"] for item in results}) == FUZZ_FILES + 1  # every input has its result
+            assert [item["verdict"] for item in results if item["file"] == VALID] == ["allowed"] * 3
+    assert cli.main(["review", "--jobs", "2", *paths, VALID]) in (1, 2)  # parts in worker processes
+    _assert_no_injection(capsys.readouterr().out)
+    assert cli.main(["allocate", *paths, VALID]) == 2  # allocate needs every input: it names each it cannot use
+    err = capsys.readouterr().err
+    _assert_no_injection(err)
+    assert "Traceback" not in err
+    assert time.monotonic() - started < 60  # measured: about 1 s
