@@ -2,7 +2,8 @@
 
 A file is split into its documents at the `---` / `...` markers before anything is parsed, so one
 document at a time is parsed (possibly in another process) and its line is known. `List` kinds are
-expanded item by item. What cannot be read or parsed is reported as such, with the file and line.
+expanded item by item. What cannot be read or parsed is reported as such, with the file and line:
+an input larger than `max_input_bytes`, nesting too deep, a number too long, aliases expanding too far.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ and values are built straight from its events (`load`), which costs half of comp
 nodes are composed only where their marks are needed (`compose_all`, `build`). The scalars are
 resolved here with goyaml.v2's table (`resolve.go`), not PyYAML's: `y`/`n` are booleans, `0755` is
 octal, `0o17`/`0b101` are numbers, base-60 `1:20` and timestamps stay strings. As sigs.k8s.io/yaml's
-JSON conversion does, mapping keys become strings.
+JSON conversion does, mapping keys become strings. Aliases are charged by what they expand to, and a
+document or an input whose aliases expand beyond the budget is refused (`AliasBudget`).
 """
 
 from __future__ import annotations
@@ -188,69 +189,9 @@ def _merged(value: Any, mark: Any) -> dict:
     return out
 
 
-def compose_all(text: str):
-    """The composed documents (nodes; None for an empty document), lazily."""
-    composer = _Composer(text)
-    try:
-        while composer.check_node():
-            yield composer.get_node()
-    finally:
-        composer.dispose()
-
-
-def build(node: yaml.Node | None, budget: AliasBudget | None = None) -> Any:
-    """The value of a composed document; AliasBudgetError if its aliases expand beyond the budget."""
-    if node is None:
-        return None
-    _charge_aliases(node, budget if budget is not None else AliasBudget())
-    return _Builder().build(node)
-
-
-def _charge_aliases(root: yaml.Node, budget: AliasBudget) -> None:
-    """Charges what the aliases of a composed document add: its expanded size less its own nodes. A node
-    met again is an alias (the composer shares it); its expanded size is computed once."""
-    expanded: dict[int, tuple[int, int]] = {}
-    written = [0, 0]
-
-    def walk(node: yaml.Node) -> tuple[int, int]:
-        known = expanded.get(id(node))
-        if known is not None:
-            return known
-        if type(node) is ScalarNode:
-            written[0] += 1
-            written[1] += len(node.value)
-            expanded[id(node)] = found = (1, len(node.value))
-            return found
-        written[0] += 1
-        expanded[id(node)] = (1, 0)  # an alias inside itself counts once, as `load` does
-        nodes = 1
-        size = 0
-        for child in (node.value if type(node) is SequenceNode else (x for pair in node.value for x in pair)):
-            child_nodes, child_size = walk(child)
-            nodes += child_nodes
-            size += child_size
-            if nodes - written[0] > ALIAS_NODES_PER_DOCUMENT or size - written[1] > ALIAS_BYTES_PER_DOCUMENT:
-                break  # over already: the charge below refuses it
-        expanded[id(node)] = (nodes, size)
-        return nodes, size
-
-    nodes, size = walk(root)
-    extra_nodes, extra_size = nodes - written[0], size - written[1]
-    budget.charge(extra_nodes, extra_size, extra_nodes, extra_size, root.start_mark)
-
-
-def load_all(text: str) -> list[Any]:
-    return [value for value, _ in load(text)]
-
-
-# Deeper than this is refused (RecursionError) about where the recursive node builder reached the
-# interpreter's recursion limit; libyaml refuses more than 1000 levels itself, as a syntax error.
-MAX_DEPTH = 950
-
-
 # What aliases may add, counted as what they expand to (nodes, and characters of scalars): an anchored
 # value is built once and shared, but whatever walks the tree later (validation, sizing, output) walks
-# every copy, so 8 levels of 10-way aliases (811 bytes) would be 10^8 nodes. Per document, and per input
+# every copy, so 8 levels of 10-way aliases (800 bytes) would be 10^9 nodes. Per document, and per input
 # (the documents of one file read by one process). Nodes written out in the text are never charged:
 # the input's size bounds those (--max-input-bytes).
 ALIAS_NODES_PER_DOCUMENT = 250_000
@@ -284,6 +225,65 @@ class AliasBudget:
             raise AliasBudgetError(f"{ALIAS_NODES_PER_INPUT:,} nodes in an input", mark)
         if self.bytes > ALIAS_BYTES_PER_INPUT:
             raise AliasBudgetError(f"{ALIAS_BYTES_PER_INPUT // 2**20} MiB of scalars in an input", mark)
+
+
+def compose_all(text: str):
+    """The composed documents (nodes; None for an empty document), lazily."""
+    composer = _Composer(text)
+    try:
+        while composer.check_node():
+            yield composer.get_node()
+    finally:
+        composer.dispose()
+
+
+def build(node: yaml.Node | None, budget: AliasBudget | None = None) -> Any:
+    """The value of a composed document; AliasBudgetError if its aliases expand beyond the budget."""
+    if node is None:
+        return None
+    _charge_aliases(node, budget if budget is not None else AliasBudget())
+    return _Builder().build(node)
+
+
+def _charge_aliases(root: yaml.Node, budget: AliasBudget) -> None:
+    """Charges what the aliases of a composed document add: its expanded size less its own nodes. A node
+    met again is an alias (the composer shares it); its expanded size is computed once, so this walk
+    costs the nodes written, not the nodes expanded."""
+    expanded: dict[int, tuple[int, int]] = {}
+    written = [0, 0]
+
+    def walk(node: yaml.Node) -> tuple[int, int]:
+        known = expanded.get(id(node))
+        if known is not None:
+            return known
+        if type(node) is ScalarNode:
+            written[0] += 1
+            written[1] += len(node.value)
+            expanded[id(node)] = found = (1, len(node.value))
+            return found
+        written[0] += 1
+        expanded[id(node)] = (1, 0)  # an alias inside itself counts once, as `load` does
+        nodes = 1
+        size = 0
+        for child in (node.value if type(node) is SequenceNode else (x for pair in node.value for x in pair)):
+            child_nodes, child_size = walk(child)
+            nodes += child_nodes
+            size += child_size
+        expanded[id(node)] = (nodes, size)
+        return nodes, size
+
+    nodes, size = walk(root)
+    extra_nodes, extra_size = nodes - written[0], size - written[1]
+    budget.charge(extra_nodes, extra_size, extra_nodes, extra_size, root.start_mark)
+
+
+def load_all(text: str) -> list[Any]:
+    return [value for value, _ in load(text)]
+
+
+# Deeper than this is refused (RecursionError) about where the recursive node builder reached the
+# interpreter's recursion limit; libyaml refuses more than 1000 levels itself, as a syntax error.
+MAX_DEPTH = 950
 
 
 # Plain scalars repeat across documents (keys above all); their values are immutable, so they are shared.
