@@ -103,6 +103,7 @@ def read_text(path: str) -> str:
     if path == "-":
         size = len(data)
     if size > limit:
+        del data  # not kept alive by the traceback
         raise InputError(f"cannot read: larger than {_bytes(limit)} (--max-input-bytes); refused")
     try:
         return data.decode("utf-8-sig")

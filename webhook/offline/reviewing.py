@@ -158,13 +158,20 @@ class _Texts:
 
     def __init__(self):
         self.stdin: str | None = None
+        self.refused: dict[str, loading.InputError] = {}  # read once only: /dev/zero costs --max-input-bytes
 
     def read(self, path: str) -> str:
-        if path != "-":
-            return loading.read_text(path)
-        if self.stdin is None:
-            self.stdin = loading.read_text(path)
-        return self.stdin
+        if path in self.refused:
+            raise self.refused[path]
+        try:
+            if path != "-":
+                return loading.read_text(path)
+            if self.stdin is None:
+                self.stdin = loading.read_text(path)
+            return self.stdin
+        except loading.InputError as exc:
+            self.refused[path] = loading.InputError(str(exc), exc.line)  # kept without its frames (and their data)
+            raise
 
 
 def known_namespaces(paths: list[str], texts: _Texts) -> dict:
