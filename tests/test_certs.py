@@ -85,3 +85,17 @@ def test_cli_certs_force_replaces_links_instead_of_writing_through_them(tmp_path
     assert sorted(p.name for p in out.iterdir()) == ["ca.crt", "ca.key", "tls.crt", "tls.key"]
     again = cli("certs", "--out", str(out))
     assert again.returncode == 2 and "ca.crt, ca.key, tls.crt, tls.key already there" in again.stderr
+
+
+def test_cli_certs_kustomize_files_are_replaced_never_written_through_a_link(tmp_path):
+    from webhook.kustomize import SECRET_FILE
+
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    (overlay / SECRET_FILE).symlink_to(victim)
+    result = cli("certs", "--out", str(tmp_path / "out"), "--kustomize", str(overlay))
+    assert result.returncode == 0, result.stderr
+    assert victim.read_text() == "keep me\n" and not (overlay / SECRET_FILE).is_symlink()
+    assert (overlay / SECRET_FILE).stat().st_mode & 0o777 == 0o600

@@ -100,7 +100,7 @@ def _san(hosts: list[str]) -> x509.SubjectAlternativeName:
     return x509.SubjectAlternativeName(names)
 
 
-def _write(path: Path, data: bytes, private: bool, replace: bool) -> None:
+def write_file(path: Path, data: bytes, private: bool, replace: bool) -> None:
     """Writes `path` atomically: a new file (O_EXCL, O_NOFOLLOW: not through a link planted under its
     name) with its final mode, so a key is never readable by others, not even briefly; then renamed to
     `path`, which replaces a file or link there only when `replace` (a rename never follows a link)."""
@@ -185,8 +185,8 @@ def generate(out_dir: str | os.PathLike, *, service: str = DEFAULT_SERVICE, name
         .sign(ca_key, hashes.SHA256())
     )
     files = _files(out)
-    _write(files.ca_key, _pem_key(ca_key), private=True, replace=force)
-    _write(files.ca_cert, ca_cert.public_bytes(serialization.Encoding.PEM), private=False, replace=force)
+    write_file(files.ca_cert, ca_cert.public_bytes(serialization.Encoding.PEM), private=False, replace=force)
+    write_file(files.ca_key, _pem_key(ca_key), private=True, replace=force)
     _issue_serving(files, ca_cert, ca_key, service, namespace, hosts, key_type, days, now, replace=force)
     return files
 
@@ -210,8 +210,8 @@ def _issue_serving(files: CertFiles, ca_cert: x509.Certificate, ca_key, service:
         .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
         .sign(ca_key, hashes.SHA256())
     )
-    _write(files.key, _pem_key(key), private=True, replace=replace)  # the key first: a new cert never meets an old key
-    _write(files.cert, cert.public_bytes(serialization.Encoding.PEM), private=False, replace=replace)
+    write_file(files.cert, cert.public_bytes(serialization.Encoding.PEM), private=False, replace=replace)
+    write_file(files.key, _pem_key(key), private=True, replace=replace)
 
 
 def ensure(out_dir: str | os.PathLike, *, hosts: list[str] | tuple[str, ...] = (),

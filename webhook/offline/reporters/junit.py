@@ -22,7 +22,8 @@ def write(run: Run, out: TextIO) -> None:
     for name, results in groups.items():
         suite = ET.SubElement(root, "testsuite", name=name, tests=str(len(results)),
                               failures=str(_count(results, FAILED)), errors=str(_count(results, ERROR)),
-                              skipped=str(_count(results, SKIPPED)), time=_seconds(results), file=visible(results[0].file))
+                              skipped=str(_count(results, SKIPPED)), time=_seconds(results),
+                              file=visible(results[0].file))
         for result in results:
             _case(suite, name, result)
     ET.indent(root)

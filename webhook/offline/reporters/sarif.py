@@ -63,7 +63,8 @@ def _findings(result: Result) -> list[tuple[str, str, str]]:
 def _location(result: Result) -> dict | None:
     if result.file == STDIN:
         return None
-    location: dict = {"physicalLocation": {"artifactLocation": {"uri": quote(PurePath(result.file).as_posix(), errors="surrogateescape")}}}
+    uri = quote(PurePath(result.file).as_posix(), errors="surrogateescape")  # a name not UTF-8: its own bytes
+    location: dict = {"physicalLocation": {"artifactLocation": {"uri": uri}}}
     if result.line:
         location["physicalLocation"]["region"] = {"startLine": result.line}
     return location
