@@ -55,3 +55,47 @@ def test_cli_certs_rejects_bad_flags(tmp_path):
     result = cli("certs", "--out", str(tmp_path), "--key-type", "dsa")
     assert result.returncode == 2
     assert "invalid choice" in result.stderr
+
+
+def test_cli_certs_never_replaces_a_file_or_follows_a_link_without_force(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    victim = tmp_path / "victim"
+    (out / "ca.key").symlink_to(victim)  # dangling: it must still count as "there", and never be written through
+    (out / "tls.crt").write_text("in use\n")
+    result = cli("certs", "--out", str(out))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "ca.key, tls.crt already there" in result.stderr and "--force" in result.stderr
+    assert not victim.exists() and (out / "tls.crt").read_text() == "in use\n"
+    assert sorted(p.name for p in out.iterdir()) == ["ca.key", "tls.crt"]  # nothing written, nothing left over
+
+
+def test_cli_certs_force_replaces_links_instead_of_writing_through_them(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    victims = {name: tmp_path / f"victim-{name}" for name in ("ca.key", "tls.key", "tls.crt")}
+    for name, victim in victims.items():
+        victim.write_text("keep me\n")
+        (out / name).symlink_to(victim)
+    result = cli("certs", "--out", str(out), "--force")
+    assert result.returncode == 0, result.stderr
+    assert all(victim.read_text() == "keep me\n" for victim in victims.values())
+    for name, mode in (("ca.key", 0o600), ("tls.key", 0o600), ("ca.crt", 0o644), ("tls.crt", 0o644)):
+        assert not (out / name).is_symlink() and (out / name).stat().st_mode & 0o777 == mode, name
+    assert sorted(p.name for p in out.iterdir()) == ["ca.crt", "ca.key", "tls.crt", "tls.key"]
+    again = cli("certs", "--out", str(out))
+    assert again.returncode == 2 and "ca.crt, ca.key, tls.crt, tls.key already there" in again.stderr
+
+
+def test_cli_certs_kustomize_files_are_replaced_never_written_through_a_link(tmp_path):
+    from webhook.kustomize import SECRET_FILE
+
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    (overlay / SECRET_FILE).symlink_to(victim)
+    result = cli("certs", "--out", str(tmp_path / "out"), "--kustomize", str(overlay))
+    assert result.returncode == 0, result.stderr
+    assert victim.read_text() == "keep me\n" and not (overlay / SECRET_FILE).is_symlink()
+    assert (overlay / SECRET_FILE).stat().st_mode & 0o777 == 0o600

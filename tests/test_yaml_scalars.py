@@ -52,11 +52,40 @@ def test_documents_and_empty_documents():
     assert load_all("---\n---\na: 1\n---\n") == [None, {"a": 1}, None]
 
 
+def _alias_bomb(levels: int) -> str:
+    return "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]\n" for i in range(levels))
+
+
 def test_alias_expansion_is_bounded():
-    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]\n" for i in range(8))
-    docs = load_all(bomb)  # shared, not copied: neither time nor memory explodes
-    assert docs[0]["i"][0] is docs[0]["i"][1]
+    """Aliases are charged by what they expand to: 10^9 nodes in a few hundred bytes are refused, both
+    when values are built from events and when they are built from composed nodes (suites)."""
+    from webhook.offline.yamlload import AliasBudgetError, build, compose_all
+
+    with pytest.raises(AliasBudgetError, match="YAML aliases expand beyond 250,000 nodes in a document; refused"):
+        load_all(_alias_bomb(8))
+    with pytest.raises(AliasBudgetError, match="250,000 nodes in a document"):
+        build(next(compose_all(_alias_bomb(8))))
+    big = "a: &a " + "x" * 100_000 + "\nb: [" + ", ".join(["*a"] * 50) + "]\n"  # 5 MB of scalars from 100 KB
+    with pytest.raises(AliasBudgetError, match="4 MiB of scalars in a document"):
+        load_all(big)
+
+
+def test_the_input_budget_counts_every_document():
+    from webhook.offline.yamlload import AliasBudgetError
+
+    each = _alias_bomb(4)  # 111,110 nodes from aliases: under the document's budget
+    value = load_all(each)[0]
+    assert value["e"][0] is value["e"][1]
+    with pytest.raises(AliasBudgetError, match="1,000,000 nodes in an input"):
+        load_all("---\n".join([each] * 10))
+
+
+def test_ordinary_anchors_and_merges_still_load():
+    text = ("defaults: &d {driver: gpu.example.com, parameters: &p {mode: shared, limits: [1, 2, 3]}}\n"
+            "configs: [*d, *d, {<<: *d, extra: *p}]\n")
+    value = load_all(text)[0]
+    assert value["configs"][0] is value["defaults"] and value["configs"][2]["extra"]["limits"] == [1, 2, 3]
 
 
 # Values are built from libyaml's events for speed; nodes are still composed where marks are needed

@@ -2,14 +2,18 @@
 
 The serving certificate's SANs cover the in-cluster Service names and local addresses, so the
 same files work in a cluster and for `dra-webhook serve` on a laptop. Keys are written 0600.
-An existing CA key is never replaced without `force`: clusters and overlays trust that CA.
+No existing file is replaced without `force`: clusters and overlays trust that CA, and the serving
+pair may be in use. Each file is written whole under a new name and then renamed into place, never
+through a symbolic link someone placed in the directory.
 """
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import os
 import re
+import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -96,15 +100,45 @@ def _san(hosts: list[str]) -> x509.SubjectAlternativeName:
     return x509.SubjectAlternativeName(names)
 
 
-def _write(path: Path, data: bytes, private: bool) -> None:
-    # Create with the final mode so a key is never readable by others, not even briefly.
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-    fd = os.open(path, flags, 0o600 if private else 0o644)
+def write_file(path: Path, data: bytes, private: bool, replace: bool) -> None:
+    """Writes `path` atomically: a new file (O_EXCL, O_NOFOLLOW: not through a link planted under its
+    name) with its final mode, so a key is never readable by others, not even briefly; then renamed to
+    `path`, which replaces a file or link there only when `replace` (a rename never follows a link)."""
+    mode = 0o600 if private else 0o644
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode)
     try:
-        os.write(fd, data)
+        try:
+            os.fchmod(fd, mode)  # the umask may have taken bits off the public files' mode
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if replace:
+            os.replace(temporary, path)
+        else:
+            try:
+                os.link(temporary, path)  # fails if anything, even a dangling link, took the name meanwhile
+            except FileExistsError:
+                raise CertError(f"{path} exists: refusing to replace it (use --force)") from None
     finally:
-        os.close(fd)
-    os.chmod(path, 0o600 if private else 0o644)
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+
+
+def _present(path: Path) -> bool:
+    """Whether anything is at `path`: a file, a directory, or a link, even one that points nowhere."""
+    try:
+        os.lstat(path)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return False
+        raise
+    return True
 
 
 def _pem_key(key) -> bytes:
@@ -121,13 +155,15 @@ def generate(out_dir: str | os.PathLike, *, service: str = DEFAULT_SERVICE, name
              now: datetime | None = None, force: bool = False) -> CertFiles:
     """Writes ca.crt, ca.key, tls.crt and tls.key into out_dir and returns their paths.
 
-    CertError if out_dir already holds a CA key, unless `force`.
+    CertError if out_dir already holds any of them (a file or a link), unless `force`.
     """
     now = now or datetime.now(timezone.utc)
     out = Path(out_dir)
-    if _files(out).ca_key.exists() and not force:
-        raise CertError(f"{_files(out).ca_key} exists: refusing to replace the CA that clusters and overlays may "
-                        f"trust (use --force to replace it, or another --out)")
+    present = [path.name for path in vars(_files(out)).values() if _present(path)]
+    if present and not force:
+        raise CertError(f"{out}: {', '.join(present)} already there: refusing to replace them (the CA that "
+                        f"clusters and overlays may trust, the serving pair in use); use --force to replace "
+                        f"them, or another --out")
     for host in hosts:
         parse_hosts(host)
     out.mkdir(parents=True, exist_ok=True)
@@ -149,14 +185,14 @@ def generate(out_dir: str | os.PathLike, *, service: str = DEFAULT_SERVICE, name
         .sign(ca_key, hashes.SHA256())
     )
     files = _files(out)
-    _write(files.ca_cert, ca_cert.public_bytes(serialization.Encoding.PEM), private=False)
-    _write(files.ca_key, _pem_key(ca_key), private=True)
-    _issue_serving(files, ca_cert, ca_key, service, namespace, hosts, key_type, days, now)
+    write_file(files.ca_cert, ca_cert.public_bytes(serialization.Encoding.PEM), private=False, replace=force)
+    write_file(files.ca_key, _pem_key(ca_key), private=True, replace=force)
+    _issue_serving(files, ca_cert, ca_key, service, namespace, hosts, key_type, days, now, replace=force)
     return files
 
 
 def _issue_serving(files: CertFiles, ca_cert: x509.Certificate, ca_key, service: str, namespace: str,
-                   hosts, key_type: str, days: int, now: datetime) -> None:
+                   hosts, key_type: str, days: int, now: datetime, replace: bool = True) -> None:
     ca_name = ca_cert.subject
     key = _new_key(key_type)
     all_hosts = service_hosts(service, namespace, hosts)
@@ -174,8 +210,8 @@ def _issue_serving(files: CertFiles, ca_cert: x509.Certificate, ca_key, service:
         .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
         .sign(ca_key, hashes.SHA256())
     )
-    _write(files.cert, cert.public_bytes(serialization.Encoding.PEM), private=False)
-    _write(files.key, _pem_key(key), private=True)
+    write_file(files.cert, cert.public_bytes(serialization.Encoding.PEM), private=False, replace=replace)
+    write_file(files.key, _pem_key(key), private=True, replace=replace)
 
 
 def ensure(out_dir: str | os.PathLike, *, hosts: list[str] | tuple[str, ...] = (),

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from webhook import __version__
 from webhook.allocation import command as allocation_command
+from webhook.offline.visible import visible  # what the user named (a file, a flag value), escaped
 
 
 def _whole_number(text: str) -> int:
@@ -186,8 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="ECDSA P-256 or RSA-2048 (default: %(default)s)")
     certs.add_argument("--days", type=_positive_int, default=365, help="serving certificate validity in days")
     certs.add_argument("--force", action="store_true",
-                       help="replace an existing CA (ca.key) in --out; without it, an existing CA key is never "
-                            "overwritten")
+                       help="replace the files already in --out (ca.crt, ca.key, tls.crt, tls.key); without it "
+                            "none is ever overwritten, and the error names those there")
     test = command.add_test(sub)
     _add_cel_engine(test)
     _add_cluster(test, namespace=True)
@@ -256,7 +257,7 @@ def run_serve(args: argparse.Namespace) -> int:
                  extra=logs.fields(caFile=str(files.ca_cert)))
     for path in (cert_file, key_file, args.client_ca_file):
         if path and not Path(path).is_file():
-            print(f"dra-webhook serve: {path}: no such file", file=sys.stderr)
+            print(f"dra-webhook serve: {visible(str(path))}: no such file", file=sys.stderr)
             return 2
     settings = serving.ServerSettings(
         host=args.host, port=args.port, cert_file=cert_file, key_file=key_file, insecure_http=args.insecure_http,
@@ -272,7 +273,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         serving.run(settings, args.log_level)
     except (OSError, RuntimeError) as exc:
-        print(f"dra-webhook serve: {exc}", file=sys.stderr)
+        print(f"dra-webhook serve: {visible(str(exc))}", file=sys.stderr)
         return 2
     return 0
 
@@ -298,10 +299,10 @@ def run_certs(args: argparse.Namespace) -> int:
                                key_type=args.key_type, days=args.days, force=args.force)
         manifests = kustomize.write(args.kustomize, files, args.namespace) if args.kustomize else []
     except certs.CertError as exc:
-        print(f"dra-webhook certs: {exc}", file=sys.stderr)
+        print(f"dra-webhook certs: {visible(str(exc))}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"dra-webhook certs: {exc}", file=sys.stderr)
+        print(f"dra-webhook certs: {visible(str(exc))}", file=sys.stderr)
         return 2
     for path in (files.ca_cert, files.ca_key, files.cert, files.key, *manifests):
         print(path)
@@ -358,6 +359,10 @@ def run(args: argparse.Namespace) -> int:
         # pydantic's plugin discovery reads every installed package's metadata (~10 ms, a twentieth of a short
         # run); plugins only observe validation. A user who sets the variable decides.
         os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    if getattr(args, "max_input_bytes", None):
+        from webhook.offline import loading
+
+        loading.max_input_bytes = args.max_input_bytes
     if hasattr(args, "feature_gates"):
         from webhook.profile import ProfileError, make_profile
 
@@ -366,7 +371,7 @@ def run(args: argparse.Namespace) -> int:
             args.profile = make_profile(args.kubernetes_version, args.feature_gates,
                                         allow_locked=getattr(args, "allow_locked_gates", False))
         except ProfileError as error:
-            print(f"dra-webhook {args.command}: {error}", file=sys.stderr)
+            print(f"dra-webhook {args.command}: {visible(str(error))}", file=sys.stderr)
             return 2
     if getattr(args, "cel_engine", None) and not (args.command in OFFLINE and args.cel_engine == "auto"):
         # offline, "auto" is resolved on first use: a run without CEL selectors never loads an engine
@@ -375,7 +380,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             cel.configure(args.cel_engine)
         except ValueError as error:
-            print(f"dra-webhook: {error}", file=sys.stderr)
+            print(f"dra-webhook: {visible(str(error))}", file=sys.stderr)
             return 2
     try:
         return COMMANDS[args.command](args)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from webhook.certs import CertFiles
+from webhook.certs import CertFiles, write_file
 
 SECRET_NAME = "dra-webhook-tls"
 CONFIGURATION_NAME = "dra-webhook"
@@ -50,10 +50,8 @@ def ca_bundle_patch(kind: str, webhook_name: str, ca_pem: bytes) -> dict:
 
 
 def _write_yaml(path: Path, doc: dict, private: bool = False) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if private else 0o644)
-    with os.fdopen(fd, "w") as out:
-        yaml.safe_dump(doc, out, sort_keys=False)
-    os.chmod(path, 0o600 if private else 0o644)
+    # Regenerated on every run, so replaced; but as the certificates are: never through a planted link.
+    write_file(path, yaml.safe_dump(doc, sort_keys=False).encode(), private=private, replace=True)
 
 
 def write(out_dir: str | os.PathLike, files: CertFiles, namespace: str) -> list[Path]:

@@ -55,20 +55,24 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--total-timeout", type=duration, default=DEFAULT_TOTAL_TIMEOUT_SECONDS, metavar="DURATION",
                         help="with --all-nodes, give up on the nodes not done after this long in all "
                              "(default %s; 0: no limit)" % seconds_text(DEFAULT_TOTAL_TIMEOUT_SECONDS))
+    from webhook.offline.command import add_input_limit
+
+    add_input_limit(parser)
     parser.set_defaults(allow_locked_gates=True)
     return parser
 
 
 def _fail(message: str) -> int:
-    from webhook.allocation.render import printable
+    from webhook.offline.visible import visible
 
-    print(f"dra-webhook allocate: {printable(message)}", file=sys.stderr)
+    print(f"dra-webhook allocate: {visible(message)}", file=sys.stderr)
     return EXIT_USAGE
 
 
 def run(args: argparse.Namespace) -> int:
     from webhook.allocation import inputs as read_inputs
     from webhook.allocation import outcome, render
+    from webhook.offline.visible import visible
     from webhook.profile import ProfileError, make_profile
 
     try:  # the command line has built it already (with locked gates allowed); direct callers have not
@@ -81,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = read_inputs.read(args.paths, profile)
     if inputs.problems:
         for source, problem in inputs.problems:
-            print(f"dra-webhook allocate: {render.printable(f'{source}: {problem}')}", file=sys.stderr)
+            print(f"dra-webhook allocate: {visible(f'{source}: {problem}')}", file=sys.stderr)
         return EXIT_USAGE
     if args.all_nodes:
         names = read_inputs.node_names(inputs)

@@ -2,15 +2,15 @@
 
 Names, selectors and messages in the text report come from the inputs: control characters in them
 (a terminal escape sequence, a line break that would forge a report line, bidirectional overrides)
-are written as escapes (`\x1b`, `\n`, `\u202e`); JSON escapes them itself.
+are written as escapes (`\x1b`, `\n`, `\u202e`) by `webhook.offline.visible`; JSON escapes them itself.
 """
 
 from __future__ import annotations
 
 import json
-import re
 
 from webhook.allocation.explain import REASONS
+from webhook.offline.visible import Lines
 
 
 def write_json(outcomes: list, all_nodes: bool, out) -> None:
@@ -20,31 +20,6 @@ def write_json(outcomes: list, all_nodes: bool, out) -> None:
         return
     # One node per line: readable, and the C encoder keeps a thousand nodes fast.
     out.write("[\n" + ",\n".join(json.dumps(o.to_dict()) for o in outcomes) + "\n]\n")
-
-
-# C0 and C1 controls, DEL, and the bidirectional embeddings, overrides and isolates.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def printable(text: str) -> str:
-    """`text` with its control characters escaped."""
-    return _UNPRINTABLE.sub(_escape, text)
-
-
-def _escape(match) -> str:
-    code = ord(match.group())
-    return {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"}.get(code) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-
-
-class _Printable:
-    """A text stream whose lines are escaped: each write is one line, its final line break the report's own."""
-
-    def __init__(self, out) -> None:
-        self.out = out
-
-    def write(self, text: str) -> None:
-        body = text.removesuffix("\n")
-        self.out.write(printable(body) + text[len(body):])
 
 
 def _selector_text(selector: dict) -> str:
@@ -61,7 +36,7 @@ def _claim_name(claim) -> str:
 
 
 def write_text(outcomes: list, all_nodes: bool, out) -> None:
-    out = _Printable(out)
+    out = Lines(out)
     if all_nodes:
         fits = [o.node for o in outcomes if o.fits]
         out.write(f"{len(fits)} of {len(outcomes)} nodes fit" + (f": {', '.join(fits)}" if fits else "") + "\n")

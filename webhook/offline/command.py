@@ -35,6 +35,27 @@ def _rfc3339(text: str):
     return value.astimezone(timezone.utc)
 
 
+_UNITS = {"": 1, "ki": 2**10, "kib": 2**10, "mi": 2**20, "mib": 2**20, "gi": 2**30, "gib": 2**30}
+
+
+def _byte_count(text: str) -> int:
+    import re
+
+    match = re.fullmatch(r"\s*([0-9]{1,12})\s*([A-Za-z]*)\s*", text)
+    if not match or match[2].lower() not in _UNITS or int(match[1]) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size (bytes, or with Ki, Mi, Gi: e.g. 64Mi)")
+    return int(match[1]) * _UNITS[match[2].lower()]
+
+
+def add_input_limit(parser: argparse.ArgumentParser) -> None:
+    """--max-input-bytes, for every offline command that reads manifests."""
+    from webhook.offline.loading import DEFAULT_MAX_INPUT_BYTES
+
+    parser.add_argument("--max-input-bytes", type=_byte_count, default=DEFAULT_MAX_INPUT_BYTES, metavar="SIZE",
+                        help="refuse an input (file or stdin) larger than this, as an error for that input "
+                             "(bytes, or with Ki, Mi, Gi; default: 64Mi)")
+
+
 def add_offline_output(parser: argparse.ArgumentParser) -> None:
     """Flags every offline command shares (review, test, allocate): reporter, verbosity, clock."""
     from webhook.offline.reporters import NAMES
@@ -46,6 +67,7 @@ def add_offline_output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--now", type=_rfc3339, metavar="RFC3339",
                         help="the clock for defaults that need one (DeviceTaintRule timeAdded), for reproducible "
                              "output (default: $SOURCE_DATE_EPOCH if set, else the current time)")
+    add_input_limit(parser)
 
 
 def offline_now(args: argparse.Namespace):
@@ -112,9 +134,11 @@ def run_review(args: argparse.Namespace) -> int:
     code = report(args, Run("review", "object", reviewing.VERDICTS, results, outcome, _settings(args, now),
                             verbose=args.verbose))
     if args.explain and args.output == "text":
+        from webhook.offline.visible import visible
+
         for result in results:
             for note in result.notes:
-                print(f"{result.source}: {result.name.rsplit(' (', 1)[0]}: {note}")  # the name without (CREATE)
+                print(visible(f"{result.source}: {result.name.rsplit(' (', 1)[0]}: {note}"))  # name without (CREATE)
     return code
 
 
@@ -134,7 +158,9 @@ def run_test(args: argparse.Namespace) -> int:
                                  args.validate.capitalize())
         results = suites.run(args.paths, warnings_as_errors=args.warnings_as_errors, cluster=cluster, now=now)
     except suites.SuiteInputError as exc:
-        print(f"dra-webhook test: {exc}", file=sys.stderr)
+        from webhook.offline.visible import visible
+
+        print(f"dra-webhook test: {visible(str(exc))}", file=sys.stderr)
         return 2
     outcome = decide(results, noun="test", allow_empty=args.allow_empty)
     if not results and not args.allow_empty:

@@ -2,12 +2,14 @@
 
 A file is split into its documents at the `---` / `...` markers before anything is parsed, so one
 document at a time is parsed (possibly in another process) and its line is known. `List` kinds are
-expanded item by item. What cannot be read or parsed is reported as such, with the file and line.
+expanded item by item. What cannot be read or parsed is reported as such, with the file and line:
+an input larger than `max_input_bytes`, nesting too deep, a number too long, aliases expanding too far.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -21,6 +23,10 @@ from webhook.offline import yamlload
 
 SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "<stdin>"
+# An input larger than this is refused before it is parsed (--max-input-bytes): reading /dev/zero, or
+# a generated file gone wrong, must end with an error for that input, not with the memory of the machine.
+DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024
+max_input_bytes = DEFAULT_MAX_INPUT_BYTES  # the command's setting; read in the process that reads the files
 
 
 class InputError(Exception):
@@ -81,16 +87,36 @@ def label(path: str) -> str:
 
 
 def read_text(path: str) -> str:
-    """The text of a file (or of stdin for '-'); InputError for unreadable or non-UTF-8 bytes."""
+    """The text of a file (or of stdin for '-'); InputError for unreadable or non-UTF-8 bytes, or for
+    more than `max_input_bytes`."""
+    limit = max_input_bytes
     try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        if path == "-":
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            with open(path, "rb") as file:
+                size = os.fstat(file.fileno()).st_size  # 0 for a device or a pipe: read to learn
+                data = b"" if size > limit else file.read(limit + 1)
+                size = max(size, len(data))
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}") from None
+    if path == "-":
+        size = len(data)
+    if size > limit:
+        del data  # not kept alive by the traceback
+        raise InputError(f"cannot read: larger than {_bytes(limit)} (--max-input-bytes); refused")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"cannot read: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
                          f"a binary file?") from None
+
+
+def _bytes(count: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if count >= scale and count % scale == 0:
+            return f"{count // scale} {unit}"
+    return f"{count:,} bytes"
 
 
 # A marker at the start of a line: after a newline (a pattern that starts with one is searched for in C, ~5x
@@ -155,15 +181,51 @@ def _values(chunk: Chunk) -> list[tuple[Any, Any]]:
     stripped = chunk.text.lstrip()
     if chunk.json or stripped[:1] in ("{", "["):
         try:
-            return [(json.loads(chunk.text), None)] if stripped else []
+            return [(_json(chunk.text), None)] if stripped else []
+        except RecursionError:
+            raise InputError("cannot parse: nested too deeply", chunk.line) from None
         except ValueError:
             pass  # not JSON after all: YAML is a superset, let its parser explain the problem
     try:
-        return yamlload.load(chunk.text)
+        return yamlload.load(chunk.text, _budget(chunk))
     except yaml.YAMLError as exc:
         raise InputError(*_yaml_problem(exc, chunk.line)) from None
     except RecursionError:
         raise InputError("cannot parse: nested too deeply", chunk.line) from None
+
+
+_budgets: dict[str, yamlload.AliasBudget] = {}
+
+
+def _budget(chunk: Chunk) -> yamlload.AliasBudget:
+    """The alias budget of the chunk's file, in this process: a file's chunks are parsed in order, so its
+    first chunk starts a new one (a process that gets a later part starts its own)."""
+    if chunk.index == 0 or chunk.file not in _budgets:
+        if len(_budgets) > 1000:
+            _budgets.clear()
+        _budgets[chunk.file] = yamlload.AliasBudget()
+    return _budgets[chunk.file]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _json(text: str) -> Any:
+    value = json.loads(text)
+    return _go_strings(value) if _SURROGATE_ESCAPE.search(text) else value  # walked only when one may be there
+
+
+def _go_strings(value: Any) -> Any:
+    """What Go's JSON decoder makes of the strings: a lone surrogate escape ("\\ud800", which Python keeps
+    as it is and cannot print or encode) becomes U+FFFD, as kubectl would send it."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_go_strings(item) for item in value]
+    if isinstance(value, dict):
+        return {_go_strings(key): _go_strings(item) for key, item in value.items()}
+    return value
 
 
 def _yaml_problem(exc: yaml.YAMLError, first_line: int) -> tuple[str, int | None]:

@@ -158,13 +158,20 @@ class _Texts:
 
     def __init__(self):
         self.stdin: str | None = None
+        self.refused: dict[str, loading.InputError] = {}  # read once only: /dev/zero costs --max-input-bytes
 
     def read(self, path: str) -> str:
-        if path != "-":
-            return loading.read_text(path)
-        if self.stdin is None:
-            self.stdin = loading.read_text(path)
-        return self.stdin
+        if path in self.refused:
+            raise self.refused[path]
+        try:
+            if path != "-":
+                return loading.read_text(path)
+            if self.stdin is None:
+                self.stdin = loading.read_text(path)
+            return self.stdin
+        except loading.InputError as exc:
+            self.refused[path] = loading.InputError(str(exc), exc.line)  # kept without its frames (and their data)
+            raise
 
 
 def known_namespaces(paths: list[str], texts: _Texts) -> dict:
@@ -229,7 +236,12 @@ def review_batch(batch: list[loading.Chunk | Result], options: Options) -> list[
             out.append(Result(item.file, "document", ERROR, "unreadable", line=exc.line, document=str(item.index),
                               messages=[Message(str(exc), line=exc.line)]))
             continue
-        out.extend(review_document(item.file, doc.document, doc.line, doc.value, options) for doc in documents)
+        for doc in documents:
+            try:
+                out.append(review_document(item.file, doc.document, doc.line, doc.value, options))
+            except RecursionError:  # parsed, but too deep for what walks it (validation, sizing): that input only
+                out.append(Result(item.file, "document", ERROR, "unreadable", line=doc.line, document=doc.document,
+                                  messages=[Message("cannot review: nested too deeply", line=doc.line)]))
     return out
 
 

@@ -59,9 +59,13 @@ def find_suites(paths: list[str]) -> list[tuple[str, str | None]]:
 
 def _declares_suite(path: str) -> bool:
     try:
-        return bool(_SUITE_MARKER.search(Path(path).read_text(encoding="utf-8", errors="replace")))
+        with open(path, "rb") as file:
+            head = file.read(loading.max_input_bytes + 1)
     except OSError:
         return True  # unreadable: report it rather than skip it silently
+    if len(head) > loading.max_input_bytes:
+        return True  # too large to be read: report it rather than skip it silently
+    return bool(_SUITE_MARKER.search(head.decode("utf-8", errors="replace")))
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,7 @@ def _load_suite(path: str) -> tuple[TestSuite | None, yaml.Node | None, list[Mes
         return None, None, [Message(str(exc))]
     try:
         nodes = list(yamlload.compose_all(text))
+        value = yamlload.build(nodes[0]) if len(nodes) == 1 else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -129,7 +134,7 @@ def _load_suite(path: str) -> tuple[TestSuite | None, yaml.Node | None, list[Mes
         return None, None, [Message("cannot parse: a suite file holds one YAML document, found more",
                                     line=nodes[1].start_mark.line + 1)]
     node = nodes[0] if nodes else None
-    suite, problems = validate(yamlload.build(node))
+    suite, problems = validate(value)
     return suite, node, [Message(message, line=line_of(node, loc)) for loc, message in problems]
 
 

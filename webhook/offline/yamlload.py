@@ -5,13 +5,15 @@ and values are built straight from its events (`load`), which costs half of comp
 nodes are composed only where their marks are needed (`compose_all`, `build`). The scalars are
 resolved here with goyaml.v2's table (`resolve.go`), not PyYAML's: `y`/`n` are booleans, `0755` is
 octal, `0o17`/`0b101` are numbers, base-60 `1:20` and timestamps stay strings. As sigs.k8s.io/yaml's
-JSON conversion does, mapping keys become strings.
+JSON conversion does, mapping keys become strings. Aliases are charged by what they expand to, and a
+document or an input whose aliases expand beyond the budget is refused (`AliasBudget`).
 """
 
 from __future__ import annotations
 
 import math
 import re
+import sys
 from typing import Any
 
 import yaml
@@ -51,7 +53,11 @@ def parse_go_int(text: str) -> int | None:
         base, body = 8, body[1:]
     if not body or any(c not in _DIGITS[base] for c in body):
         return None
-    value = int(body, base)
+    try:
+        value = int(body, base)
+    except ValueError:  # beyond sys.get_int_max_str_digits(): converting it costs quadratic time
+        raise yaml.constructor.ConstructorError(None, None, f"a number of {len(body):,} digits is too long to "
+                                                f"read (at most {sys.get_int_max_str_digits():,})", None) from None
     return -value if text[0] == "-" else value
 
 
@@ -183,6 +189,44 @@ def _merged(value: Any, mark: Any) -> dict:
     return out
 
 
+# What aliases may add, counted as what they expand to (nodes, and characters of scalars): an anchored
+# value is built once and shared, but whatever walks the tree later (validation, sizing, output) walks
+# every copy, so 8 levels of 10-way aliases (800 bytes) would be 10^9 nodes. Per document, and per input
+# (the documents of one file read by one process). Nodes written out in the text are never charged:
+# the input's size bounds those (--max-input-bytes).
+ALIAS_NODES_PER_DOCUMENT = 250_000
+ALIAS_BYTES_PER_DOCUMENT = 4 * 1024 * 1024
+ALIAS_NODES_PER_INPUT = 1_000_000
+ALIAS_BYTES_PER_INPUT = 16 * 1024 * 1024
+
+
+class AliasBudgetError(yaml.YAMLError):
+    """Aliases expand beyond the budget: refused, as a parse error of the input."""
+
+    def __init__(self, limit: str, mark: Any = None):
+        super().__init__(f"YAML aliases expand beyond {limit}; refused")
+        self.problem, self.problem_mark = str(self), mark
+
+
+class AliasBudget:
+    """What aliases have added so far in one input; `load` charges it and refuses past the limits."""
+
+    def __init__(self) -> None:
+        self.nodes = self.bytes = 0
+
+    def charge(self, document_nodes: int, document_bytes: int, nodes: int, size: int, mark: Any) -> None:
+        if document_nodes > ALIAS_NODES_PER_DOCUMENT:
+            raise AliasBudgetError(f"{ALIAS_NODES_PER_DOCUMENT:,} nodes in a document", mark)
+        if document_bytes > ALIAS_BYTES_PER_DOCUMENT:
+            raise AliasBudgetError(f"{ALIAS_BYTES_PER_DOCUMENT // 2**20} MiB of scalars in a document", mark)
+        self.nodes += nodes
+        self.bytes += size
+        if self.nodes > ALIAS_NODES_PER_INPUT:
+            raise AliasBudgetError(f"{ALIAS_NODES_PER_INPUT:,} nodes in an input", mark)
+        if self.bytes > ALIAS_BYTES_PER_INPUT:
+            raise AliasBudgetError(f"{ALIAS_BYTES_PER_INPUT // 2**20} MiB of scalars in an input", mark)
+
+
 def compose_all(text: str):
     """The composed documents (nodes; None for an empty document), lazily."""
     composer = _Composer(text)
@@ -193,8 +237,44 @@ def compose_all(text: str):
         composer.dispose()
 
 
-def build(node: yaml.Node | None) -> Any:
-    return None if node is None else _Builder().build(node)
+def build(node: yaml.Node | None, budget: AliasBudget | None = None) -> Any:
+    """The value of a composed document; AliasBudgetError if its aliases expand beyond the budget."""
+    if node is None:
+        return None
+    _charge_aliases(node, budget if budget is not None else AliasBudget())
+    return _Builder().build(node)
+
+
+def _charge_aliases(root: yaml.Node, budget: AliasBudget) -> None:
+    """Charges what the aliases of a composed document add: its expanded size less its own nodes. A node
+    met again is an alias (the composer shares it); its expanded size is computed once, so this walk
+    costs the nodes written, not the nodes expanded."""
+    expanded: dict[int, tuple[int, int]] = {}
+    written = [0, 0]
+
+    def walk(node: yaml.Node) -> tuple[int, int]:
+        known = expanded.get(id(node))
+        if known is not None:
+            return known
+        if type(node) is ScalarNode:
+            written[0] += 1
+            written[1] += len(node.value)
+            expanded[id(node)] = found = (1, len(node.value))
+            return found
+        written[0] += 1
+        expanded[id(node)] = (1, 0)  # an alias inside itself counts once, as `load` does
+        nodes = 1
+        size = 0
+        for child in (node.value if type(node) is SequenceNode else (x for pair in node.value for x in pair)):
+            child_nodes, child_size = walk(child)
+            nodes += child_nodes
+            size += child_size
+        expanded[id(node)] = (nodes, size)
+        return nodes, size
+
+    nodes, size = walk(root)
+    extra_nodes, extra_size = nodes - written[0], size - written[1]
+    budget.charge(extra_nodes, extra_size, extra_nodes, extra_size, root.start_mark)
 
 
 def load_all(text: str) -> list[Any]:
@@ -210,9 +290,11 @@ MAX_DEPTH = 950
 _PLAIN_VALUES: dict[str, Any] = {}
 
 
-def load(text: str) -> list[tuple[Any, Any]]:
+def load(text: str, budget: AliasBudget | None = None) -> list[tuple[Any, Any]]:
     """Each document's value with the start mark of its root, built from libyaml's events: the same
-    values as `build(node)` of every composed node, and the same errors."""
+    values as `build(node)` of every composed node, and the same errors. Aliases are charged to
+    `budget` (a new one: this text is the whole input); AliasBudgetError past it."""
+    budget = budget if budget is not None else AliasBudget()
     parser = _Composer(text)
     get = parser.get_event
     plain = _PLAIN_VALUES
@@ -223,7 +305,7 @@ def load(text: str) -> list[tuple[Any, Any]]:
         get()  # stream start
         while type(get()) is not StreamEndEvent:  # a document start
             try:
-                documents.append(_document(get, plain))
+                documents.append(_document(get, plain, budget))
             except (yaml.constructor.ConstructorError, RecursionError):
                 while type(get()) is not DocumentEndEvent:
                     pass  # a syntax error later in the document is reported first, as when composing
@@ -233,11 +315,17 @@ def load(text: str) -> list[tuple[Any, Any]]:
     return documents
 
 
-def _document(get, plain: dict[str, Any]) -> tuple[Any, Any]:
+def _document(get, plain: dict[str, Any], budget: AliasBudget) -> tuple[Any, Any]:
     # The innermost open mapping or sequence lives in locals (its value, start mark, and for a mapping
     # the pending key, whether it is a merge key, what merge keys bring); the enclosing ones wait on
     # `stack` as tuples. Locals, not an object per container: this loop runs once per event.
+    # `nodes` and `size` count the document as expanded (an alias counts what its anchor holds); an
+    # anchored container's expanded size is the difference between its end and its start.
     anchors: dict[str, tuple[Any, Any]] = {}  # name -> (value, mark), per document as the composer has them
+    sizes: dict[str, tuple[int, int]] = {}  # anchor -> expanded (nodes, size); (1, 0) while still open
+    nodes = size = alias_nodes = alias_size = 0
+    opened_anchor: str | None = None
+    opened_at = (0, 0)
     stack: list[tuple] = []
     container: Any = None  # None: nothing open, the next value is the root
     is_list = has_key = merge = False
@@ -264,23 +352,36 @@ def _document(get, plain: dict[str, Any]) -> tuple[Any, Any]:
             else:
                 value = text  # !!str, and other tags: goyaml.v2 keeps the text
             mark = event  # its start_mark, read only where needed (a merge error, the root's line)
+            nodes += 1
+            size += len(text)
             if event.anchor is not None:
                 _anchor(anchors, event, value)
+                sizes[event.anchor] = (1, len(text))
         elif cls is MappingStartEvent or cls is SequenceStartEvent:
             if len(stack) >= MAX_DEPTH:
                 raise RecursionError("nested too deeply")
-            stack.append((container, is_list, key, has_key, merge, merged, opened_mark))
+            stack.append((container, is_list, key, has_key, merge, merged, opened_mark, opened_anchor, opened_at))
             is_list = cls is SequenceStartEvent
             container = [] if is_list else {}
             opened_mark = event.start_mark
             key, has_key, merge, merged = None, False, False, None
-            if event.anchor is not None:
+            nodes += 1
+            opened_anchor = event.anchor
+            if opened_anchor is not None:
                 _anchor(anchors, event, container)
+                sizes[opened_anchor] = (1, 0)  # an alias inside itself: goyaml.v2 refuses it, we share it
+                opened_at = (nodes, size)
             continue
         elif cls is AliasEvent:
             if event.anchor not in anchors:
                 raise ComposerError(None, None, "found undefined alias", event.start_mark)
             value, mark = anchors[event.anchor]
+            more_nodes, more_size = sizes[event.anchor]
+            nodes += more_nodes
+            size += more_size
+            alias_nodes += more_nodes
+            alias_size += more_size
+            budget.charge(alias_nodes, alias_size, more_nodes, more_size, event.start_mark)
         elif cls is DocumentEndEvent:
             return root, root_mark
         else:  # the end of the innermost mapping or sequence
@@ -288,7 +389,9 @@ def _document(get, plain: dict[str, Any]) -> tuple[Any, Any]:
                 for merged_key, merged_value in merged.items():
                     container.setdefault(merged_key, merged_value)
             value, mark = container, opened_mark
-            container, is_list, key, has_key, merge, merged, opened_mark = stack.pop()
+            if opened_anchor is not None:
+                sizes[opened_anchor] = (nodes - opened_at[0] + 1, size - opened_at[1])
+            container, is_list, key, has_key, merge, merged, opened_mark, opened_anchor, opened_at = stack.pop()
         if container is None:
             root, root_mark = value, _start(mark)
         elif is_list:

@@ -5,24 +5,27 @@ from __future__ import annotations
 from typing import TextIO
 
 from webhook.offline.results import ERROR, FAILED, Result, Run
+from webhook.offline.visible import visible
 
 
 def write(run: Run, out: TextIO) -> None:
     for result in run.results:
         if result.outcome in (FAILED, ERROR):
-            text = "\n".join((f"{m.field}: {m.text}" if m.field else m.text) for m in result.messages)
+            text = "\n".join(visible(f"{m.field}: {m.text}" if m.field else m.text) for m in result.messages)
             out.write(_command("error", f"{result.name}: {result.verdict}", text or result.verdict, result))
         for warning in result.warnings:
-            out.write(_command("warning", f"{result.name}: warning", warning, result))
-    out.write(run.summary_line() + "\n")
-    out.write(f"exit {run.exit.code}: {run.exit.reason}\n")
+            out.write(_command("warning", f"{result.name}: warning", visible(warning), result))
+    out.write(visible(run.summary_line()) + "\n")
+    out.write(visible(f"exit {run.exit.code}: {run.exit.reason}") + "\n")
 
 
 def _command(level: str, title: str, message: str, result: Result) -> str:
-    properties = f"file={_escape_property(result.file)}"
+    # Escaped twice: control characters made visible (a terminal reads the log too), then the workflow
+    # command's own escapes; line breaks between messages are ours, sent as %0A.
+    properties = f"file={_escape_property(visible(result.file))}"
     if result.line:
         properties += f",line={result.line}"
-    properties += f",title={_escape_property(title)}"
+    properties += f",title={_escape_property(visible(title))}"
     return f"::{level} {properties}::{_escape_data(message)}\n"
 
 

@@ -6,19 +6,24 @@ from typing import TextIO
 from xml.etree import ElementTree as ET
 
 from webhook.offline.results import ERROR, FAILED, SKIPPED, Result, Run
+from webhook.offline.visible import visible
+
+# Every string from the inputs goes through `visible`: XML 1.0 cannot hold most control characters at
+# all (not even as references), and a reader's terminal should not get the others.
 
 
 def write(run: Run, out: TextIO) -> None:
     groups: dict[str, list[Result]] = {}
     for result in run.results:
-        groups.setdefault(result.group or result.file, []).append(result)
+        groups.setdefault(visible(result.group or result.file), []).append(result)
     root = ET.Element("testsuites", name=f"dra-webhook {run.command}", tests=str(len(run.results)),
                       failures=str(_count(run.results, FAILED)), errors=str(_count(run.results, ERROR)),
                       skipped=str(_count(run.results, SKIPPED)), time=_seconds(run.results))
     for name, results in groups.items():
         suite = ET.SubElement(root, "testsuite", name=name, tests=str(len(results)),
                               failures=str(_count(results, FAILED)), errors=str(_count(results, ERROR)),
-                              skipped=str(_count(results, SKIPPED)), time=_seconds(results), file=results[0].file)
+                              skipped=str(_count(results, SKIPPED)), time=_seconds(results),
+                              file=visible(results[0].file))
         for result in results:
             _case(suite, name, result)
     ET.indent(root)
@@ -29,12 +34,12 @@ def write(run: Run, out: TextIO) -> None:
 
 def _case(parent: ET.Element, classname: str, result: Result) -> None:
     name = result.name if result.document is None else f"{result.name} #{result.document}"
-    case = ET.SubElement(parent, "testcase", name=name, classname=classname, file=result.file,
+    case = ET.SubElement(parent, "testcase", name=visible(name), classname=classname, file=visible(result.file),
                          time=f"{result.seconds:.3f}")
     if result.line:
         case.set("line", str(result.line))
-    text = "\n".join((f"{m.field}: {m.text}" if m.field else m.text) for m in result.messages)
-    first = result.messages[0].text if result.messages else result.verdict
+    text = "\n".join(visible(f"{m.field}: {m.text}" if m.field else m.text) for m in result.messages)
+    first = visible(result.messages[0].text) if result.messages else result.verdict
     if result.outcome == FAILED:
         ET.SubElement(case, "failure", message=first, type=result.verdict).text = text
     elif result.outcome == ERROR:
@@ -42,7 +47,7 @@ def _case(parent: ET.Element, classname: str, result: Result) -> None:
     elif result.outcome == SKIPPED:
         ET.SubElement(case, "skipped", message=first)
     if result.warnings:
-        ET.SubElement(case, "system-out").text = "\n".join(f"warning: {w}" for w in result.warnings)
+        ET.SubElement(case, "system-out").text = "\n".join(f"warning: {visible(w)}" for w in result.warnings)
 
 
 def _count(results: list[Result], outcome: str) -> int:

@@ -10,6 +10,7 @@ from urllib.parse import quote
 from webhook import __version__
 from webhook.offline.loading import STDIN
 from webhook.offline.results import ERROR, FAILED, Result, Run
+from webhook.offline.visible import visible
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 RULES = {
@@ -25,8 +26,9 @@ def write(run: Run, out: TextIO) -> None:
     results, rules = [], {}
     for result in run.results:
         for rule, level, text in _findings(result):
+            rule = visible(rule)
             rules.setdefault(rule, RULES.get(rule, f"Denied by the API server's validation: {rule}"))
-            entry = {"ruleId": rule, "level": level, "message": {"text": text}}
+            entry = {"ruleId": rule, "level": level, "message": {"text": visible(text)}}
             location = _location(result)
             if location:
                 entry["locations"] = [location]
@@ -61,7 +63,8 @@ def _findings(result: Result) -> list[tuple[str, str, str]]:
 def _location(result: Result) -> dict | None:
     if result.file == STDIN:
         return None
-    location: dict = {"physicalLocation": {"artifactLocation": {"uri": quote(PurePath(result.file).as_posix())}}}
+    uri = quote(PurePath(result.file).as_posix(), errors="surrogateescape")  # a name not UTF-8: its own bytes
+    location: dict = {"physicalLocation": {"artifactLocation": {"uri": uri}}}
     if result.line:
         location["physicalLocation"]["region"] = {"startLine": result.line}
     return location

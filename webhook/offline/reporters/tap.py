@@ -6,9 +6,11 @@ import json
 from typing import TextIO
 
 from webhook.offline.results import ERROR, FAILED, SKIPPED, Run
+from webhook.offline.visible import Lines
 
 
 def write(run: Run, out: TextIO) -> None:
+    out = Lines(out)  # one line per write; a name with a line break would forge a test point
     out.write("TAP version 13\n")
     out.write(f"1..{len(run.results)}\n")
     for number, result in enumerate(run.results, 1):

@@ -1,13 +1,17 @@
-"""Text for people: failures (and warnings) only unless verbose, then the summary and why the exit code."""
+"""Text for people: failures (and warnings) only unless verbose, then the summary and why the exit code.
+
+Every write is one line; what it prints from the inputs is escaped (`webhook.offline.visible`)."""
 
 from __future__ import annotations
 
 from typing import TextIO
 
 from webhook.offline.results import ERROR, FAILED, Result, Run
+from webhook.offline.visible import Lines
 
 
 def write(run: Run, out: TextIO) -> None:
+    out = Lines(out)  # names, files and messages come from the inputs: one line each, escaped
     for result in run.results:
         if run.verbose or result.outcome in (FAILED, ERROR) or result.warnings:
             _result(result, out, run.verbose)
