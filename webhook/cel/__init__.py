@@ -63,7 +63,8 @@ def _sanitize(expression: str) -> tuple[str, int]:
 
 def features_for(profile) -> Features:
     """The CEL environment's feature set for a `webhook.profile.Profile`."""
-    return _features(profile.enabled("DRAConsumableCapacity"), profile.enabled("DRAListTypeAttributes"))
+    # Without DRAListTypeAttributes (off, or before 1.36) attribute values are `any`: 1.35's environment.
+    return _features(profile.enabled("DRAConsumableCapacity"), profile.gate("DRAListTypeAttributes"))
 
 
 @lru_cache(maxsize=None)  # asked per selector; four possible values
