@@ -35,6 +35,7 @@ _TABLE: dict[str, tuple] = {
     "map_key_errors_at_key":           (True,      False,     False),
     "list_type_attributes":            (False,     True,      True),
     "taint_rule_effect_moves_time":    (False,     True,      True),
+    "allocator_ported":                (False,     True,      True),
 }
 
 
@@ -71,6 +72,9 @@ class Behaviours:
     list_type_attributes: bool
     # A DeviceTaintRule update that changes the effect moves `spec.taint.timeAdded` to now.
     taint_rule_effect_moves_time: bool
+    # `allocate` runs this release's own structured allocator; False: the next release's, with this
+    # release's gates (1.35: the v0.36 allocator; its gates still choose stable/incubating/experimental).
+    allocator_ported: bool
 
 
 def _build() -> Mapping[str, Behaviours]:
