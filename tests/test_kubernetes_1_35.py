@@ -201,3 +201,19 @@ def test_suite_kubernetes_version_1_35(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     suite.write_text(_SUITE.replace('kubernetesVersion: "1.35"', 'kubernetesVersion: "1.36"'))
     assert _cli("test", str(suite)).returncode == 1
+
+
+def test_stored_selectors_have_no_includes_before_list_attributes():
+    """An unchanged DeviceClass selector is compiled as stored (every library); 1.35's has no includes()."""
+    expression = 'device.attributes["gpu.example.com"].cores.includes(1)'
+    cls = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+           "metadata": {"name": "gpu.example.com", "resourceVersion": "1"},
+           "spec": {"selectors": [{"cel": {"expression": expression}}]}}
+    relabelled = {**cls, "metadata": {**cls["metadata"], "labels": {"x": "y"}}}
+    body = review_body(relabelled, operation="UPDATE", old=cls)
+    path = "spec.selectors[0].cel.expression"
+    for profile, allowed in ((make_profile("1.36"), True), (make_profile("1.35"), False)):
+        response = admit.validate(decode_review(body), profile=profile)
+        assert response.allowed is allowed, (profile.version, response.status)
+        if not allowed:
+            assert [c["field"] for c in response.status["details"]["causes"]] == [path]
