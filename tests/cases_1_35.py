@@ -91,6 +91,28 @@ CASES = [
          _counter_slice({BAD: {"value": "1Gi"}}),
          {(f"spec.sharedCounters[0].counters[{BAD}]", INVALID): 1},
          {("spec.sharedCounters[0].counters", INVALID): 1}),
+    # A v1beta1 request: converted to v1, validated there, paths v1-shaped (no declarative takeover in 1.35).
+    Case("bad-attribute-v1beta1",
+         slice_({"name": "device-0", "basic": {"attributes": {BAD: {"string": "x"}},
+                                               "capacity": {"memory": {"value": "1Gi"}}}}, version="v1beta1"),
+         {(f"{_D}[0].attributes[{BAD}]", INVALID): 1}, {(f"{_D}[0].attributes", INVALID): 1}),
+    # Same verdict in both: the TooMany check before validateMap's loop, and the 64-device limit.
+    Case("too-many-counters-in-counter-set",
+         _counter_slice({f"memory-{i}": {"value": "1Gi"} for i in range(33)}),
+         {("spec.sharedCounters[0].counters", TOO_MANY): 1}, {("spec.sharedCounters[0].counters", TOO_MANY): 1}),
+    Case("too-many-counters-in-device-counter-consumption",
+         slice_({"name": "device-0", "consumesCounters": [
+             {"counterSet": "counterset-0", "counters": {f"memory-{i}": {"value": "1Gi"} for i in range(33)}}]}),
+         {(f"{_D}[0].consumesCounters[0].counters", TOO_MANY): 1},
+         {(f"{_D}[0].consumesCounters[0].counters", TOO_MANY): 1}),
+    Case("too-many-devices-with-consumes-counters",
+         slice_(*[_device(i, **({"consumesCounters": [{"counterSet": "counterset-0",
+                                                       "counters": {"memory": {"value": "1Gi"}}}]} if i == 0 else {}))
+                  for i in range(65)]),
+         {(_D, TOO_MANY): 1}, {(_D, TOO_MANY): 1}),
+    Case("too-large-taints",
+         slice_(*[_device(i, taints=[{"key": "example.com/taint", "effect": "NoExecute"}]) for i in range(65)]),
+         {(_D, TOO_MANY): 1}, {(_D, TOO_MANY): 1}),
     # Derived: the same validateMap for capacity (96) and consumed counters (63, shortened).
     Case("bad-capacity-key",
          slice_(_device(0, capacity={"bad key": {"value": "1"}})),
