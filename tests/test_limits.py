@@ -49,6 +49,7 @@ PINNED = {
     "RESOURCE_POOL_STATUS_REQUEST_LIMIT_MAX": 1000,
     "CAPACITY_REQUEST_POLICY_DISCRETE_MAX_OPTIONS": 10,
     "ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH": 96,
+    "COUNTER_MAX_KEY_LENGTH": 63,  # validation.DNS1123LabelMaxLength, validateMap's shortening of counter names
     # Added by Kubernetes 1.37 (types.go of the release's resource/v1).
     "DEVICE_COMPATIBILITY_GROUPS_MAX_SIZE": 2,
     "DEVICE_DERIVED_ATTRIBUTES_MAX_SIZE": 32,

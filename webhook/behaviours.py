@@ -15,24 +15,29 @@ from typing import Mapping
 # The node-allocatable resource models of ResourceSlice devices.
 MAPPINGS = "nodeAllocatableResourceMappings"  # 1.36: map of resource -> {capacityKey, allocationMultiplier}
 RESOURCES = "nodeAllocatableResources"  # 1.37: the reshaped struct
+NO_MODEL = None  # 1.35: devices declare nothing they take from their node (either name is an unknown field)
 
-VERSIONS: tuple[str, ...] = ("1.36", "1.37")
+VERSIONS: tuple[str, ...] = ("1.35", "1.36", "1.37")
 
-# name: (1.36, 1.37)  — see the Behaviours fields for what each one means.
+# name: (1.35, 1.36, 1.37)  — see the Behaviours fields for what each one means.
 _TABLE: dict[str, tuple] = {
-    "declarative_validation":          (False,     True),
-    "capacity_ratcheting":             (False,     True),
-    "stored_selectors_recompiled":     (True,      False),
-    "valid_range_bounds":              (False,     True),
-    "result_tolerations_validated":    (False,     True),
-    "node_allocatable_model":          (MAPPINGS,  RESOURCES),
-    "partition_type_attribute":        (False,     True),
-    "skip_node_operations":            (False,     True),
-    "derived_attributes":              (False,     True),
-    "allocator_full_rollback":         (False,     True),
-    "compatibility_group_skew":        (False,     True),
-    "pool_status_conditions_unique":   (True,      False),
-    "pool_status_partition_views":     (False,     True),
+    "declarative_validation":          (False,     False,     True),
+    "capacity_ratcheting":             (False,     False,     True),
+    "stored_selectors_recompiled":     (True,      True,      False),
+    "valid_range_bounds":              (False,     False,     True),
+    "result_tolerations_validated":    (False,     False,     True),
+    "node_allocatable_model":          (NO_MODEL,  MAPPINGS,  RESOURCES),
+    "partition_type_attribute":        (False,     False,     True),
+    "skip_node_operations":            (False,     False,     True),
+    "derived_attributes":              (False,     False,     True),
+    "allocator_full_rollback":         (False,     False,     True),
+    "compatibility_group_skew":        (False,     False,     True),
+    "map_key_errors_at_key":           (True,      False,     False),
+    "list_type_attributes":            (False,     True,      True),
+    "taint_rule_effect_moves_time":    (False,     True,      True),
+    "allocator_ported":                (False,     True,      True),
+    "pool_status_conditions_unique":   (False,     True,      False),
+    "pool_status_partition_views":     (False,     False,     True),
 }
 
 
@@ -49,8 +54,8 @@ class Behaviours:
     valid_range_bounds: bool
     # Allocation result tolerations are validated like request tolerations.
     result_tolerations_validated: bool
-    # Which field of a device declares what it takes from its node (MAPPINGS or RESOURCES).
-    node_allocatable_model: str
+    # Which field of a device declares what it takes from its node (MAPPINGS, RESOURCES or NO_MODEL).
+    node_allocatable_model: str | None
     # ResourceSlice spec.partitionTypeAttribute exists.
     partition_type_attribute: bool
     # ResourceSlice spec.skipNodeOperations and allocation results' skipNodeOperations exist.
@@ -61,8 +66,19 @@ class Behaviours:
     allocator_full_rollback: bool
     # The allocator skips devices of compatibility groups when the gate is off (version skew).
     compatibility_group_skew: bool
-    # ResourcePoolStatusRequest status.conditions is a declarative `listType=map` (Duplicate at a repeated
-    # type's item); 1.37 demoted the tag to alpha, which is not enforced.
+    # validateMap reports a bad key of attributes, capacity and counters at `<map>[<key>]` (the key
+    # shortened to 96 or 63 characters, as for the entry's value errors), not at the map itself.
+    map_key_errors_at_key: bool
+    # Device attributes may hold lists (`ints`, `bools`, `strings`, `versions`); before, those names are
+    # unknown fields: never counted or validated (the API server drops them before admission).
+    list_type_attributes: bool
+    # A DeviceTaintRule update that changes the effect moves `spec.taint.timeAdded` to now.
+    taint_rule_effect_moves_time: bool
+    # `allocate` runs this release's own structured allocator; False: the next release's, with this
+    # release's gates (1.35: the v0.36 allocator; its gates still choose stable/incubating/experimental).
+    allocator_ported: bool
+    # ResourcePoolStatusRequest (1.36 and later) status.conditions is a declarative `listType=map`
+    # (Duplicate at a repeated type's item); 1.37 demoted the tag to alpha, which is not enforced.
     pool_status_conditions_unique: bool
     # ResourcePoolStatusRequest spec.defaultPartitionTypeAttribute and pools[].partitionSummary /
     # shareableSummary exist (and are validated).

@@ -53,6 +53,8 @@ CAPACITY_REQUEST_POLICY_DISCRETE_MAX_OPTIONS = 10
 
 # validation.go's attributeAndCapacityMaxKeyLength: map keys longer than this are shortened in field paths.
 ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH = DEVICE_MAX_DOMAIN_LENGTH + 1 + DEVICE_MAX_ID_LENGTH
+# validateMap shortens counter names in paths to validation.DNS1123LabelMaxLength (1.35 reports keys there).
+COUNTER_MAX_KEY_LENGTH = 63
 
 # Kubernetes 1.37 additions to resource/v1 types.go.
 DEVICE_COMPATIBILITY_GROUPS_MAX_SIZE = 2

@@ -29,9 +29,23 @@ class GateSpec:
     locked: bool = False
 
 
-# The DRA gates of Kubernetes 1.36 (the VersionedSpecs rows for 1.36).
-_GATES_1_36: dict[str, GateSpec] = {
+# The DRA gates of Kubernetes 1.35 (the VersionedSpecs rows for 1.35), the first table.
+_GATES_1_35: dict[str, GateSpec] = {
     "DynamicResourceAllocation": GateSpec(GA, True, locked=True),
+    "DRAAdminAccess": GateSpec(BETA, True),
+    "DRAPrioritizedList": GateSpec(BETA, True),
+    "DRADeviceTaints": GateSpec(ALPHA, False),
+    "DRADeviceTaintRules": GateSpec(ALPHA, False),
+    "DRAPartitionableDevices": GateSpec(ALPHA, False),
+    "DRAConsumableCapacity": GateSpec(ALPHA, False),
+    "DRADeviceBindingConditions": GateSpec(ALPHA, False),
+    "DRAResourceClaimDeviceStatus": GateSpec(BETA, True),
+    "DRAExtendedResource": GateSpec(ALPHA, False),
+    "DRASchedulerFilterTimeout": GateSpec(BETA, True),
+}
+
+# 1.36: what changed against 1.35 (stage moves and the new DRA gates).
+_DELTA_1_36: dict[str, GateSpec] = {
     "DRAAdminAccess": GateSpec(GA, True, locked=True),
     "DRAPrioritizedList": GateSpec(GA, True),
     "DRADeviceTaints": GateSpec(BETA, True),
@@ -39,15 +53,14 @@ _GATES_1_36: dict[str, GateSpec] = {
     "DRAPartitionableDevices": GateSpec(BETA, True),
     "DRAConsumableCapacity": GateSpec(BETA, True),
     "DRADeviceBindingConditions": GateSpec(BETA, True),
-    "DRAResourceClaimDeviceStatus": GateSpec(BETA, True),
     "DRAExtendedResource": GateSpec(BETA, True),
     "DRAListTypeAttributes": GateSpec(ALPHA, False),
     "DRANodeAllocatableResources": GateSpec(ALPHA, False),
     "DRAResourcePoolStatus": GateSpec(ALPHA, False),
     "DRAResourceClaimGranularStatusAuthorization": GateSpec(BETA, True),
-    "DRASchedulerFilterTimeout": GateSpec(BETA, True),
     "DRAWorkloadResourceClaims": GateSpec(ALPHA, False),
 }
+_GATES_1_36 = {**_GATES_1_35, **_DELTA_1_36}
 
 # 1.37: what changed against 1.36 (stage moves and the new DRA gates). DRAFractionalCapacityRange is
 # Beta but off unless --min-compatibility-version>=1.37, which a plain 1.37 server does not set.
@@ -66,6 +79,7 @@ _DELTA_1_37: dict[str, GateSpec] = {
 
 # Gate tables per supported Kubernetes version; a later version is the earlier table plus a delta.
 GATES: dict[str, Mapping[str, GateSpec]] = {
+    "1.35": MappingProxyType(_GATES_1_35),
     "1.36": MappingProxyType(_GATES_1_36),
     "1.37": MappingProxyType({**_GATES_1_36, **_DELTA_1_37}),
 }

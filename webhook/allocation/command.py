@@ -47,7 +47,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         help="kube-scheduler feature gates, e.g. DRAPrioritizedList=false; every DRA gate may be "
                              "set, even a locked one (with a warning)")
     parser.add_argument("--kubernetes-version", default=DEFAULT_VERSION, metavar="VERSION",
-                        help="Kubernetes version of the scheduler (default: %(default)s)")
+                        help="Kubernetes version of the scheduler (default: %(default)s)" + _not_ported_help())
     parser.add_argument("--output", "-o", choices=("text", "json"), default="text")
     parser.add_argument("--timeout", type=duration, default=DEFAULT_TIMEOUT_SECONDS, metavar="DURATION",
                         help="give up on a node after this long, as the scheduler's DRA filter does (its "
@@ -60,6 +60,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     add_input_limit(parser)
     parser.set_defaults(allow_locked_gates=True)
     return parser
+
+
+def _not_ported_help() -> str:
+    from webhook.behaviours import BEHAVIOURS
+
+    versions = [version for version, behaviours in BEHAVIOURS.items() if not behaviours.allocator_ported]
+    if not versions:
+        return ""
+    return (f". Under {', '.join(versions)} the next release's allocator runs with that version's gates (which "
+            f"pick its implementation), not a port of its own; a note on stderr says so")
 
 
 def _fail(message: str) -> int:
@@ -82,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(error))
     for warning in profile.warnings:
         print(f"dra-webhook allocate: warning: {warning}", file=sys.stderr)
+    if not profile.behaviours.allocator_ported:
+        print(f"dra-webhook allocate: note: Kubernetes {profile.version}'s allocator is not ported; this is the "
+              f"next release's allocator with {profile.version}'s feature gates", file=sys.stderr)
     inputs = read_inputs.read(args.paths, profile)
     if inputs.problems:
         for source, problem in inputs.problems:

@@ -27,20 +27,20 @@ class Features:
     compatibility_group_skew: bool = False  # devices of compatibility groups skipped when the gate is off
     skip_node_operations: bool = False  # slices' skipNodeOperations exists
     derived_attributes_field: bool = False  # requests' derivedAttributes exists
-    node_allocatable_model: str = MAPPINGS  # the device field the footprint reads
+    node_allocatable_model: str | None = MAPPINGS  # the device field the footprint reads (None: none)
 
     @classmethod
     def from_profile(cls, profile) -> "Features":
         on = profile.enabled
         return cls(admin_access=on("DRAAdminAccess"), consumable_capacity=on("DRAConsumableCapacity"),
                    device_binding_and_status=on("DRADeviceBindingConditions") and on("DRAResourceClaimDeviceStatus"),
-                   device_taints=on("DRADeviceTaints"), list_type_attributes=on("DRAListTypeAttributes"),
+                   device_taints=on("DRADeviceTaints"), list_type_attributes=profile.gate("DRAListTypeAttributes"),
                    partitionable_devices=on("DRAPartitionableDevices"), prioritized_list=on("DRAPrioritizedList"),
                    derived_attributes=profile.gate("DRADerivedAttributes"),
                    compatibility_groups=profile.gate("DRADeviceCompatibilityGroups"),
                    fractional_capacity_range=profile.gate("DRAFractionalCapacityRange"),
                    optional_node_operations=profile.gate("DRAOptionalNodeOperations"),
-                   node_allocatable_resources=on("DRANodeAllocatableResources"),
+                   node_allocatable_resources=profile.gate("DRANodeAllocatableResources"),
                    full_rollback=profile.behaviours.allocator_full_rollback,
                    compatibility_group_skew=profile.behaviours.compatibility_group_skew,
                    skip_node_operations=profile.behaviours.skip_node_operations,

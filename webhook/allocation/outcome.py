@@ -123,6 +123,8 @@ def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome) 
     slices = allocator.slices_for(done.node)
     allocations = [c.allocation for c in done.claims]
     reshaped = allocator.features.node_allocatable_model == RESOURCES
+    if allocator.features.node_allocatable_model is None:  # the release has no such field (1.35)
+        return
     if not allocator.features.node_allocatable_resources:
         if (nodeallocatable.has_resources if reshaped else footprint.has_mappings)(allocations, slices, node):
             what = "declare node-allocatable resources" if reshaped else "map node-allocatable resources"

@@ -63,12 +63,15 @@ def _sanitize(expression: str) -> tuple[str, int]:
 
 def features_for(profile) -> Features:
     """The CEL environment's feature set for a `webhook.profile.Profile`."""
-    return _features(profile.enabled("DRAConsumableCapacity"), profile.enabled("DRAListTypeAttributes"))
+    # Without DRAListTypeAttributes (off, or a release without it) attribute values are `any`.
+    return _features(profile.enabled("DRAConsumableCapacity"), profile.gate("DRAListTypeAttributes"),
+                     profile.behaviours.list_type_attributes)
 
 
-@lru_cache(maxsize=None)  # asked per selector; four possible values
-def _features(consumable_capacity: bool, list_type_attributes: bool) -> Features:
-    return Features(consumable_capacity=consumable_capacity, list_type_attributes=list_type_attributes)
+@lru_cache(maxsize=None)  # asked per selector; a handful of possible values
+def _features(consumable_capacity: bool, list_type_attributes: bool, list_types_exist: bool) -> Features:
+    return Features(consumable_capacity=consumable_capacity, list_type_attributes=list_type_attributes,
+                    list_types_exist=list_types_exist)
 
 
 def clear_cache() -> None:

@@ -109,7 +109,7 @@ def get_environment(stored: bool, features: Features = Features()) -> Environmen
 def _build(stored: bool, features: Features) -> Environment:
     # Stored expressions ignore versions and gates: every field and function is declared.
     with_multi_alloc = stored or features.consumable_capacity
-    with_includes = stored or features.list_type_attributes
+    with_includes = (stored and features.list_types_exist) or features.list_type_attributes
     T = cel.Type
     envs = []
     for variables in ({"device": T(DEVICE_TYPE), QUALIFIED_CAPACITY: T.Map(T.STRING, T.Map(T.STRING, QUANTITY))},

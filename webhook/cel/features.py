@@ -11,8 +11,11 @@ class Features:
 
     consumable_capacity: bool = True  # DRAConsumableCapacity: beta, on (device.allowMultipleAllocations)
     list_type_attributes: bool = False  # DRAListTypeAttributes: alpha, off (attribute values dyn, includes())
+    # Whether the release has list attributes at all (behaviour list_type_attributes): before, not even
+    # stored expressions may call includes().
+    list_types_exist: bool = True
 
     @property
     def key(self) -> tuple[bool, ...]:
         """The gates as a plain tuple, for cache keys (hashed in C; the dataclass hash is Python code)."""
-        return (self.consumable_capacity, self.list_type_attributes)
+        return (self.consumable_capacity, self.list_type_attributes, self.list_types_exist)

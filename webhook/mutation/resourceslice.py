@@ -53,3 +53,8 @@ def _default_device_fields(device: dict, pointer: str, now: datetime, patch: Pat
     for mapping, at in dict_values(device, pointer, "nodeAllocatableResourceMappings"):
         if is_unset(mapping, "allocationMultiplier"):
             patch.set(mapping, at, "allocationMultiplier", DEFAULT_ALLOCATION_MULTIPLIER)
+
+
+# 1.35 has no node-allocatable mappings (1.36 added them): its slices get taint defaults only, as 1.37's.
+default_resource_slice_1_35 = default_resource_slice_1_37
+default_resource_slice_v1beta1_1_35 = default_resource_slice_v1beta1_1_37

@@ -25,6 +25,7 @@ from webhook.field import (
 )
 from webhook.limits import (
     ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH,
+    COUNTER_MAX_KEY_LENGTH,
     DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH,
     DEVICE_TAINTS_MAX_LENGTH,
     RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE,
@@ -70,13 +71,13 @@ _PER_DEVICE_MSG = ("exactly one of `nodeName`, `nodeSelector`, or `allNodes` is 
 
 # Attributes ------------------------------------------------------------------------------------
 
-def num_entries_device_attribute(attributes: dict) -> int:
+def num_entries_device_attribute(attributes: dict, list_fields: tuple[str, ...] = _LIST_FIELDS) -> int:
     total = 0
     for attribute in attributes.values():
         if not isinstance(attribute, dict):
             total += 1
             continue
-        count = sum(len(v) for f in _LIST_FIELDS if isinstance(v := attribute.get(f), list))
+        count = sum(len(v) for f in list_fields if isinstance(v := attribute.get(f), list))
         total += count if count else 1
     return total
 
@@ -97,7 +98,8 @@ def validate_device_attribute_version_value(value: Any, path_fn) -> ErrorList:
     return errs
 
 
-def validate_device_attribute(attribute: Any, path: Path) -> ErrorList:
+def validate_device_attribute(attribute: Any, path: Path, list_fields: tuple[str, ...] = _LIST_FIELDS) -> ErrorList:
+    """`list_fields`: the list-valued fields the release has (none before 1.36: unknown fields, not values)."""
     attribute = as_dict(attribute)
     errs: ErrorList = []
     num_fields = 0
@@ -111,7 +113,7 @@ def validate_device_attribute(attribute: Any, path: Path) -> ErrorList:
     if (value := attribute.get("version")) is not None:
         num_fields += 1
         errs.extend(validate_device_attribute_version_value(value, lambda: path.child("version")))
-    for name in _LIST_FIELDS:
+    for name in list_fields:
         items = attribute.get(name)
         if items is None:
             continue
@@ -143,13 +145,15 @@ def _version_ok(value: str) -> bool:
 _SHORT_STRING = DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH // 4  # characters: at most 4 bytes each, always short enough
 
 
-def _validate_attributes(attributes: dict, path: Path) -> tuple[ErrorList, int]:
+def _validate_attributes(attributes: dict, path: Path, at_key: bool = False,
+                         list_fields: tuple[str, ...] = _LIST_FIELDS) -> tuple[ErrorList, int]:
     """Key and value errors of the attribute map, and numEntriesDeviceAttribute.
 
     The common valid attribute (exactly one scalar field of its JSON type that passes its checks, one
     value) is recognised inline: a call per attribute is a large share of a 4096-attribute slice's
     checks. Every other attribute goes through validate_device_attribute. A map of common attributes
-    only is one the type check accepts: `note_common` says so (see webhook.api.attributes)."""
+    only is one the type check accepts: `note_common` says so (see webhook.api.attributes).
+    `at_key`: key errors go to `attributes[<key>]` (behaviour map_key_errors_at_key), else to the map."""
     errs: ErrorList = []
     num_values = 0
     map_path: Path | None = None
@@ -158,7 +162,8 @@ def _validate_attributes(attributes: dict, path: Path) -> tuple[ErrorList, int]:
         problems = qualified_name_problems(key)
         if problems:
             map_path = map_path or path.child("attributes")
-            errs.extend(materialise(problems, map_path))
+            errs.extend(materialise(problems, _key_path(map_path, key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH)
+                                    if at_key else map_path))
         if type(attribute) is dict and len(attribute) == 1:
             ((name, value),) = attribute.items()
             kind = type(value)
@@ -176,13 +181,18 @@ def _validate_attributes(attributes: dict, path: Path) -> tuple[ErrorList, int]:
                 num_values += 1
                 continue
         common = False
-        num_values += num_entries_device_attribute({key: attribute})
+        num_values += num_entries_device_attribute({key: attribute}, list_fields)
         map_path = map_path or path.child("attributes")
         errs.extend(validate_device_attribute(
-            attribute, map_path.key(truncate_if_too_long(key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH))))
+            attribute, _key_path(map_path, key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH), list_fields))
     if common:
         note_common(attributes)
     return errs, num_values
+
+
+def _key_path(map_path: Path, key: str, max_len: int) -> Path:
+    """validateMap's path of one entry: the key shortened in the middle when longer than `max_len`."""
+    return map_path.key(truncate_if_too_long(key, max_len))
 
 
 def has_list_attribute(attributes: dict) -> bool:
@@ -204,17 +214,19 @@ def _validate_capacity(capacity: dict, allow_multiple_allocations: bool, path: P
                        opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs: ErrorList = []
     map_path: Path | None = None
+    at_key = opts.profile.behaviours.map_key_errors_at_key
     for key, entry in capacity.items():
         problems = qualified_name_problems(key)
         if problems:
             map_path = map_path or path.child("capacity")
-            errs.extend(materialise(problems, map_path))
+            errs.extend(materialise(problems, _key_path(map_path, key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH)
+                                    if at_key else map_path))
         entry = as_dict(entry)
         policy = entry.get("requestPolicy")
         if policy is None:
             continue
         map_path = map_path or path.child("capacity")
-        key_path = map_path.key(truncate_if_too_long(key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH))
+        key_path = _key_path(map_path, key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH)
         policy_path = key_path.child("requestPolicy")
         if allow_multiple_allocations:
             errs.extend(validate_request_policy(parse_json_quantity(entry.get("value")), as_dict(policy), policy_path,
@@ -226,19 +238,21 @@ def _validate_capacity(capacity: dict, allow_multiple_allocations: bool, path: P
 
 # Counters --------------------------------------------------------------------------------------
 
-def validate_counter_map(counters: dict, max_size: int, path: Path) -> ErrorList:
-    """validateMap(counters, max, 63, validateCounterName, <any quantity is valid>)."""
+def validate_counter_map(counters: dict, max_size: int, path: Path, at_key: bool = False) -> ErrorList:
+    """validateMap(counters, max, 63, validateCounterName, <any quantity is valid>); `at_key`: errors at
+    `counters[<key>]` (behaviour map_key_errors_at_key), else at the map."""
     if len(counters) > max_size:
         return [too_many(path, len(counters), max_size)]
     errs: ErrorList = []
     for key in counters:
         if not isinstance(key, str):
             continue
-        errs.extend(validate_dns_label(key, path))
+        errs.extend(validate_dns_label(key, _key_path(path, key, COUNTER_MAX_KEY_LENGTH) if at_key else path))
     return errs
 
 
-def _validate_named_counters(obj: Any, name_field: str, max_counters: int, path: Path) -> ErrorList:
+def _validate_named_counters(obj: Any, name_field: str, max_counters: int, path: Path,
+                             at_key: bool = False) -> ErrorList:
     """The shape both counter lists share: a DNS-label name and a non-empty counter map."""
     obj = as_dict(obj)
     errs: ErrorList = []
@@ -251,17 +265,25 @@ def _validate_named_counters(obj: Any, name_field: str, max_counters: int, path:
     if not counters:
         errs.append(required(path.child("counters"), ""))
     else:
-        errs.extend(validate_counter_map(counters, max_counters, path.child("counters")))
+        errs.extend(validate_counter_map(counters, max_counters, path.child("counters"), at_key))
     return errs
 
 
-def validate_device_counter_consumption(consumption: Any, path: Path) -> ErrorList:
+def validate_device_counter_consumption(consumption: Any, path: Path, at_key: bool = False) -> ErrorList:
     return _validate_named_counters(consumption, "counterSet",
-                                    RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION, path)
+                                    RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION, path, at_key)
 
 
-def validate_counter_set(counter_set: Any, path: Path) -> ErrorList:
-    return _validate_named_counters(counter_set, "name", RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET, path)
+def validate_counter_set(counter_set: Any, path: Path, at_key: bool = False) -> ErrorList:
+    return _validate_named_counters(counter_set, "name", RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET, path, at_key)
+
+
+def validate_device_counter_consumption_at_key(consumption: Any, path: Path) -> ErrorList:
+    return validate_device_counter_consumption(consumption, path, at_key=True)
+
+
+def validate_counter_set_at_key(counter_set: Any, path: Path) -> ErrorList:
+    return validate_counter_set(counter_set, path, at_key=True)
 
 
 def _counter_set_name(item: Any) -> str:
@@ -372,8 +394,11 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
     if total > RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE:
         errs.append(invalid(path, total, "the total number of attributes and capacities must not exceed "
                                          f"{RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE}"))
-    attribute_errs, num_values = _validate_attributes(attributes, path) if attributes else ([], 0)
-    if num_values > RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE:
+    list_fields = _LIST_FIELDS if behaviours.list_type_attributes else ()
+    attribute_errs, num_values = (_validate_attributes(attributes, path, behaviours.map_key_errors_at_key, list_fields)
+                                  if attributes else ([], 0))
+    # RD-03 came with list attributes (1.36); before, the 32 attributes-and-capacities bound it.
+    if num_values > RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE and behaviours.list_type_attributes:
         errs.append(invalid(path, num_values, "the total number of attribute values must not exceed "
                                               f"{RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE}"))
     errs.extend(attribute_errs)
@@ -391,7 +416,8 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
     consumes = as_list(device.get("consumesCounters"))
     if consumes:
         errs.extend(validate_set(consumes, RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
-                                 validate_device_counter_consumption, _counter_set_name,
+                                 validate_device_counter_consumption_at_key if behaviours.map_key_errors_at_key
+                                 else validate_device_counter_consumption, _counter_set_name,
                                  path.child("consumesCounters")))
 
     errs.extend(_validate_node_selection(device, per_device_node_selection, path))

@@ -13,7 +13,7 @@ from webhook.limits import (
 )
 from webhook.validation._helpers import as_dict, as_int, as_list, as_str, validate_set
 from webhook.validation import declarative
-from webhook.validation.device import has_list_attribute, validate_counter_set, validate_device
+from webhook.validation.device import has_list_attribute, validate_counter_set, validate_counter_set_at_key, validate_device
 from webhook.validation.equality import semantic_equal
 from webhook.validation.options import DEFAULT_OPTIONS, Options
 from webhook.validation.meta import validate_immutable, validate_object_meta, validate_object_meta_update
@@ -58,13 +58,13 @@ def validate_resource_pool(pool: dict, path: Path) -> ErrorList:
     return errs
 
 
-def _have_advanced_features(devices: list) -> bool:
-    """haveDeviceTaints || haveConsumesCounters || haveListAttributes."""
+def _have_advanced_features(devices: list, list_type_attributes: bool = True) -> bool:
+    """haveDeviceTaints || haveConsumesCounters || haveListAttributes (the last since 1.36)."""
     for device in devices:
         device = as_dict(device)
         if as_list(device.get("taints")) or as_list(device.get("consumesCounters")):
             return True
-    return any(has_list_attribute(as_dict(as_dict(device).get("attributes"))) for device in devices)
+    return list_type_attributes and any(has_list_attribute(as_dict(as_dict(device).get("attributes"))) for device in devices)
 
 
 def lookup_device(old_spec: dict | None, name: str) -> dict | None:
@@ -138,7 +138,8 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path,
     devices = as_list(spec.get("devices"))
     max_devices = RESOURCE_SLICE_MAX_DEVICES
     # The lower limit only matters to a longer list: a shorter one is not scanned for the features.
-    if len(devices) > RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES and _have_advanced_features(devices):
+    if len(devices) > RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES and \
+            _have_advanced_features(devices, opts.profile.behaviours.list_type_attributes):
         max_devices = RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES
     per_device_node_selection = spec.get("perDeviceNodeSelection")
     devices_path = path.child("devices")
@@ -159,7 +160,8 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path,
 
     shared_counters = as_list(spec.get("sharedCounters"))
     if shared_counters:
-        errs.extend(validate_set(shared_counters, RESOURCE_SLICE_MAX_COUNTER_SETS, validate_counter_set,
+        errs.extend(validate_set(shared_counters, RESOURCE_SLICE_MAX_COUNTER_SETS,
+                                 validate_counter_set_at_key if behaviours.map_key_errors_at_key else validate_counter_set,
                                  lambda counter_set: as_str(as_dict(counter_set).get("name")),
                                  path.child("sharedCounters")))
     if behaviours.partition_type_attribute or behaviours.skip_node_operations:
