@@ -1,7 +1,7 @@
 """Expressions nested deeper than the faithful engine's parser limit (32) but maybe within cel-go's (250).
 
-Kubernetes accepts such expressions, so rejecting them would be wrong. They get cel-go's lexical
-depth check and a syntax check; type and cost checks are skipped and the verdict says so.
+Kubernetes accepts such expressions, so rejecting them would be wrong. They get cel-go's grammar and
+limits (`syntax`); type and cost checks are skipped and the verdict says so.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from webhook.cel import syntax
 # Texts of the compiler's nesting errors, e.g. "Exceeded max recursion depth of 32 when parsing" for
 # long left-associative chains (`1 + 1 + ... + 1`), which cel-go parses up to depth 250.
 _NESTING_ERRORS = ("recursion limit exceeded", "max recursion depth exceeded", "exceeded max recursion depth")
+SKIPPED_WARNING = "CEL selector nests deeper than 32 levels: type and cost checks were skipped"
 
 
 def is_nesting_error(message: str) -> bool:
@@ -21,16 +22,7 @@ def is_nesting_error(message: str) -> bool:
 def check_deep_expression(expression: str):
     from webhook.cel.verdict import INVALID, OK, Verdict
 
-    deepest, at = syntax.nesting(expression)
-    if deepest >= syntax.CEL_GO_MAX_RECURSION_DEPTH:
-        line = expression.count("\n", 0, at) + 1
-        column = at - (expression.rfind("\n", 0, at) + 1) + 1
-        return Verdict(INVALID, f"compilation failed: ERROR: <input>:{line}:{column}: expression recursion "
-                                f"limit exceeded: {syntax.CEL_GO_MAX_RECURSION_DEPTH}")
-    if not syntax.available():
-        return Verdict(OK, warning="CEL selector nests deeper than 32 levels: syntax, type and cost checks "
-                                   "were skipped")
     error = syntax.syntax_error(expression)
     if error is not None:
         return Verdict(INVALID, "compilation failed: " + error)
-    return Verdict(OK, warning="CEL selector nests deeper than 32 levels: type and cost checks were skipped")
+    return Verdict(OK, warning=SKIPPED_WARNING)
