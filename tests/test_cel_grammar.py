@@ -1,0 +1,232 @@
+"""cel-go's grammar and limits (webhook/cel/lexer.py, grammar.py): corpora, a differential fuzz against
+the faithful engine's parser, the recursion limits and hostile inputs that once took hours."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from cel_corpus import expressions
+from webhook.cel import engines, grammar, lexer
+
+HAS_CEL_EXPR = engines.cel_expr_available()
+needs_cel_expr = pytest.mark.skipif(not HAS_CEL_EXPR, reason="cel-expr-python (with protobuf) is not installed")
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = expressions(1500)
+
+# The faithful engine's parser-stage complaints (cel-cpp parses and expands macros before checking).
+_PARSE_ERRORS = ("Syntax error", "reserved identifier", "simple identifier", "field selection",
+                 "invalid int literal", "invalid uint literal", "invalid hex int literal", "Invalid string literal",
+                 "Invalid bytes literal", "invalid double literal", "invalid constant literal", "has() macro")
+
+
+def faithful_parse_error(expression: str) -> str | None | bool:
+    """The faithful engine's parse error, None when it parses, False when it cannot say (nesting > 32)."""
+    from webhook.cel import depth
+    from webhook.cel.environment import Features, get_environment
+
+    env = get_environment(False, Features())
+    try:
+        env.env_for(expression).compile(expression)
+    except RuntimeError as error:
+        message = str(error)
+        if depth.is_nesting_error(message):
+            return False
+        return message if any(text in message for text in _PARSE_ERRORS) else None
+    return None
+
+
+def _example_selectors() -> list[str]:
+    """Every `expression:` in the examples and the string literals of selectors in the CEL tests."""
+    import yaml
+
+    found = []
+    for path in sorted((ROOT / "examples").rglob("*.yaml")):
+        for document in yaml.safe_load_all(path.read_text()):
+            stack = [document]
+            while stack:
+                item = stack.pop()
+                if isinstance(item, dict):
+                    for key, value in item.items():
+                        if key == "expression" and isinstance(value, str):
+                            found.append(value)
+                        else:
+                            stack.append(value)
+                elif isinstance(item, list):
+                    stack.extend(item)
+    return found
+
+
+# --- acceptance
+
+def test_every_corpus_expression_that_the_faithful_engine_parses_is_accepted():
+    rejected = [e for e in CORPUS if grammar.syntax_error(e) is not None]
+    if HAS_CEL_EXPR:  # the corpus holds ill-typed forms, not syntax errors
+        rejected = [e for e in rejected if faithful_parse_error(e) is None]
+    assert rejected == []
+
+
+def test_example_selectors_get_the_faithful_parsers_verdict():
+    selectors = _example_selectors()
+    assert len(selectors) >= 10
+    rejected = [s for s in selectors if grammar.syntax_error(s)]
+    assert rejected == ["device.driver =="]  # the one deliberately broken example
+    if HAS_CEL_EXPR:
+        assert [s for s in selectors if faithful_parse_error(s)] == rejected
+
+
+@pytest.mark.parametrize("expression", [
+    'device.attributes["d"].?x.orValue(false)',
+    "device.attributes[\"d\"].`my-attr` && device.attributes[\"d\"].`a.b/c d`",
+    "device.attributes[?\"d\"].hasValue() && [?optional.none(), 1].size() == 1",
+    '{?"k": optional.of(1), "j": 2,}.size() > 0 && [1, 2,].size() == 2',
+    "cel.bind(x, 1, x > 0) && [1].all(k, v, k >= 0) && [1].transformList(i, v, v).size() == 1",
+    "google.protobuf.Duration{seconds: 1} != .google.protobuf.Duration{?nanos: optional.none(),}",
+    'r"\\d" != R\'\\w\' && b"\\xff\\377" != br"x" && """a\n"b""" != \'\'\'c\'\'\'',
+    '"\\a\\b\\f\\n\\r\\t\\v\\\\\\?\\"\\\'\\`\\x41\\u00e9\\U0001F600\\101" != ""',
+    "0x7fffffffffffffff > -0x8000000000000000 && 18446744073709551615u > 0xffu && .5 < 1e3 && 2.5e-3 > -1.0",
+    "!!true && - -1 == 1 && --1 == 1 && !-1.0 == false  // a comment\n && 1 in [1]",
+    "a ? b : c ? d : e",
+])
+def test_cel_go_syntax_is_accepted(expression):
+    assert grammar.syntax_error(expression) is None
+
+
+@pytest.mark.parametrize(("expression", "location", "text"), [
+    ("", "1:1", "Syntax error: mismatched input '<EOF>'"),
+    ("?!", "1:1", "Syntax error"),
+    ("1 +", "1:4", "Syntax error"),
+    ("a.\n  b +", "2:6", "Syntax error"),
+    ('"abc', "1:1", "token recognition error"),
+    ('"\\q"', "1:1", "token recognition error"),
+    ('"\\400"', "1:1", "token recognition error"),
+    ("`a`", "1:1", "Syntax error"),
+    ("a.`b`(1)", "1:6", "Syntax error"),
+    ("a.b(c).d{}", "1:9", "Syntax error"),
+    ("f(a,)", "1:5", "Syntax error"),
+    ("a = b", "1:3", "token recognition error at: '='"),
+    ("if", "1:1", "reserved identifier: if"),
+    ("9223372036854775808", "1:1", "invalid int literal"),
+    ("18446744073709551616u", "1:1", "invalid uint literal"),
+    ('"\\ud800"', "1:1", "invalid unicode code point"),
+    ('b"\\u0041"', "1:1", "unable to unescape string"),
+    ("x.all(1, true)", "1:7", "variable name must be a simple identifier"),
+    ("has(a)", "1:5", "invalid argument to has() macro"),
+])
+def test_errors_name_cel_go_locations(expression, location, text):
+    error = grammar.syntax_error(expression)
+    assert error is not None and error.startswith(f"ERROR: <input>:{location}: ")
+    assert text in error
+
+
+# --- limits (parser.go maxRecursionDepth 250, counted two ways)
+
+@pytest.mark.parametrize(("build", "ok", "over"), [
+    (lambda n: "(" * n + "true" + ")" * n, 249, 250),  # the parse listener: `expr` entered n + 1 times
+    (lambda n: "[" * n + "]" * n, 250, 251),  # the innermost list holds no `expr`
+    (lambda n: "f(" * n + ")" * n, 250, 251),
+    (lambda n: "a ? b : " * n + "c", 249, 250),
+    (lambda n: "1" + " + 1" * n, 250, 251),  # the visitor: one per operator of a left-deep chain
+    (lambda n: "a" + ".b" * n, 250, 251),
+    (lambda n: "a" + "[0]" * n, 250, 251),
+    (lambda n: "a + b * (" * n + "c" + ")" * n, 83, 84),  # `calc` entered 3 times per level
+])
+def test_recursion_depth_boundary(build, ok, over):
+    assert grammar.syntax_error(build(ok)) is None
+    error = grammar.syntax_error(build(over))
+    assert error is not None and "recursion" in error
+
+
+def test_no_input_reaches_the_interpreter_recursion_limit():
+    import sys
+
+    limit = sys.getrecursionlimit()
+    for text in ("(" * 10240, "[" * 10240, "{" * 10240, "a." * 5120, "-" * 10240, "!" * 10240, "f(" * 5120,
+                 "a ? b : " * 1280, "1" + "+1" * 5119, "a" + ".b" * 5119):
+        grammar.syntax_error(text)  # no RecursionError
+    assert sys.getrecursionlimit() == limit
+
+
+# --- hostile inputs: linear time
+
+HOSTILE = {
+    "backslash run after deep nesting": lambda n: "(" * 40 + 'device.driver == "' + "\\\\" * n,
+    "backslash run, unterminated": lambda n: '"' + "\\" * (2 * n),
+    "triple-quoted, unterminated": lambda n: '"""' + "\\\\" * n + '""',
+    "raw, unterminated": lambda n: 'r"' + "\\" * (2 * n),
+    "nested parentheses": lambda n: "(" * (2 * n),
+    "select chain": lambda n: "a" + ".b" * n,
+    "plus chain": lambda n: "1" + "+1" * n,
+    "message name chain": lambda n: "a" + ".b" * n + "(",
+    "escaped identifiers": lambda n: "a" + ".`b-c`" * (n // 3),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_inputs_are_answered_in_one_linear_pass(name):
+    build = HOSTILE[name]
+    started = time.perf_counter()
+    for n in (24, 100, 1000, 5000):
+        text = build(n)[:10240]
+        lexer.tokens(text)  # every character looked at a bounded number of times
+        error = grammar.syntax_error(text)
+        assert error is None or error.startswith("ERROR: <input>:")
+    assert time.perf_counter() - started < 5  # cel-python's lexer took hours on the first, at n = 24
+
+
+def test_the_redos_selector_is_a_syntax_error_at_the_string():
+    text = "(" * 40 + 'device.driver == "' + "\\\\" * 24
+    assert len(text.encode()) == 106
+    error = grammar.syntax_error(text)
+    assert error.startswith("ERROR: <input>:1:58: Syntax error: token recognition error at: '\"")
+
+
+# --- differential fuzz against the faithful engine's parser (cel-cpp shares cel-go's grammar)
+
+# Known, deliberate differences: cel-cpp rejects a raw string ending in a backslash and accepts
+# doubles out of range and a two-variable comprehension with one name twice; cel-go does the opposite.
+_DIVERGENT = re.compile(r"""[rR]("|')[^"'\n]*\\\1|[0-9][eE]\+?[0-9]{3}|\.(all|exists|existsOne|transform\w+)\(""")
+
+_ALPHABET = list("()[]{}.,?:!-+*/%<>=&|\"'`\\ \nabrxuU019_") + ["&&", "||", "==", ".?", "[?", "in ", '"""', "r'"]
+
+
+def _mutants(rng: random.Random, count: int) -> list[str]:
+    out = []
+    for _ in range(count):
+        text = rng.choice(CORPUS)
+        for _ in range(rng.randrange(1, 4)):
+            at = rng.randrange(len(text) + 1)
+            action = rng.random()
+            if action < 0.4:
+                text = text[:at] + rng.choice(_ALPHABET) + text[at:]
+            elif action < 0.8:
+                text = text[:at] + text[at + rng.randrange(1, 4):]
+            else:
+                end = min(len(text), at + rng.randrange(1, 12))
+                text = text[:at] + text[at:end] * 2 + text[end:]
+        out.append(text)
+    return out
+
+
+@needs_cel_expr
+def test_differential_fuzz_agrees_with_the_faithful_parser():
+    rng = random.Random(21)
+    cases = CORPUS[:500] + _mutants(rng, 2500)
+    disagreements, compared, rejected = [], 0, 0
+    for text in cases:
+        if _DIVERGENT.search(text):
+            continue
+        theirs = faithful_parse_error(text)
+        if theirs is False:
+            continue
+        ours = grammar.syntax_error(text)
+        compared += 1
+        rejected += theirs is not None
+        if (ours is None) != (theirs is None):
+            disagreements.append((text, ours, theirs))
+    assert compared > 2500 and rejected > 500  # both sides of the boundary are exercised
+    assert disagreements == []
