@@ -78,7 +78,7 @@ def _verdict(expression: str, env: Environment, derived: bool = False, one_pass:
     except RuntimeError as error:
         message = _compiler_message(error)
         if depth.is_nesting_error(message):
-            return depth.check_deep_expression(expression)
+            return depth.check_deep_expression(expression, lambda text: _verdict(text, env, derived, one_pass))
         return Verdict(INVALID, "compilation failed: " + message)
     serialized = compiled.serialize()
     checked = parse(serialized)
