@@ -230,3 +230,41 @@ def test_differential_fuzz_agrees_with_the_faithful_parser():
             disagreements.append((text, ours, theirs))
     assert compared > 2500 and rejected > 500  # both sides of the boundary are exercised
     assert disagreements == []
+
+
+# --- the tree renders back to the same expression (what the faithful engine is given when only
+# parentheses made an expression too deep for it)
+
+@needs_cel_expr
+def test_rendering_without_parentheses_keeps_every_verdict_and_cost():
+    from webhook.cel import unparse
+    from webhook.cel.compiler import _uncached
+    from webhook.cel.environment import Features
+
+    checked = 0
+    for text in CORPUS[:400]:
+        try:
+            tree = grammar.parse("((" + text + "))")
+        except grammar.CelSyntaxError:
+            continue
+        rendered = unparse.render(tree)
+        assert unparse.render(grammar.parse(rendered)) == rendered
+        original, again = _uncached(text, False, Features()), _uncached(rendered, False, Features())
+        assert (again.outcome, again.cost) == (original.outcome, original.cost), (text, rendered)
+        checked += 1
+    assert checked > 350
+
+
+@pytest.mark.parametrize(("text", "rendered"), [
+    ("((a + b) * c)", "(a + b) * c"),
+    ("((a - b) - c)", "a - b - c"),
+    ("(a - (b - c))", "a - (b - c)"),
+    ("-(1) + -(-1) + !(!a) + (1).x", "-(1) + -(-1) + !(!a) + (1).x"),  # other trees without parentheses
+    ("(a ? b : c) ? (d ? e : f) : (g ? h : i)", "(a ? b : c) ? (d ? e : f) : g ? h : i"),
+    ("[?(a), (b)].all((x), ((x) && y)) // c", "[?a, b].all(x, x && y)"),
+    ("(a).?b[?(c)] == .m.N{?f: (1), `g-h`: {(1): 2}}", "a.?b[?c] == .m.N{?f: 1, `g-h`: {1: 2}}"),
+])
+def test_rendering_drops_only_redundant_parentheses(text, rendered):
+    from webhook.cel import unparse
+
+    assert unparse.render(grammar.parse(text)) == rendered
