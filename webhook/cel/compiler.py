@@ -69,8 +69,10 @@ def _estimate_and_validate(expression: str, env: Environment, checked, serialize
     return cost, coster.type_of(ast.root)
 
 
-def _verdict(expression: str, env: Environment, derived: bool = False, one_pass: bool = True) -> Verdict:
-    """`one_pass=False` skips `onepass` (the differential test compares both ways)."""
+def _verdict(expression: str, env: Environment, derived: bool = False, one_pass: bool = True,
+             rerender: bool = True) -> Verdict:
+    """`one_pass=False` skips `onepass` (the differential test compares both ways); `rerender=False`
+    when `expression` is a too-deep expression rendered without redundant parentheses (`depth`)."""
     try:
         compiled = env.env_for(expression).compile(expression)
     except TypeError as error:  # the caller sanitises strings; anything else the binding rejects
@@ -78,7 +80,8 @@ def _verdict(expression: str, env: Environment, derived: bool = False, one_pass:
     except RuntimeError as error:
         message = _compiler_message(error)
         if depth.is_nesting_error(message):
-            return depth.check_deep_expression(expression, lambda text: _verdict(text, env, derived, one_pass))
+            return depth.check_deep_expression(
+                expression, lambda text: _verdict(text, env, derived, one_pass, rerender=False), rerender)
         return Verdict(INVALID, "compilation failed: " + message)
     serialized = compiled.serialize()
     checked = parse(serialized)

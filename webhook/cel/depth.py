@@ -24,10 +24,11 @@ def is_nesting_error(message: str) -> bool:
     return any(text in lowered for text in _NESTING_ERRORS)
 
 
-def check_deep_expression(expression: str, faithful=None):
+def check_deep_expression(expression: str, faithful=None, rerender: bool = True):
     """The verdict for `expression`, which the faithful engine found too deep.
 
-    `faithful(text)` is the faithful engine's verdict for another text (None: syntax only).
+    `faithful(text)` is the faithful engine's verdict for another text (None: syntax only);
+    `rerender` is False when `expression` is a rendering already, so this never goes round twice.
     """
     from webhook.cel.verdict import FORBIDDEN, INVALID, OK, Verdict
 
@@ -37,7 +38,7 @@ def check_deep_expression(expression: str, faithful=None):
         return Verdict(INVALID, f"compilation failed: {error}")
     if faithful is None:
         return Verdict(OK, warning=SKIPPED_WARNING)
-    rendered = unparse.render(tree)
+    rendered = unparse.render(tree) if rerender else expression
     if rendered != expression:  # the same tree; if it is still too deep, this runs once more on it
         verdict = faithful(rendered)
         if verdict.outcome == INVALID and verdict.detail.startswith("compilation failed: ERROR: <input>:"):
