@@ -221,10 +221,32 @@ def test_nested_comprehensions_too_deep_for_the_faithful_engine_are_still_costed
 
 
 @needs_cel_expr
+def test_nests_too_deep_for_the_protobuf_decoder_are_costed_not_crashed():
+    # 25 levels compile, but the checked tree nests deeper than protobuf's decoder reads (100 messages)
+    assert reasons(_all_nest(25, "1, 2")) == [(str(PATH), "FieldValueForbidden")]
+    assert reasons(_all_nest(25, "1")) == []
+
+
+@needs_cel_expr
+def test_closed_parts_of_a_deep_nest_are_costed_by_the_faithful_engine():
+    # Per iteration the body costs far more than one: only its own estimate shows the nest is too expensive.
+    ten = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
+    inner = f'"{"x" * 1000}".matches("[a-z]+")'
+    for var in "abc":
+        inner = f"{ten}.all({var}, {inner})"
+    outer = inner
+    for i in range(31):
+        outer = f"[1].all(x{i}, {outer})"
+    assert reasons(inner) == []  # about 206,000: allowed alone
+    assert reasons(outer.replace("[1].all(x30,", "[1, 2, 3, 4, 5, 6, 7, 8].all(x30,", 1)) == [(str(PATH), "FieldValueForbidden")]
+    assert reasons(outer) == []  # one iteration per outer level: still allowed
+
+
+@needs_cel_expr
 def test_long_chains_between_32_and_250_keep_the_skipped_warning():
     with cel.collect_warnings() as warnings:
         assert reasons("1" + " + 1" * 40 + " == 41") == []
-    assert warnings and "deeper than 32" in warnings[0]
+    assert warnings and "deeper than the faithful engine allows" in warnings[0]
 
 
 @needs_cel_expr

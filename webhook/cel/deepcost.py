@@ -10,8 +10,11 @@ cel-go would refuse it too.
 
 from __future__ import annotations
 
-from webhook.cel.grammar import _VAR_MACROS, Node, _unwrap
 from webhook.cel.estimates import MAX_UINT64
+from webhook.cel.grammar import _VAR_MACROS, Node, _unwrap
+from webhook.cel.unparse import render
+
+MAX_PART_COMPILES = 16  # closed parts given to the faithful engine, largest first
 
 _SIZED_RESULTS = ("map", "filter")  # list results with one element at most per range element
 
@@ -41,8 +44,80 @@ def range_size(node: Node) -> int:
     return 0
 
 
-def lower_bound(root: Node) -> int:
-    """A lower bound of the maximum cost cel-go estimates for the tree (saturating like uint64)."""
+def _post_order(root: Node):
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            yield node
+            continue
+        stack.append((node, True))
+        stack.extend((c, False) for c in node.children if c is not None)
+
+
+def _scope(node: Node):
+    """(children outside the scope, children inside it, names bound) for a comprehension or cel.bind."""
+    found = comprehension(node)
+    if found:
+        target, variables = found
+        args = node.children[1:]
+        return [target], args[variables:], {_unwrap(a).text for a in args[:variables]}
+    target = node.children[0] if node.kind == "call" else None
+    if node.text == "bind" and target is not None and _unwrap(target).kind == "ident" \
+            and _unwrap(target).text == "cel" and len(node.children) == 4:
+        var, init, body = node.children[1:]
+        return [init], [body], {_unwrap(var).text}
+    return None
+
+
+def _exact_parts(root: Node, part_cost) -> dict[int, int]:
+    """cel-go's own estimates of the largest parts that the faithful engine can compile alone.
+
+    A part qualifies when it holds a comprehension and uses no variable bound outside it (so its
+    estimate does not depend on where it stands); the root already failed to compile.
+    """
+    names = set()
+    for node in _post_order(root):
+        scope = _scope(node)
+        if scope:
+            names.update(scope[2])
+    free: dict[int, frozenset] = {}
+    nests: dict[int, bool] = {}
+    for node in _post_order(root):
+        kids = [c for c in node.children if c is not None]
+        scope = _scope(node)
+        if node.kind == "ident":
+            free[id(node)] = frozenset({node.text} & names)
+        elif scope:
+            outside, inside, bound = scope
+            inner = frozenset().union(*(free[id(c)] for c in inside))
+            free[id(node)] = frozenset().union(*(free[id(c)] for c in outside)) | (inner - bound)
+        else:
+            free[id(node)] = frozenset().union(*(free[id(c)] for c in kids))
+        nests[id(node)] = comprehension(node) is not None or any(nests[id(c)] for c in kids)
+    exact: dict[int, int] = {}
+    stack = [c for c in reversed(root.children) if c is not None]
+    attempts = 0
+    while stack and attempts < MAX_PART_COMPILES:
+        node = stack.pop()
+        if not nests[id(node)]:
+            continue
+        if not free[id(node)]:
+            attempts += 1
+            cost = part_cost(render(node))
+            if cost is not None:
+                exact[id(node)] = cost
+                continue
+        stack.extend(c for c in reversed(node.children) if c is not None)
+    return exact
+
+
+def lower_bound(root: Node, part_cost=None) -> int:
+    """A lower bound of the maximum cost cel-go estimates for the tree (saturating like uint64).
+
+    `part_cost(text)`, when given, is the faithful engine's estimate for a closed part (or None).
+    """
+    exact = _exact_parts(root, part_cost) if part_cost else {}
     bounds: dict[int, int] = {}
     stack: list[tuple[Node, bool]] = [(root, False)]
     while stack:
@@ -53,7 +128,9 @@ def lower_bound(root: Node) -> int:
             stack.extend((c, False) for c in kids)
             continue
         found = comprehension(node)
-        if found is not None:
+        if id(node) in exact:
+            value = exact[id(node)]
+        elif found is not None:
             target, variables = found
             body = max((bounds[id(a)] for a in node.children[1 + variables:]), default=0)
             value = bounds[id(target)] + range_size(target) * max(body + 1, 1)

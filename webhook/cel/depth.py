@@ -14,7 +14,8 @@ from webhook.cel import deepcost, grammar, unparse
 # Texts of the compiler's nesting errors, e.g. "Exceeded max recursion depth of 32 when parsing" for
 # long left-associative chains (`1 + 1 + ... + 1`), which cel-go parses up to depth 250.
 _NESTING_ERRORS = ("recursion limit exceeded", "max recursion depth exceeded", "exceeded max recursion depth")
-SKIPPED_WARNING = "CEL selector nests deeper than 32 levels: type and cost checks were skipped"
+SKIPPED_WARNING = ("CEL selector nests deeper than the faithful engine allows (32 levels): type and cost checks "
+                   "were skipped")
 SELECTOR_EXPRESSION_MAX_COST = 1_000_000  # resource/v1 CELSelectorExpressionMaxCost
 _RENDERED_NOTE = " (positions count in the expression without redundant parentheses)"
 
@@ -24,11 +25,12 @@ def is_nesting_error(message: str) -> bool:
     return any(text in lowered for text in _NESTING_ERRORS)
 
 
-def check_deep_expression(expression: str, faithful=None, rerender: bool = True):
+def check_deep_expression(expression: str, faithful=None, rerender: bool = True, part_cost=None):
     """The verdict for `expression`, which the faithful engine found too deep.
 
     `faithful(text)` is the faithful engine's verdict for another text (None: syntax only);
-    `rerender` is False when `expression` is a rendering already, so this never goes round twice.
+    `rerender` is False when `expression` is a rendering already, so this never goes round twice;
+    `part_cost(text)` is the faithful engine's cost of a closed part, or None.
     """
     from webhook.cel.verdict import FORBIDDEN, INVALID, OK, Verdict
 
@@ -45,7 +47,7 @@ def check_deep_expression(expression: str, faithful=None, rerender: bool = True)
             first, newline, rest = verdict.detail.partition("\n")
             verdict = Verdict(INVALID, first + _RENDERED_NOTE + newline + rest, verdict.cost, verdict.warning)
         return verdict
-    bound = deepcost.lower_bound(tree)
+    bound = deepcost.lower_bound(tree, part_cost)
     if bound > SELECTOR_EXPRESSION_MAX_COST:
         return Verdict(FORBIDDEN, "too complex, exceeds cost limit", bound)
     return Verdict(OK, warning=SKIPPED_WARNING)
