@@ -111,6 +111,7 @@ def test_cel_go_syntax_is_accepted(expression):
     ("a = b", "1:3", "token recognition error at: '='"),
     ("if", "1:1", "reserved identifier: if"),
     ("9223372036854775808", "1:1", "invalid int literal"),
+    ("--9223372036854775808", "1:3", "invalid int literal"),  # `-9223372036854775808` is valid
     ("18446744073709551616u", "1:1", "invalid uint literal"),
     ('"\\ud800"', "1:1", "invalid unicode code point"),
     ('b"\\u0041"', "1:1", "unable to unescape string"),

@@ -236,8 +236,10 @@ class _Parser:
             while self.kind() == first:
                 self.advance()
                 ops += first
-            if first == "-" and self.kind() in (lexer.INT, lexer.FLOAT):
-                ops = ops[:-1]  # literal: MINUS? NUM_INT; ANTLR prefers the literal alternative
+            if ops == "-" and self.kind() in (lexer.INT, lexer.FLOAT):
+                # literal: MINUS? NUM_INT. One minus: ANTLR prefers the literal alternative; more:
+                # its `'-'+` loop takes them all, so `--9223372036854775808` is out of range.
+                ops = ""
                 self.i -= 1
         node = yield from self.primary(e, r, c)
         while True:
