@@ -401,6 +401,8 @@ class _Parser:
         token = self.advance()
         k = token.kind
         body = self.text[token.start:token.end]
+        if sign and k not in (lexer.INT, lexer.FLOAT):  # `!-"a"`: only numbers take a sign
+            raise self.fail(token)
         if k == lexer.INT:
             base, digits = (16, body[2:]) if body.startswith("0x") else (10, body)
             if not -(1 << 63) <= int(sign + digits, base) < (1 << 63):
@@ -416,14 +418,15 @@ class _Parser:
             problem = _unescape_problem(body[1:] if k == lexer.BYTES else body, k == lexer.BYTES)
             if problem:
                 raise _error(self.text, start, problem)
-        elif sign or k not in ("true", "false", "null"):
+        elif k not in ("true", "false", "null"):
             raise self.fail(token)
         return Node("literal", start, sign + body)
 
 
 def _unwrap(node: Node) -> Node:
-    """The node inside grouping parentheses (cel-go's tree has none)."""
-    while node.kind == "paren":
+    """The node cel-go's tree holds here: no grouping parentheses, and an even run of `!` or `-`
+    leaves its operand alone (parser.go VisitLogicalNot, VisitNegate)."""
+    while node.kind == "paren" or (node.kind == "unary" and len(node.text) % 2 == 0):
         node = node.children[0]
     return node
 
