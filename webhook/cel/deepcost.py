@@ -11,7 +11,7 @@ cel-go would refuse it too.
 from __future__ import annotations
 
 from webhook.cel.estimates import MAX_UINT64
-from webhook.cel.grammar import _VAR_MACROS, Node, _unwrap
+from webhook.cel.grammar import VAR_MACROS, Node, unwrap
 from webhook.cel.unparse import render
 
 MAX_PART_COMPILES = 16  # closed parts given to the faithful engine, largest first
@@ -24,19 +24,19 @@ def comprehension(node: Node) -> tuple[Node, int] | None:
     if node.kind != "call" or node.children[0] is None:
         return None
     args = node.children[1:]
-    variables = _VAR_MACROS.get(node.text, {}).get(len(args), 0)
+    variables = VAR_MACROS.get(node.text, {}).get(len(args), 0)
     if not variables or node.text in ("optMap", "optFlatMap"):
         return None
-    if all(_unwrap(a).kind == "ident" for a in args[:variables]):
+    if all(unwrap(a).kind == "ident" for a in args[:variables]):
         return node.children[0], variables
     return None
 
 
 def range_size(node: Node) -> int:
     """A lower bound of cel-go's maximum size estimate of a range: elements of a literal, else 0."""
-    node = _unwrap(node)
+    node = unwrap(node)
     while node.kind == "call" and node.text in _SIZED_RESULTS and comprehension(node):
-        node = _unwrap(node.children[0])  # map/filter: cel-go sizes the result like its range
+        node = unwrap(node.children[0])  # map/filter: cel-go sizes the result like its range
     if node.kind == "list":
         return sum(1 for optional in node.optional if not optional)
     if node.kind == "map":
@@ -61,12 +61,12 @@ def _scope(node: Node):
     if found:
         target, variables = found
         args = node.children[1:]
-        return [target], args[variables:], {_unwrap(a).text for a in args[:variables]}
+        return [target], args[variables:], {unwrap(a).text for a in args[:variables]}
     target = node.children[0] if node.kind == "call" else None
-    if node.text == "bind" and target is not None and _unwrap(target).kind == "ident" \
-            and _unwrap(target).text == "cel" and len(node.children) == 4:
+    if node.text == "bind" and target is not None and unwrap(target).kind == "ident" \
+            and unwrap(target).text == "cel" and len(node.children) == 4:
         var, init, body = node.children[1:]
-        return [init], [body], {_unwrap(var).text}
+        return [init], [body], {unwrap(var).text}
     return None
 
 

@@ -30,16 +30,16 @@ RESERVED_IDS = frozenset({
     "as", "break", "const", "continue", "else", "false", "for", "function", "if", "import", "in", "let",
     "loop", "package", "namespace", "null", "return", "true", "var", "void", "while"})
 
-# Binary operators: (precedence in the whole expression, rule, precedence inside the rule).
+# Binary operators by precedence, loosest first; all are left-associative.
 _OR, _AND, _REL, _ADD, _MUL = 1, 2, 3, 4, 5
-_BINARY = {"||": _OR, "&&": _AND}
-_BINARY.update(dict.fromkeys(("<", "<=", ">=", ">", "==", "!=", "in"), _REL))
-_BINARY.update(dict.fromkeys(("+", "-"), _ADD))
-_BINARY.update(dict.fromkeys(("*", "/", "%"), _MUL))
+BINARY = {"||": _OR, "&&": _AND}
+BINARY.update(dict.fromkeys(("<", "<=", ">=", ">", "==", "!=", "in"), _REL))
+BINARY.update(dict.fromkeys(("+", "-"), _ADD))
+BINARY.update(dict.fromkeys(("*", "/", "%"), _MUL))
 
 # Receiver-style macros whose leading arguments must be simple identifiers: {name: {argc: count}}.
 # Standard macros, two-variable comprehensions, optionals, cel.bind (cel-go parser/macro.go, ext/).
-_VAR_MACROS = {
+VAR_MACROS = {
     "all": {2: 1, 3: 2}, "exists": {2: 1, 3: 2}, "exists_one": {2: 1}, "existsOne": {3: 2},
     "map": {2: 1, 3: 1}, "filter": {2: 1}, "optMap": {2: 1}, "optFlatMap": {2: 1},
     "transformList": {3: 2, 4: 2}, "transformMap": {3: 2, 4: 2}, "transformMapEntry": {3: 2, 4: 2},
@@ -205,7 +205,7 @@ class _Parser:
             self.limit(c + len(calcs))
             operands.append((yield from self.unary(e, r + len(relations), c + len(calcs))))
             op = self.kind()
-            level = _BINARY.get(op)
+            level = BINARY.get(op)
             if level is None:
                 break
             while operators and operators[-1][0] >= level:
@@ -275,11 +275,11 @@ class _Parser:
 
     def member_call(self, target: Node, name: Token, args: list[Node]) -> Node:
         text = self.text[name.start:name.end]
-        counts = _VAR_MACROS.get(text)
+        counts = VAR_MACROS.get(text)
         if text == "bind" and target.kind == "ident" and target.text == "cel":
             counts = {3: 1}
         names = counts.get(len(args), 0) if counts else 0
-        args = [_unwrap(a) for a in args]
+        args = [unwrap(a) for a in args]
         for arg in args[:names]:
             if arg.kind != "ident":
                 raise _error(self.text, arg.start, f"{'cel.bind' if text == 'bind' else text}() variable name "
@@ -356,7 +356,7 @@ class _Parser:
         if self.kind() == "(":
             args = yield from self.arguments(e, r, c, ")")
             if lead + ident == "has" and len(args) == 1:
-                arg = _unwrap(args[0])
+                arg = unwrap(args[0])
                 if arg.kind != "select" or arg.optional:
                     raise _error(self.text, arg.start, "invalid argument to has() macro")
             return Node("call", start, lead + ident, (None, *args), depth=_deepest(args))
@@ -423,7 +423,7 @@ class _Parser:
         return Node("literal", start, sign + body)
 
 
-def _unwrap(node: Node) -> Node:
+def unwrap(node: Node) -> Node:
     """The node cel-go's tree holds here: no grouping parentheses, and an even run of `!` or `-`
     leaves its operand alone (parser.go VisitLogicalNot, VisitNegate)."""
     while node.kind == "paren" or (node.kind == "unary" and len(node.text) % 2 == 0):

@@ -7,7 +7,7 @@ Comments and spacing are dropped; literals keep their exact text. Iterative, lik
 
 from __future__ import annotations
 
-from webhook.cel.grammar import _ADD, _AND, _BINARY, _MUL, _OR, _REL, Node, _unwrap
+from webhook.cel.grammar import BINARY, Node, unwrap
 
 _MEMBER_KINDS = frozenset({"ident", "select", "call", "index", "list", "map", "message"})
 
@@ -17,7 +17,7 @@ def _level(node: Node) -> int:
     if node.kind == "cond":
         return 0
     if node.kind == "binary":
-        return _BINARY[node.text]
+        return BINARY[node.text]
     if node.kind == "unary":
         return 6
     if node.kind == "literal" and node.text.startswith("-"):
@@ -30,7 +30,7 @@ def _wrapped(child: Node, needs: bool) -> list:
 
 
 def _member_target(child: Node) -> list:
-    inner = _unwrap(child)
+    inner = unwrap(child)
     # a literal keeps its parentheses: `(1).x`, `(1.5).x` must not lex as one number
     return _wrapped(inner, inner.kind not in _MEMBER_KINDS)
 
@@ -41,38 +41,38 @@ def _parts(node: Node) -> list:
     if kind in ("literal", "ident", "field"):
         return [node.text]
     if kind == "paren":
-        return [_unwrap(node)]
+        return [unwrap(node)]
     if kind == "binary":
-        left, right = _unwrap(children[0]), _unwrap(children[1])
-        level = _BINARY[node.text]
+        left, right = unwrap(children[0]), unwrap(children[1])
+        level = BINARY[node.text]
         return [*_wrapped(left, _level(left) < level), f" {node.text} ", *_wrapped(right, _level(right) <= level)]
     if kind == "cond":
-        cond, then, other = (_unwrap(c) for c in children)
+        cond, then, other = (unwrap(c) for c in children)
         return [*_wrapped(cond, _level(cond) == 0), " ? ", *_wrapped(then, _level(then) == 0), " : ", other]
     if kind == "unary":
-        inner = _unwrap(children[0])
+        inner = unwrap(children[0])
         # cel-go folds `!!x` and `--x`, and reads `-1` as a literal: only members go bare
         return [node.text, *_wrapped(inner, inner.kind not in _MEMBER_KINDS)]
     if kind == "select":
         return [*_member_target(children[0]), ".?" if node.optional else ".", node.text]
     if kind == "index":
-        return [*_member_target(children[0]), "[?" if node.optional else "[", _unwrap(children[1]), "]"]
+        return [*_member_target(children[0]), "[?" if node.optional else "[", unwrap(children[1]), "]"]
     if kind == "call":
         target, args = children[0], children[1:]
         head = [node.text, "("] if target is None else [*_member_target(target), ".", node.text, "("]
         return head + _joined(args) + [")"]
     if kind == "list":
-        items = [[("?" if flag else ""), _unwrap(c)] for flag, c in zip(node.optional, children)]
+        items = [[("?" if flag else ""), unwrap(c)] for flag, c in zip(node.optional, children)]
         return ["[", *_flat(items), "]"]
     if kind in ("map", "message"):
-        items = [[("?" if flag else ""), _unwrap(children[2 * k]), ": ", _unwrap(children[2 * k + 1])]
+        items = [[("?" if flag else ""), unwrap(children[2 * k]), ": ", unwrap(children[2 * k + 1])]
                  for k, flag in enumerate(node.optional)]
         return [node.text if kind == "message" else "", "{", *_flat(items), "}"]
     raise ValueError(f"unknown node kind {kind}")
 
 
 def _joined(nodes) -> list:
-    return _flat([[_unwrap(n)] for n in nodes])
+    return _flat([[unwrap(n)] for n in nodes])
 
 
 def _flat(items: list[list]) -> list:
@@ -86,7 +86,7 @@ def _flat(items: list[list]) -> list:
 
 def render(root: Node) -> str:
     out: list[str] = []
-    stack: list = [_unwrap(root)]
+    stack: list = [unwrap(root)]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
