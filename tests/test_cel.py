@@ -188,13 +188,65 @@ def test_divergence_explicit_dyn_result_accepted():
 
 
 @needs_cel_expr
-def test_divergence_nesting_between_32_and_250_skips_type_and_cost_checks():
+def test_nesting_between_32_and_250_through_parentheses_gets_every_check():
     with cel.collect_warnings() as warnings:
-        assert reasons("(" * 40 + "device.driver == 1" + ")" * 40) == []  # a type error Kubernetes would report
-    assert warnings and "deeper than 32" in warnings[0]
+        [error] = cel.validate_cel_selector("(" * 40 + "device.driver == 1" + ")" * 40, PATH)
+        assert reasons("(" * 40 + 'device.driver == "a"' + ")" * 40) == []
+    assert error.key == (str(PATH), "FieldValueInvalid") and "found no matching overload for '_==_'" in error.detail
+    assert warnings == []  # type and cost checked: nothing skipped
     assert reasons("(" * 40 + "true" + ")" * 39) == [(str(PATH), "FieldValueInvalid")]  # syntax still checked
     assert reasons("(" * 249 + "true" + ")" * 249) == []
     assert reasons("(" * 250 + "true" + ")" * 250) == [(str(PATH), "FieldValueInvalid")]
+
+
+def _all_nest(depth: int, values: str) -> str:
+    nest = "true"
+    for i in range(depth):
+        nest = f"[{values}].all(x{i}, {nest})"
+    return nest
+
+
+@needs_cel_expr
+def test_nested_comprehensions_too_deep_for_the_faithful_engine_are_still_costed():
+    # cel-go estimates 2^31 iterations and more: the API server says Forbidden
+    deep = _all_nest(31, "1, 2")
+    [error] = cel.validate_cel_selector(deep, PATH)
+    assert str(error) == "spec.selectors[0].cel.expression: Forbidden: too complex, exceeds cost limit"
+    claim_path = Path("spec").child("devices", "requests").index(0).child("exactly", "selectors").index(1)
+    claim_path = claim_path.child("cel", "expression")
+    assert [e.key for e in cel.validate_cel_selector(deep, claim_path)] == [(str(claim_path), "FieldValueForbidden")]
+    with cel.collect_warnings() as warnings:  # one iteration per level: far below the limit, still allowed
+        assert reasons(_all_nest(31, "1")) == []
+    assert warnings and "type and cost checks were skipped" in warnings[0]
+
+
+@needs_cel_expr
+def test_nests_too_deep_for_the_protobuf_decoder_are_costed_not_crashed():
+    # 25 levels compile, but the checked tree nests deeper than protobuf's decoder reads (100 messages)
+    assert reasons(_all_nest(25, "1, 2")) == [(str(PATH), "FieldValueForbidden")]
+    assert reasons(_all_nest(25, "1")) == []
+
+
+@needs_cel_expr
+def test_closed_parts_of_a_deep_nest_are_costed_by_the_faithful_engine():
+    # Per iteration the body costs far more than one: only its own estimate shows the nest is too expensive.
+    ten = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
+    inner = f'"{"x" * 1000}".matches("[a-z]+")'
+    for var in "abc":
+        inner = f"{ten}.all({var}, {inner})"
+    outer = inner
+    for i in range(31):
+        outer = f"[1].all(x{i}, {outer})"
+    assert reasons(inner) == []  # about 206,000: allowed alone
+    assert reasons(outer.replace("[1].all(x30,", "[1, 2, 3, 4, 5, 6, 7, 8].all(x30,", 1)) == [(str(PATH), "FieldValueForbidden")]
+    assert reasons(outer) == []  # one iteration per outer level: still allowed
+
+
+@needs_cel_expr
+def test_long_chains_between_32_and_250_keep_the_skipped_warning():
+    with cel.collect_warnings() as warnings:
+        assert reasons("1" + " + 1" * 40 + " == 41") == []
+    assert warnings and "deeper than the faithful engine allows" in warnings[0]
 
 
 @needs_cel_expr

@@ -97,3 +97,39 @@ def test_unknown_engine_is_a_usage_error(tmp_path):
 
     result = cli("review", "--cel-engine", "nope", str(tmp_path))
     assert result.returncode == 2
+
+
+# --- hostile selectors (issue 21): cel-python's lexer took hours on this 106-byte selector
+
+REDOS = "(" * 40 + 'device.driver == "' + "\\\\" * 24
+
+
+def _hostile_and_ordinary(server) -> None:
+    """Two ReDoS selectors and, meanwhile, an ordinary claim with a selector never seen before: all answered."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    hostile = [review_body(device_class(REDOS)), review_body(claim(REDOS + " "))]
+    ordinary = review_body(claim('device.driver == "fresh.example.com" && device.attributes["x"].n == 1'))
+    with ThreadPoolExecutor(3) as pool:
+        slow = [pool.submit(server.review, "/validate", body) for body in hostile]
+        fine = pool.submit(server.review, "/validate", ordinary).result(timeout=30)
+        answers = [future.result(timeout=30) for future in slow]
+    assert fine["allowed"] is True, fine
+    for answer in answers:
+        assert answer["allowed"] is False
+        [message] = cause_messages(answer)
+        assert "Syntax error: token recognition error" in message, message
+
+
+def test_redos_selectors_are_answered_with_the_faithful_engine(webhook_server):
+    _hostile_and_ordinary(webhook_server)
+
+
+def test_redos_selectors_are_answered_with_the_portable_engine(portable_server):
+    _hostile_and_ordinary(portable_server)
+
+
+def test_cel_go_syntax_the_old_portable_parser_rejected_is_accepted(portable_server):
+    expression = 'device.attributes["gpu.example.com"].?model.orValue("") == "a" || device.attributes["d"].`a-b`'
+    response = portable_server.review("/validate", review_body(device_class(expression)))
+    assert response["allowed"] is True, response

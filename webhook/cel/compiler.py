@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from google.protobuf.message import DecodeError
+
 from webhook.cel import depth, onepass
 from webhook.cel.budget import may_compile, record
 from webhook.cel.cache import VerdictCache
@@ -69,8 +71,36 @@ def _estimate_and_validate(expression: str, env: Environment, checked, serialize
     return cost, coster.type_of(ast.root)
 
 
-def _verdict(expression: str, env: Environment, derived: bool = False, one_pass: bool = True) -> Verdict:
-    """`one_pass=False` skips `onepass` (the differential test compares both ways)."""
+def _part_cost(text: str, env: Environment) -> int | None:
+    """cel-go's maximum cost estimate of a closed part of a too-deep selector; None when it does not
+    compile here (too deep as well, or ill-typed)."""
+    try:
+        compiled = env.env_for(text).compile(text)
+    except (TypeError, RuntimeError):
+        return None
+    try:
+        serialized = compiled.serialize()
+        checked = parse(serialized)
+    except DecodeError:  # nested deeper than protobuf's decoder allows
+        return None
+    try:
+        return onepass.estimate(checked, env.sizes)[0][1]
+    except (onepass.Unsupported, RecursionError):
+        pass
+    estimate = _estimate_and_validate(text, env, checked, serialized)
+    return None if isinstance(estimate, Verdict) else estimate[0][1]
+
+
+def _too_deep(expression: str, env: Environment, derived: bool, one_pass: bool, rerender: bool) -> Verdict:
+    return depth.check_deep_expression(
+        expression, lambda text: _verdict(text, env, derived, one_pass, rerender=False), rerender,
+        lambda text: _part_cost(text, env))
+
+
+def _verdict(expression: str, env: Environment, derived: bool = False, one_pass: bool = True,
+             rerender: bool = True) -> Verdict:
+    """`one_pass=False` skips `onepass` (the differential test compares both ways); `rerender=False`
+    when `expression` is a too-deep expression rendered without redundant parentheses (`depth`)."""
     try:
         compiled = env.env_for(expression).compile(expression)
     except TypeError as error:  # the caller sanitises strings; anything else the binding rejects
@@ -78,10 +108,13 @@ def _verdict(expression: str, env: Environment, derived: bool = False, one_pass:
     except RuntimeError as error:
         message = _compiler_message(error)
         if depth.is_nesting_error(message):
-            return depth.check_deep_expression(expression)
+            return _too_deep(expression, env, derived, one_pass, rerender)
         return Verdict(INVALID, "compilation failed: " + message)
     serialized = compiled.serialize()
-    checked = parse(serialized)
+    try:
+        checked = parse(serialized)
+    except DecodeError:  # compiled, but nested deeper than protobuf's decoder allows (100 messages)
+        return _too_deep(expression, env, derived, one_pass, rerender)
     estimate = None
     if one_pass:
         try:

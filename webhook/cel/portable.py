@@ -1,4 +1,4 @@
-"""The portable engine: length is checked by the caller; here only syntax and nesting depth.
+"""The portable engine: length is checked by the caller; here only cel-go's syntax and limits.
 
 Its verdicts always carry a warning, because type and cost checks are skipped.
 """
@@ -16,10 +16,6 @@ SKIPPED_WARNING = "type and cost checks of CEL selectors were skipped (portable 
 def check(expression: str):
     from webhook.cel.verdict import INVALID, OK, Verdict
 
-    deepest, at = syntax.nesting(expression)
-    if deepest >= syntax.CEL_GO_MAX_RECURSION_DEPTH:
-        return Verdict(INVALID, f"compilation failed: ERROR: <input>:1:{at + 1}: expression recursion limit "
-                                f"exceeded: {syntax.CEL_GO_MAX_RECURSION_DEPTH}")
     error = syntax.syntax_error(expression)
     if error is not None:
         return Verdict(INVALID, "compilation failed: " + error)

@@ -1,0 +1,345 @@
+"""cel-go's grammar and limits (webhook/cel/lexer.py, grammar.py): corpora, a differential fuzz against
+the faithful engine's parser, the recursion limits and hostile inputs that once took hours."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from cel_corpus import expressions
+from webhook.cel import engines, grammar, lexer
+
+HAS_CEL_EXPR = engines.cel_expr_available()
+needs_cel_expr = pytest.mark.skipif(not HAS_CEL_EXPR, reason="cel-expr-python (with protobuf) is not installed")
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = expressions(1500)
+
+# The faithful engine's parser-stage complaints (cel-cpp parses and expands macros before checking).
+_PARSE_ERRORS = ("Syntax error", "reserved identifier", "simple identifier", "field selection",
+                 "invalid int literal", "invalid uint literal", "invalid hex int literal", "Invalid string literal",
+                 "Invalid bytes literal", "invalid double literal", "invalid constant literal", "has() macro")
+
+
+def faithful_parse_error(expression: str) -> str | None | bool:
+    """The faithful engine's parse error, None when it parses, False when it cannot say (nesting > 32)."""
+    from webhook.cel import depth
+    from webhook.cel.environment import Features, get_environment
+
+    env = get_environment(False, Features())
+    try:
+        env.env_for(expression).compile(expression)
+    except RuntimeError as error:
+        message = str(error)
+        if depth.is_nesting_error(message):
+            return False
+        return message if any(text in message for text in _PARSE_ERRORS) else None
+    return None
+
+
+def _example_selectors() -> list[str]:
+    """Every `expression:` in the examples and the string literals of selectors in the CEL tests."""
+    import yaml
+
+    found = []
+    for path in sorted((ROOT / "examples").rglob("*.yaml")):
+        for document in yaml.safe_load_all(path.read_text()):
+            stack = [document]
+            while stack:
+                item = stack.pop()
+                if isinstance(item, dict):
+                    for key, value in item.items():
+                        if key == "expression" and isinstance(value, str):
+                            found.append(value)
+                        else:
+                            stack.append(value)
+                elif isinstance(item, list):
+                    stack.extend(item)
+    return found
+
+
+# --- acceptance
+
+def test_every_corpus_expression_that_the_faithful_engine_parses_is_accepted():
+    rejected = [e for e in CORPUS if grammar.syntax_error(e) is not None]
+    if HAS_CEL_EXPR:  # the corpus holds ill-typed forms, not syntax errors
+        rejected = [e for e in rejected if faithful_parse_error(e) is None]
+    assert rejected == []
+
+
+def test_example_selectors_get_the_faithful_parsers_verdict():
+    selectors = _example_selectors()
+    assert len(selectors) >= 10
+    rejected = [s for s in selectors if grammar.syntax_error(s)]
+    assert rejected == ["device.driver =="]  # the one deliberately broken example
+    if HAS_CEL_EXPR:
+        assert [s for s in selectors if faithful_parse_error(s)] == rejected
+
+
+@pytest.mark.parametrize("expression", [
+    'device.attributes["d"].?x.orValue(false)',
+    "device.attributes[\"d\"].`my-attr` && device.attributes[\"d\"].`a.b/c d`",
+    "device.attributes[?\"d\"].hasValue() && [?optional.none(), 1].size() == 1",
+    '{?"k": optional.of(1), "j": 2,}.size() > 0 && [1, 2,].size() == 2',
+    "cel.bind(x, 1, x > 0) && [1].all(k, v, k >= 0) && [1].transformList(i, v, v).size() == 1",
+    "google.protobuf.Duration{seconds: 1} != .google.protobuf.Duration{?nanos: optional.none(),}",
+    'r"\\d" != R\'\\w\' && b"\\xff\\377" != br"x" && """a\n"b""" != \'\'\'c\'\'\'',
+    '"\\a\\b\\f\\n\\r\\t\\v\\\\\\?\\"\\\'\\`\\x41\\u00e9\\U0001F600\\101" != ""',
+    "0x7fffffffffffffff > -0x8000000000000000 && 18446744073709551615u > 0xffu && .5 < 1e3 && 2.5e-3 > -1.0",
+    "!!true && - -1 == 1 && --1 == 1 && !-1.0 == false  // a comment\n && 1 in [1]",
+    "a ? b : c ? d : e",
+    "cel.bind(!!x, 1, x) && has(--a.b)",  # an even run of `!` or `-` leaves its operand alone
+])
+def test_cel_go_syntax_is_accepted(expression):
+    assert grammar.syntax_error(expression) is None
+
+
+@pytest.mark.parametrize(("expression", "location", "text"), [
+    ("", "1:1", "Syntax error: mismatched input '<EOF>'"),
+    ("?!", "1:1", "Syntax error"),
+    ("1 +", "1:4", "Syntax error"),
+    ("a.\n  b +", "2:6", "Syntax error"),
+    ('"abc', "1:1", "token recognition error"),
+    ('"\\q"', "1:1", "token recognition error"),
+    ('"\\400"', "1:1", "token recognition error"),
+    ("`a`", "1:1", "Syntax error"),
+    ("a.`b`(1)", "1:6", "Syntax error"),
+    ("a.b(c).d{}", "1:9", "Syntax error"),
+    ("f(a,)", "1:5", "Syntax error"),
+    ("a = b", "1:3", "token recognition error at: '='"),
+    ("if", "1:1", "reserved identifier: if"),
+    ("9223372036854775808", "1:1", "invalid int literal"),
+    ("--9223372036854775808", "1:3", "invalid int literal"),  # `-9223372036854775808` is valid
+    ("!-'a'", "1:3", "Syntax error"),  # only numbers take a sign
+    ("18446744073709551616u", "1:1", "invalid uint literal"),
+    ('"\\ud800"', "1:1", "invalid unicode code point"),
+    ('b"\\u0041"', "1:1", "unable to unescape string"),
+    ("x.all(1, true)", "1:7", "variable name must be a simple identifier"),
+    ("has(a)", "1:5", "invalid argument to has() macro"),
+])
+def test_errors_name_cel_go_locations(expression, location, text):
+    error = grammar.syntax_error(expression)
+    assert error is not None and error.startswith(f"ERROR: <input>:{location}: ")
+    assert text in error
+
+
+# --- limits (parser.go maxRecursionDepth 250, counted two ways)
+
+@pytest.mark.parametrize(("build", "ok", "over"), [
+    (lambda n: "(" * n + "true" + ")" * n, 249, 250),  # the parse listener: `expr` entered n + 1 times
+    (lambda n: "[" * n + "]" * n, 250, 251),  # the innermost list holds no `expr`
+    (lambda n: "f(" * n + ")" * n, 250, 251),
+    (lambda n: "a ? b : " * n + "c", 249, 250),
+    (lambda n: "1" + " + 1" * n, 250, 251),  # the visitor: one per operator of a left-deep chain
+    (lambda n: "a" + ".b" * n, 250, 251),
+    (lambda n: "a" + "[0]" * n, 250, 251),
+    (lambda n: "a + b * (" * n + "c" + ")" * n, 83, 84),  # `calc` entered 3 times per level
+])
+def test_recursion_depth_boundary(build, ok, over):
+    assert grammar.syntax_error(build(ok)) is None
+    error = grammar.syntax_error(build(over))
+    assert error is not None and "recursion" in error
+
+
+def test_no_input_reaches_the_interpreter_recursion_limit():
+    import sys
+
+    limit = sys.getrecursionlimit()
+    for text in ("(" * 10240, "[" * 10240, "{" * 10240, "a." * 5120, "-" * 10240, "!" * 10240, "f(" * 5120,
+                 "a ? b : " * 1280, "1" + "+1" * 5119, "a" + ".b" * 5119):
+        grammar.syntax_error(text)  # no RecursionError
+    assert sys.getrecursionlimit() == limit
+
+
+# --- hostile inputs: linear time
+
+HOSTILE = {
+    "backslash run after deep nesting": lambda n: "(" * 40 + 'device.driver == "' + "\\\\" * n,
+    "backslash run, unterminated": lambda n: '"' + "\\" * (2 * n),
+    "triple-quoted, unterminated": lambda n: '"""' + "\\\\" * n + '""',
+    "raw, unterminated": lambda n: 'r"' + "\\" * (2 * n),
+    "nested parentheses": lambda n: "(" * (2 * n),
+    "select chain": lambda n: "a" + ".b" * n,
+    "plus chain": lambda n: "1" + "+1" * n,
+    "message name chain": lambda n: "a" + ".b" * n + "(",
+    "escaped identifiers": lambda n: "a" + ".`b-c`" * (n // 3),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_inputs_are_answered_in_one_linear_pass(name):
+    build = HOSTILE[name]
+    started = time.perf_counter()
+    for n in (24, 100, 1000, 5000):
+        text = build(n)[:10240]
+        lexer.tokens(text)  # every character looked at a bounded number of times
+        error = grammar.syntax_error(text)
+        assert error is None or error.startswith("ERROR: <input>:")
+    assert time.perf_counter() - started < 5  # cel-python's lexer took hours on the first, at n = 24
+
+
+def test_the_redos_selector_is_a_syntax_error_at_the_string():
+    text = "(" * 40 + 'device.driver == "' + "\\\\" * 24
+    assert len(text.encode()) == 106
+    error = grammar.syntax_error(text)
+    assert error.startswith("ERROR: <input>:1:58: Syntax error: token recognition error at: '\"")
+
+
+# --- differential fuzz against the faithful engine's parser (cel-cpp shares cel-go's grammar)
+
+# Known, deliberate differences: cel-cpp rejects a raw string ending in a backslash and accepts
+# doubles out of range and a two-variable comprehension with one name twice; cel-go does the opposite.
+_DIVERGENT = re.compile(r"""[rR]("|')[^"'\n]*\\\1|[0-9][eE]\+?[0-9]{3}|\.(all|exists|existsOne|transform\w+)\(""")
+
+_ALPHABET = list("()[]{}.,?:!-+*/%<>=&|\"'`\\ \nabrxuU019_") + ["&&", "||", "==", ".?", "[?", "in ", '"""', "r'"]
+
+
+def _mutants(rng: random.Random, count: int) -> list[str]:
+    out = []
+    for _ in range(count):
+        text = rng.choice(CORPUS)
+        for _ in range(rng.randrange(1, 4)):
+            at = rng.randrange(len(text) + 1)
+            action = rng.random()
+            if action < 0.4:
+                text = text[:at] + rng.choice(_ALPHABET) + text[at:]
+            elif action < 0.8:
+                text = text[:at] + text[at + rng.randrange(1, 4):]
+            else:
+                end = min(len(text), at + rng.randrange(1, 12))
+                text = text[:at] + text[at:end] * 2 + text[end:]
+        out.append(text)
+    return out
+
+
+@needs_cel_expr
+def test_differential_fuzz_agrees_with_the_faithful_parser():
+    rng = random.Random(21)
+    cases = CORPUS[:500] + _mutants(rng, 2500)
+    disagreements, compared, rejected = [], 0, 0
+    for text in cases:
+        if _DIVERGENT.search(text):
+            continue
+        theirs = faithful_parse_error(text)
+        if theirs is False:
+            continue
+        ours = grammar.syntax_error(text)
+        compared += 1
+        rejected += theirs is not None
+        if (ours is None) != (theirs is None):
+            disagreements.append((text, ours, theirs))
+    assert compared > 2500 and rejected > 500  # both sides of the boundary are exercised
+    assert disagreements == []
+
+
+# --- the tree renders back to the same expression (what the faithful engine is given when only
+# parentheses made an expression too deep for it)
+
+@needs_cel_expr
+def test_rendering_without_parentheses_keeps_every_verdict_and_cost():
+    from webhook.cel import unparse
+    from webhook.cel.compiler import _uncached
+    from webhook.cel.environment import Features
+
+    checked = 0
+    for text in CORPUS[:400]:
+        try:
+            tree = grammar.parse("((" + text + "))")
+        except grammar.CelSyntaxError:
+            continue
+        rendered = unparse.render(tree)
+        assert unparse.render(grammar.parse(rendered)) == rendered
+        original, again = _uncached(text, False, Features()), _uncached(rendered, False, Features())
+        assert (again.outcome, again.cost) == (original.outcome, original.cost), (text, rendered)
+        checked += 1
+    assert checked > 350
+
+
+@pytest.mark.parametrize(("text", "rendered"), [
+    ("((a + b) * c)", "(a + b) * c"),
+    ("((a - b) - c)", "a - b - c"),
+    ("(a - (b - c))", "a - (b - c)"),
+    ("-(1) + -(-1) + !(!a) + (1).x", "-(1) + -(-1) + !(!a) + (1).x"),  # other trees without parentheses
+    ("(a ? b : c) ? (d ? e : f) : (g ? h : i)", "(a ? b : c) ? (d ? e : f) : g ? h : i"),
+    ("[?(a), (b)].all((x), ((x) && y)) // c", "[?a, b].all(x, x && y)"),
+    ("(a).?b[?(c)] == .m.N{?f: (1), `g-h`: {(1): 2}}", "a.?b[?c] == .m.N{?f: 1, `g-h`: {1: 2}}"),
+    ("!!(a || b) && --c && !!!d", "(a || b) && c && !!!d"),  # cel-go drops an even run of `!` or `-`
+])
+def test_rendering_drops_only_redundant_parentheses(text, rendered):
+    from webhook.cel import unparse
+
+    assert unparse.render(grammar.parse(text)) == rendered
+
+
+_LITERALS = ["1", "-1", "0x1F", "-0x8000000000000000", "9223372036854775808", "1u", "18446744073709551616u", "1.5",
+             ".5", "1e5", "'a'", '"""c"""', 'r"\\d"', 'b"\\xff"', 'b"\\u0041"', '"\\ud800"', '"\\377"', "true", "null",
+             "012"]
+_NAMES = ["a", "x", "device", "cel", "has", "if", "in", "optional"]
+_OPERATORS = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", "in", "&&", "||"]
+_METHODS = ["all", "exists", "exists_one", "map", "filter", "optMap", "transformList", "size", "existsOne"]
+
+
+def _generated(rng: random.Random, depth: int) -> str:
+    """A random expression over cel-go's grammar: every rule, odd literals, macros with odd arguments."""
+    def some(k: int) -> str:
+        return ", ".join(_generated(rng, depth - 1) for _ in range(k))
+
+    def opt() -> str:
+        return rng.choice(["?", ""])
+
+    if depth <= 0 or rng.random() < 0.25:
+        return rng.choice(_LITERALS + _NAMES + ["." + rng.choice(_NAMES)])
+    pick = rng.randrange(13)
+    if pick == 0:
+        return f"{some(1)} {rng.choice(_OPERATORS)} {some(1)}"
+    if pick == 1:
+        return f"{some(1)} ? {some(1)} : {some(1)}"
+    if pick == 2:
+        return rng.choice(["!", "-", "--", "!!", "- "]) + some(1)
+    if pick == 3:
+        return f"({some(1)})"
+    if pick == 4:
+        return f"{some(1)}.{opt()}{rng.choice(_NAMES + ['`a-b`', 'true'])}"
+    if pick == 5:
+        return f"{some(1)}[{opt()}{some(1)}]"
+    if pick == 6:
+        return f"{some(1)}.{rng.choice(_METHODS)}({some(rng.randrange(0, 5))})"
+    if pick == 7:
+        return f"{rng.choice(_NAMES)}({some(rng.randrange(0, 3))})"
+    if pick == 8:
+        return "[" + ", ".join(opt() + some(1) for _ in range(rng.randrange(0, 4))) + rng.choice([",", ""]) + "]"
+    if pick == 9:
+        entries = ", ".join(f"{opt()}{some(1)}: {some(1)}" for _ in range(rng.randrange(0, 3)))
+        return "{" + entries + rng.choice([",", ""]) + "}"
+    if pick == 10:
+        fields = ", ".join(f"{opt()}{rng.choice(_NAMES + ['`f-g`'])}: {some(1)}" for _ in range(rng.randrange(0, 3)))
+        return rng.choice(["A", ".A", "a.B"]) + "{" + fields + rng.choice([",", ""]) + "}"
+    if pick == 11:
+        return f"has({some(1)})"
+    return f"cel.bind({some(3)})"
+
+
+# cel-go takes a leading-dot identifier as a macro variable at parse time (it is an identifier); cel-cpp does not.
+_LEADING_DOT_VARIABLE = re.compile(r"\.(all|exists|exists_one|map|filter|optMap|transformList|existsOne|bind)\(\.")
+
+
+@needs_cel_expr
+def test_differential_fuzz_of_generated_expressions():
+    rng = random.Random(2121)
+    disagreements, compared = [], 0
+    for _ in range(2000):
+        text = _generated(rng, rng.randrange(1, 5))
+        if _DIVERGENT.search(text) or _LEADING_DOT_VARIABLE.search(text):
+            continue
+        theirs = faithful_parse_error(text)
+        if theirs is False:
+            continue
+        compared += 1
+        ours = grammar.syntax_error(text)
+        if (ours is None) != (theirs is None):
+            disagreements.append((text, ours, theirs))
+    assert compared > 1500
+    assert disagreements == []
