@@ -127,10 +127,24 @@ def test_request_timeout_flag_is_the_deadline_without_a_query(server_with):
     assert reply.status_code == 504 and status_of(reply)["reason"] == "Timeout"
 
 
-@pytest.mark.parametrize("timeout", ["bogus", "5", "-1s", "0s"])
+@pytest.mark.parametrize("timeout", ["bogus", "5", "-1s", "0s", "99999999999999999999h", "2562048h",
+                                     "9" * 5000 + "s"])
 def test_malformed_timeout_is_a_400(webhook_server, timeout):
+    # Go's ParseDuration refuses what an int64 of nanoseconds cannot hold; so does the server, at once.
+    started = time.monotonic()
     reply = webhook_server.post(f"/validate?timeout={timeout}", SMALL)
     assert reply.status_code == 400 and "timeout" in reply.text
+    assert len(reply.text) < 200 and time.monotonic() - started < 10
+
+
+def test_a_long_timeout_is_clamped_to_the_max_request_timeout(server_with):
+    # The API server waits 30 s at most: work that asks for 1000 hours stops at --max-request-timeout.
+    server = server_with("--workers", "1", "--max-request-timeout", "2")
+    started = time.monotonic()
+    reply = server.post("/validate?timeout=1000h", review_body(heavy_claim(512)))
+    assert reply.status_code == 504 and status_of(reply)["reason"] == "Timeout"
+    assert time.monotonic() - started < 30
+    assert server.review("/validate", SMALL)["allowed"] is True
 
 
 @pytest.mark.parametrize("query,expected", [
@@ -172,7 +186,7 @@ def test_requests_beyond_the_in_flight_cap_get_429_at_once(server_with):
     slow = threading.Thread(target=server.post, args=("/validate", review_body(heavy_claim(512))))
     slow.start()
     try:
-        wait_for(lambda: in_flight(server) == 1)
+        wait_for(lambda: busy_workers(server) == 1)  # counted once its body is in, being reviewed
         reply = server.post("/validate", SMALL)
         assert reply.status_code == 429 and reply.headers["retry-after"] == "1"
         assert status_of(reply)["reason"] == "TooManyRequests"
@@ -183,17 +197,41 @@ def test_requests_beyond_the_in_flight_cap_get_429_at_once(server_with):
 
 def test_bytes_beyond_the_budget_get_429(server_with):
     server = server_with("--max-bytes-in-flight", "100000", "--request-timeout", "30")
-    sock = tls_socket(server)  # declares 90 kB and sends nothing: holds its share of the budget
+    sock = tls_socket(server)  # sends 90 kB of a 95 kB body and stalls: holds what it sent
     sock.sendall(b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                 b"Content-Length: 90000\r\n\r\n{")
+                 b"Content-Length: 95000\r\n\r\n" + b" " * 90000)
     wait_for(lambda: in_flight(server) == 1)
+    time.sleep(0.5)  # the server has read what was sent (no way to observe it from here)
     body = review_body(valid_slice(devices=128))
     assert len(json.dumps(body, separators=(",", ":"))) > 10000
     reply = server.post("/validate", body)
     assert reply.status_code == 429 and status_of(reply)["reason"] == "TooManyRequests"
+    assert reply.headers["connection"] == "close"  # refused mid-body: the rest is not read
     sock.close()
     wait_for(lambda: in_flight(server) == 0)
     assert server.review("/validate", body)["allowed"] is True
+
+
+def stalled_request(server: RunningServer, declared: int, sent: bytes = b"{") -> ssl.SSLSocket:
+    sock = tls_socket(server)
+    sock.sendall(b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: %d\r\n\r\n" % declared + sent)
+    return sock
+
+
+def test_stalled_bodies_hold_no_budget(server_with):
+    # Declared sizes are not charged, and bodies still arriving are no reviews in flight: 8 x 8 MiB
+    # declared (the whole default --max-bytes-in-flight) and 65 stalled small bodies (over the default
+    # --max-requests-in-flight) leave an ordinary request its answer.
+    server = server_with()
+    stalled = [stalled_request(server, 8 * 1024 * 1024) for _ in range(8)]
+    stalled += [stalled_request(server, 2000) for _ in range(65)]
+    try:
+        wait_for(lambda: in_flight(server) == len(stalled))
+        assert server.review("/validate", review_body(valid_slice(devices=16)))["allowed"] is True
+    finally:
+        for sock in stalled:
+            sock.close()
 
 
 def test_a_lost_worker_is_a_503_and_is_replaced(server_with):

@@ -49,7 +49,7 @@ class Reply:
     content_type: str = "application/json"
     review: dict = field(default_factory=dict)  # log fields of an answered review (strings only)
     metric: tuple | None = None  # (kind, operation, allowed, dry_run) of an answered review
-    held: int = 0  # bytes counted against --max-bytes-in-flight until the answer is sent
+    body_unread: bool = False  # the server's own: refused before the whole body was read (close after)
     verdicts: tuple = ()  # (cache key, verdict, pinned) compiled for a job with share_verdicts
 
 
@@ -88,7 +88,7 @@ def decode_reply(data: bytes) -> Reply | tuple:
     if message[0] == "ready":
         return message
     status, body, content_type, review, metric, verdicts = message
-    return Reply(status, body, content_type, review, metric, verdicts=verdicts)  # `held` is the server's own
+    return Reply(status, body, content_type, review, metric, verdicts=verdicts)  # `body_unread` is the server's own
 
 
 TRIM_AFTER_BYTES = 1024 * 1024
