@@ -448,3 +448,37 @@ def test_the_envelope_headers_read_as_starlette_reads_them(raw):
 
     headers = Headers(raw=raw)
     assert _envelope_headers(raw) == (headers.get("content-type", ""), headers.get("content-length"))
+
+
+# ---- replies --------------------------------------------------------------------------------------
+
+def many_requests_claim(requests: int) -> dict:
+    """A claim whose /mutate answer (a default per request) is about 3x its size."""
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": "many", "namespace": "default"},
+            "spec": {"devices": {"requests": [{"name": f"request-{i:05d}", "exactly": {"deviceClassName": "gpus"}}
+                                              for i in range(requests)]}}}
+
+
+def test_a_client_that_never_reads_its_reply_is_cut_off_and_its_bytes_freed(server_with):
+    # A 4 MB claim whose 12 MB patch the client never reads (its receive buffer kept small, so the
+    # reply cannot hide in the kernel's buffers): after --write-timeout the connection is aborted
+    # and the reply's bytes leave --max-bytes-in-flight, which another large request then needs.
+    server = server_with("--write-timeout", "1", "--max-bytes-in-flight", "17000000", "--request-timeout", "30")
+    body = json.dumps(review_body(many_requests_claim(50_000))).encode()
+    host, port = server.url.removeprefix("https://").split(":")
+    raw = socket.socket()
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    raw.settimeout(30)
+    raw.connect((host, int(port)))
+    reader = ssl.create_default_context(cafile=str(server.ca_file)).wrap_socket(raw, server_hostname=host)
+    reader.sendall(b"POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                   b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    wait_for(lambda: "the client did not read its reply" in server.log_text(), limit=30)
+    # Its budget is free again (while the reply was held, this request's body did not fit: 429)...
+    assert len(server.post("/mutate", json.loads(body)).content) > 2 * len(body)
+    # ...and it was cut off, not sent.
+    received = read_until_closed(reader)
+    assert received.startswith(b"HTTP/1.1 200 ") and len(received) < 2 * len(body)
+    reader.close()
+    assert server.review("/validate", SMALL)["allowed"] is True
