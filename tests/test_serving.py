@@ -482,3 +482,28 @@ def test_a_client_that_never_reads_its_reply_is_cut_off_and_its_bytes_freed(serv
     assert received.startswith(b"HTTP/1.1 200 ") and len(received) < 2 * len(body)
     reader.close()
     assert server.review("/validate", SMALL)["allowed"] is True
+
+
+def test_a_huge_invalid_name_comes_back_bounded_with_its_causes(webhook_server):
+    # A 3 MB name was echoed in each cause, in the message and as details.name: 18 MB of reply.
+    obj = valid_slice()
+    obj["metadata"]["name"] = "A" * 3_000_000
+    reply = webhook_server.post("/validate", review_body(obj))
+    assert reply.status_code == 200 and len(reply.content) < 64 * 1024
+    status = reply.json()["response"]["status"]
+    assert status["code"] == 422 and status["reason"] == "Invalid"
+    assert {(c["field"], c["reason"]) for c in status["details"]["causes"]} == {("metadata.name", "FieldValueInvalid")}
+    assert any(c["message"].endswith("...(truncated): must be no more than 253 characters")
+               for c in status["details"]["causes"])
+    assert status["details"]["name"] == "A" * 256 + "...(truncated)"
+
+
+def test_a_denial_lists_a_bounded_number_of_causes(webhook_server):
+    obj = valid_slice(devices=128)
+    for device in obj["spec"]["devices"]:
+        device["name"] = "Bad_" + device["name"]
+        device["attributes"]["x" * 70] = {"int": 1}
+    status = webhook_server.review("/validate", review_body(obj))["status"]
+    causes = status["details"]["causes"]
+    assert len(causes) == 128 and causes[0]["field"] == "spec.devices[0].name"
+    assert status["message"].endswith(" more errors not shown)")

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from webhook import jsonload, logs
+from webhook.field import bounded_echo
 from webhook.profile import DEFAULT, Profile
 from webhook.serving.memory import release_freed_memory
 from webhook.serving.statuses import status_body
@@ -129,7 +130,9 @@ def handle(job: Job, deadline, profile: Profile = DEFAULT) -> Reply:
     except review.ReviewError as exc:
         return _refuse(str(exc))
     try:
-        with cel.request_deadline(deadline), cel.recording_verdicts(job.share_verdicts) as verdicts:
+        # What the reply echoes of the request is bounded (field.py, review.py): replies never amplify.
+        with (cel.request_deadline(deadline), cel.recording_verdicts(job.share_verdicts) as verdicts,
+              bounded_echo()):
             cel.check_deadline()
             if job.path == "/mutate":
                 response = admit.mutate(request, profile=profile, in_place=True)
@@ -137,6 +140,7 @@ def handle(job: Job, deadline, profile: Profile = DEFAULT) -> Reply:
                 response = admit.validate(request, profile=profile)
     except cel.DeadlineExceeded:
         return timeout_reply()
+    review.bound_echoes(response)
     kind = request.kind.kind if request.kind.kind in KINDS else "other"
     operation = request.operation if request.operation in OPERATIONS else "other"
     return Reply(200, review.encode_review_bytes(response, request.review_api_version),
