@@ -507,3 +507,14 @@ def test_a_denial_lists_a_bounded_number_of_causes(webhook_server):
     causes = status["details"]["causes"]
     assert len(causes) == 128 and causes[0]["field"] == "spec.devices[0].name"
     assert status["message"].endswith(" more errors not shown)")
+
+
+def test_warnings_are_cut_as_the_api_server_relays_them(webhook_server):
+    # Past 4 KiB of warnings in all, the API server keeps 256 characters of each, and stops at 4 KiB.
+    obj = valid_slice()
+    for i in range(50):
+        obj["spec"][f"unknown{i:02d}" + "y" * 1000] = 1
+    response = webhook_server.review("/validate", review_body(obj))
+    warnings = response["warnings"]
+    assert response["allowed"] is True and warnings[0].startswith('unknown field "spec.unknown00yyy')
+    assert all(len(w) == 256 for w in warnings) and sum(len(w) for w in warnings) <= 4096
