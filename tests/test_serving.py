@@ -460,22 +460,42 @@ def many_requests_claim(requests: int) -> dict:
                                               for i in range(requests)]}}}
 
 
+def non_reading_post(server: RunningServer, body: bytes) -> ssl.SSLSocket:
+    """POSTs `body` to /mutate and reads nothing (a small receive buffer: the answer cannot hide in the
+    kernel's buffers)."""
+    host, port = server.url.removeprefix("https://").split(":")
+    raw = socket.socket()
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    raw.settimeout(30)
+    raw.connect((host, int(port)))
+    sock = ssl.create_default_context(cafile=str(server.ca_file)).wrap_socket(raw, server_hostname=host)
+    sock.sendall(b"POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    return sock
+
+
+def test_answers_count_against_the_byte_budget_until_sent(server_with):
+    # A 3 MB claim's 11 MB patch, unread, holds its bytes: the same request from another client is
+    # reviewed (its body fits) but its answer does not fit beside the first: 429, not a second patch.
+    server = server_with("--max-bytes-in-flight", "17000000", "--request-timeout", "30")
+    body = json.dumps(review_body(many_requests_claim(50_000))).encode()
+    reader = non_reading_post(server, body)
+    wait_for(lambda: in_flight(server, "/mutate") == 0)  # answered; its patch waits for the reader
+    reply = server.post("/mutate", json.loads(body))
+    assert reply.status_code == 429 and "answer bytes" in status_of(reply)["message"]
+    reader.close()  # its answer's bytes leave the budget with it
+    wait_for(lambda: server.post("/mutate", json.loads(body)).status_code == 200)
+
+
 def test_a_client_that_never_reads_its_reply_is_cut_off_and_its_bytes_freed(server_with):
     # A 4 MB claim whose 12 MB patch the client never reads (its receive buffer kept small, so the
     # reply cannot hide in the kernel's buffers): after --write-timeout the connection is aborted
     # and the reply's bytes leave --max-bytes-in-flight, which another large request then needs.
     server = server_with("--write-timeout", "1", "--max-bytes-in-flight", "17000000", "--request-timeout", "30")
     body = json.dumps(review_body(many_requests_claim(50_000))).encode()
-    host, port = server.url.removeprefix("https://").split(":")
-    raw = socket.socket()
-    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    raw.settimeout(30)
-    raw.connect((host, int(port)))
-    reader = ssl.create_default_context(cafile=str(server.ca_file)).wrap_socket(raw, server_hostname=host)
-    reader.sendall(b"POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                   b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    reader = non_reading_post(server, body)
     wait_for(lambda: "the client did not read its reply" in server.log_text(), limit=30)
-    # Its budget is free again (while the reply was held, this request's body did not fit: 429)...
+    # Its budget is free again (while the reply was held, this request's answer did not fit: 429)...
     assert len(server.post("/mutate", json.loads(body)).content) > 2 * len(body)
     # ...and it was cut off, not sent.
     received = read_until_closed(reader)

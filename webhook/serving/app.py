@@ -113,7 +113,7 @@ class Admission:
         reply = None
         charge = self.budget.charge()
         try:
-            reply = await self._answer(request, path, charge)
+            reply = self._charge_answer(await self._answer(request, path, charge), charge)
         except BaseException:
             charge.release()
             raise
@@ -135,10 +135,21 @@ class Admission:
             headers["Retry-After"] = "1"
         if reply.status in (408, 413) or reply.body_unread:
             headers["Connection"] = "close"  # the rest of the body is not read: the connection cannot go on
-        # The answer's bytes count too until they are sent: a patch can be larger than the request.
-        charge.force(len(reply.body))
         return _Sent(reply.body, reply.status, headers=headers or None, media_type=reply.content_type,
                      charge=charge)
+
+    @staticmethod
+    def _charge_answer(reply: Reply, charge: Charge) -> Reply:
+        """The body's bytes are gone once reviewed; the answer's count until it is sent. An answer
+        that does not fit beside the others' bytes (a patch can be 4x its request) is not kept: a
+        429 goes out instead, as for a body that does not fit."""
+        charge.release()
+        if charge.take(len(reply.body)):
+            return reply
+        refused = _status(429, "TooManyRequests", "dra-webhook is sending too many answer bytes already; retry")
+        refused.body_unread = reply.body_unread
+        charge.force(len(refused.body))
+        return refused
 
     async def _answer(self, request: Request, path: str, charge: Charge) -> Reply:
         settings = self.settings

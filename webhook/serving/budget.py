@@ -1,10 +1,10 @@
 """--max-bytes-in-flight: request body bytes received and reply bytes not yet sent, server-wide.
 
 A request is charged for what has arrived, chunk by chunk, never for the Content-Length it declares:
-a connection that declares 8 MiB and sends nothing holds nothing. Its reply is charged too, until the
-connection has taken the last of it (or died). A request alone may exceed the budget (one review of
-the largest allowed body must always be possible); with others in flight, a chunk that does not fit
-is refused.
+a connection that declares 8 MiB and sends nothing holds nothing. Once reviewed, the body's bytes are
+given back and its answer's taken, until the connection has taken the last of it (or died). A request
+alone may exceed the budget (one review of the largest allowed body must always be possible); with
+others in flight, a chunk or an answer that does not fit is refused (429).
 """
 
 from __future__ import annotations
