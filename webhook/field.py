@@ -15,6 +15,8 @@ from dataclasses import dataclass, field as dataclass_field
 from enum import Enum
 from typing import Any, Iterable
 
+from webhook.limits import RESOURCE_SLICE_MAX_DEVICES
+
 
 class ErrorType(str, Enum):
     NOT_FOUND = "FieldValueNotFound"
@@ -229,8 +231,8 @@ def render_value(value: Any) -> str:
 # cuts each warning to 256 runes (truncateItemRunes) once they pass 4 KiB in all.
 ECHOED_VALUE_CHARS = 256
 # Causes listed in a denial (and in its message): one for each device of the largest ResourceSlice
-# (resource.k8s.io/v1 ResourceSliceMaxDevices, 128); past them the message says how many more.
-ECHOED_CAUSES = 128
+# (types.go ResourceSliceMaxDevices); past them the message says how many more.
+ECHOED_CAUSES = RESOURCE_SLICE_MAX_DEVICES
 TRUNCATED = "...(truncated)"
 _BOUNDED: ContextVar[bool] = ContextVar("bounded_echo", default=False)
 
