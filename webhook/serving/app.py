@@ -1,10 +1,12 @@
 """The Starlette app of the main port: POST /validate and /mutate, GET /healthz, /readyz, /metrics.
 
 This process checks the envelope (content type, size, deadline), reads the body under a timeout and
-a budget of bytes in flight (charged as they arrive, budget.py), and hands the body to a worker process (pool.py), unless the review
-is known to be small: then it answers itself (inline.py). Malformed requests get a 4xx with a one-line reason; overload a 429 and a missed
-deadline a 504, each as a metav1.Status; nothing a client sends yields a 500 or a traceback.
-Request bodies are never logged.
+a budget of bytes in flight (charged as they arrive, budget.py), and hands the body to a worker
+process (pool.py), unless the review is known to be small: then it answers itself (inline.py).
+Malformed requests get a 4xx with a one-line reason; overload a 429 and a missed deadline a 504,
+each as a metav1.Status; nothing a client sends yields a 500 or a traceback. Replies are charged to
+the same budget until sent, and a client that stops reading is cut off (writes.py). Request bodies
+are never logged.
 """
 
 from __future__ import annotations
@@ -228,9 +230,10 @@ class Admission:
 
 class _Sent(Response):
     """A Response that releases its request's charge once the connection has taken the reply (or
-    died). A large reply goes out in REPLY_CHUNK_BYTES pieces, each sent when the client has read
-    the ones before (uvicorn waits for the transport to drain), so no more than about one piece
-    sits in the connection's buffer, and the write timeout (writes.py) sees a client that stops."""
+    died). A large reply goes out in REPLY_CHUNK_BYTES pieces, each handed over once the client has
+    read enough of the ones before (uvicorn waits for a paused transport to drain), so a connection
+    buffers no more than its transport's high-water mark, and the write timeout (writes.py) sees a
+    client that stops reading."""
 
     def __init__(self, *args, charge: Charge, **kwargs) -> None:
         super().__init__(*args, **kwargs)
