@@ -128,3 +128,18 @@ def test_make_funcs(maker, expected):
     error = maker()
     assert error.type is expected
     assert error.key == ("f", expected.value)
+
+
+def test_bad_values_are_bounded_only_where_the_server_asks():
+    from webhook.field import ECHOED_VALUE_CHARS, bounded_echo, invalid
+
+    error = invalid("metadata.name", "a" * 100_000, "must be no more than 253 characters")
+    assert len(error.body()) > 100_000  # offline: the whole value, as upstream renders it
+    with bounded_echo():
+        body = error.body()
+        short = invalid("metadata.name", "a\nb", "bad").body()
+        structured = invalid("spec", {"k": "v" * 1000}, "bad").body()
+    assert body == 'Invalid value: "' + "a" * ECHOED_VALUE_CHARS + '...(truncated): must be no more than 253 characters'
+    assert short == 'Invalid value: "a\\nb": bad'  # short values as ever
+    assert structured.startswith('Invalid value: {"k":"vvv') and structured.endswith("...(truncated): bad")
+    assert len(structured) < 2 * ECHOED_VALUE_CHARS

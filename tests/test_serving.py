@@ -127,10 +127,24 @@ def test_request_timeout_flag_is_the_deadline_without_a_query(server_with):
     assert reply.status_code == 504 and status_of(reply)["reason"] == "Timeout"
 
 
-@pytest.mark.parametrize("timeout", ["bogus", "5", "-1s", "0s"])
+@pytest.mark.parametrize("timeout", ["bogus", "5", "-1s", "0s", "99999999999999999999h", "2562048h",
+                                     "9" * 5000 + "s"])
 def test_malformed_timeout_is_a_400(webhook_server, timeout):
+    # Go's ParseDuration refuses what an int64 of nanoseconds cannot hold; so does the server, at once.
+    started = time.monotonic()
     reply = webhook_server.post(f"/validate?timeout={timeout}", SMALL)
     assert reply.status_code == 400 and "timeout" in reply.text
+    assert len(reply.text) < 200 and time.monotonic() - started < 10
+
+
+def test_a_long_timeout_is_clamped_to_the_max_request_timeout(server_with):
+    # The API server waits 30 s at most: work that asks for 1000 hours stops at --max-request-timeout.
+    server = server_with("--workers", "1", "--max-request-timeout", "2")
+    started = time.monotonic()
+    reply = server.post("/validate?timeout=1000h", review_body(heavy_claim(512)))
+    assert reply.status_code == 504 and status_of(reply)["reason"] == "Timeout"
+    assert time.monotonic() - started < 30
+    assert server.review("/validate", SMALL)["allowed"] is True
 
 
 @pytest.mark.parametrize("query,expected", [
@@ -172,7 +186,7 @@ def test_requests_beyond_the_in_flight_cap_get_429_at_once(server_with):
     slow = threading.Thread(target=server.post, args=("/validate", review_body(heavy_claim(512))))
     slow.start()
     try:
-        wait_for(lambda: in_flight(server) == 1)
+        wait_for(lambda: busy_workers(server) == 1)  # counted once its body is in, being reviewed
         reply = server.post("/validate", SMALL)
         assert reply.status_code == 429 and reply.headers["retry-after"] == "1"
         assert status_of(reply)["reason"] == "TooManyRequests"
@@ -183,17 +197,41 @@ def test_requests_beyond_the_in_flight_cap_get_429_at_once(server_with):
 
 def test_bytes_beyond_the_budget_get_429(server_with):
     server = server_with("--max-bytes-in-flight", "100000", "--request-timeout", "30")
-    sock = tls_socket(server)  # declares 90 kB and sends nothing: holds its share of the budget
+    sock = tls_socket(server)  # sends 90 kB of a 95 kB body and stalls: holds what it sent
     sock.sendall(b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                 b"Content-Length: 90000\r\n\r\n{")
+                 b"Content-Length: 95000\r\n\r\n" + b" " * 90000)
     wait_for(lambda: in_flight(server) == 1)
+    time.sleep(0.5)  # the server has read what was sent (no way to observe it from here)
     body = review_body(valid_slice(devices=128))
     assert len(json.dumps(body, separators=(",", ":"))) > 10000
     reply = server.post("/validate", body)
     assert reply.status_code == 429 and status_of(reply)["reason"] == "TooManyRequests"
+    assert reply.headers["connection"] == "close"  # refused mid-body: the rest is not read
     sock.close()
     wait_for(lambda: in_flight(server) == 0)
     assert server.review("/validate", body)["allowed"] is True
+
+
+def stalled_request(server: RunningServer, declared: int, sent: bytes = b"{") -> ssl.SSLSocket:
+    sock = tls_socket(server)
+    sock.sendall(b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: %d\r\n\r\n" % declared + sent)
+    return sock
+
+
+def test_stalled_bodies_hold_no_budget(server_with):
+    # Declared sizes are not charged, and bodies still arriving are no reviews in flight: 8 x 8 MiB
+    # declared (the whole default --max-bytes-in-flight) and 65 stalled small bodies (over the default
+    # --max-requests-in-flight) leave an ordinary request its answer.
+    server = server_with()
+    stalled = [stalled_request(server, 8 * 1024 * 1024) for _ in range(8)]
+    stalled += [stalled_request(server, 2000) for _ in range(65)]
+    try:
+        wait_for(lambda: in_flight(server) == len(stalled))
+        assert server.review("/validate", review_body(valid_slice(devices=16)))["allowed"] is True
+    finally:
+        for sock in stalled:
+            sock.close()
 
 
 def test_a_lost_worker_is_a_503_and_is_replaced(server_with):
@@ -410,3 +448,93 @@ def test_the_envelope_headers_read_as_starlette_reads_them(raw):
 
     headers = Headers(raw=raw)
     assert _envelope_headers(raw) == (headers.get("content-type", ""), headers.get("content-length"))
+
+
+# ---- replies --------------------------------------------------------------------------------------
+
+def many_requests_claim(requests: int) -> dict:
+    """A claim whose /mutate answer (a default per request) is about 3x its size."""
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": "many", "namespace": "default"},
+            "spec": {"devices": {"requests": [{"name": f"request-{i:05d}", "exactly": {"deviceClassName": "gpus"}}
+                                              for i in range(requests)]}}}
+
+
+def non_reading_post(server: RunningServer, body: bytes) -> ssl.SSLSocket:
+    """POSTs `body` to /mutate and reads nothing (a small receive buffer: the answer cannot hide in the
+    kernel's buffers)."""
+    host, port = server.url.removeprefix("https://").split(":")
+    raw = socket.socket()
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    raw.settimeout(30)
+    raw.connect((host, int(port)))
+    sock = ssl.create_default_context(cafile=str(server.ca_file)).wrap_socket(raw, server_hostname=host)
+    sock.sendall(b"POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    return sock
+
+
+def test_answers_count_against_the_byte_budget_until_sent(server_with):
+    # A 3 MB claim's 11 MB patch, unread, holds its bytes: the same request from another client is
+    # reviewed (its body fits) but its answer does not fit beside the first: 429, not a second patch.
+    server = server_with("--max-bytes-in-flight", "17000000", "--request-timeout", "30")
+    body = json.dumps(review_body(many_requests_claim(50_000))).encode()
+    reader = non_reading_post(server, body)
+    wait_for(lambda: in_flight(server, "/mutate") == 0)  # answered; its patch waits for the reader
+    reply = server.post("/mutate", json.loads(body))
+    assert reply.status_code == 429 and "answer bytes" in status_of(reply)["message"]
+    reader.close()  # its answer's bytes leave the budget with it
+    wait_for(lambda: server.post("/mutate", json.loads(body)).status_code == 200)
+
+
+def test_a_client_that_never_reads_its_reply_is_cut_off_and_its_bytes_freed(server_with):
+    # A 4 MB claim whose 12 MB patch the client never reads (its receive buffer kept small, so the
+    # reply cannot hide in the kernel's buffers): after --write-timeout the connection is aborted
+    # and the reply's bytes leave --max-bytes-in-flight, which another large request then needs.
+    server = server_with("--write-timeout", "1", "--max-bytes-in-flight", "17000000", "--request-timeout", "30")
+    body = json.dumps(review_body(many_requests_claim(50_000))).encode()
+    reader = non_reading_post(server, body)
+    wait_for(lambda: "the client did not read its reply" in server.log_text(), limit=30)
+    # Its budget is free again (while the reply was held, this request's answer did not fit: 429)...
+    assert len(server.post("/mutate", json.loads(body)).content) > 2 * len(body)
+    # ...and it was cut off, not sent.
+    received = read_until_closed(reader)
+    assert received.startswith(b"HTTP/1.1 200 ") and len(received) < 2 * len(body)
+    reader.close()
+    assert server.review("/validate", SMALL)["allowed"] is True
+
+
+def test_a_huge_invalid_name_comes_back_bounded_with_its_causes(webhook_server):
+    # A 3 MB name was echoed in each cause, in the message and as details.name: 18 MB of reply.
+    obj = valid_slice()
+    obj["metadata"]["name"] = "A" * 3_000_000
+    reply = webhook_server.post("/validate", review_body(obj))
+    assert reply.status_code == 200 and len(reply.content) < 64 * 1024
+    status = reply.json()["response"]["status"]
+    assert status["code"] == 422 and status["reason"] == "Invalid"
+    assert {(c["field"], c["reason"]) for c in status["details"]["causes"]} == {("metadata.name", "FieldValueInvalid")}
+    assert any(c["message"].endswith("...(truncated): must be no more than 253 characters")
+               for c in status["details"]["causes"])
+    assert status["details"]["name"] == "A" * 256 + "...(truncated)"
+
+
+def test_a_denial_lists_a_bounded_number_of_causes(webhook_server):
+    obj = valid_slice(devices=128)
+    for device in obj["spec"]["devices"]:
+        device["name"] = "Bad_" + device["name"]
+        device["attributes"]["x" * 70] = {"int": 1}
+    status = webhook_server.review("/validate", review_body(obj))["status"]
+    causes = status["details"]["causes"]
+    assert len(causes) == 128 and causes[0]["field"] == "spec.devices[0].name"
+    assert status["message"].endswith(" more errors not shown)")
+
+
+def test_warnings_are_cut_as_the_api_server_relays_them(webhook_server):
+    # Past 4 KiB of warnings in all, the API server keeps 256 characters of each, and stops at 4 KiB.
+    obj = valid_slice()
+    for i in range(50):
+        obj["spec"][f"unknown{i:02d}" + "y" * 1000] = 1
+    response = webhook_server.review("/validate", review_body(obj))
+    warnings = response["warnings"]
+    assert response["allowed"] is True and warnings[0].startswith('unknown field "spec.unknown00yyy')
+    assert all(len(w) == 256 for w in warnings) and sum(len(w) for w in warnings) <= 4096

@@ -209,6 +209,9 @@ def _add_serve_limits(serve: argparse.ArgumentParser) -> None:
                        help="deadline of a review when the API server sends no ?timeout= (default: %(default)s, "
                             "the API server's); a review that runs out of time is answered 504 Timeout, never "
                             "with a verdict")
+    serve.add_argument("--max-request-timeout", type=_positive_seconds, default=30.0, metavar="SECONDS",
+                       help="no review works longer, whatever the API server's ?timeout= says (default: "
+                            "%(default)s, the longest timeoutSeconds a webhook configuration may have)")
     serve.add_argument("--workers", type=_positive_int, default=2,
                        help="worker processes that parse and review requests (default: %(default)s)")
     serve.add_argument("--inline-max-body-bytes", type=_non_negative_int, default=16 * 1024, metavar="BYTES",
@@ -216,10 +219,11 @@ def _add_serve_limits(serve: argparse.ArgumentParser) -> None:
                             "are compiled already (no hop to a worker); 0: always hand them to a worker "
                             "(default: %(default)s)")
     serve.add_argument("--max-requests-in-flight", type=_positive_int, default=64, metavar="N",
-                       help="reviews accepted at once; more are answered 429 at once (default: %(default)s)")
+                       help="reviews under way at once (their body received); more are answered 429 at once "
+                            "(default: %(default)s)")
     serve.add_argument("--max-bytes-in-flight", type=_positive_int, default=64 * 1024 * 1024, metavar="BYTES",
-                       help="request and answer bytes being read, reviewed or sent at once; more requests are "
-                            "answered 429 (default: %(default)s)")
+                       help="request bytes received and answer bytes not yet sent, at once; a request whose "
+                            "bytes do not fit is answered 429 (default: %(default)s)")
     serve.add_argument("--header-read-timeout", type=_positive_seconds, default=32.0, metavar="SECONDS",
                        help="close a connection whose TLS handshake or request headers take longer "
                             "(default: %(default)s, kube-apiserver's)")
@@ -228,6 +232,9 @@ def _add_serve_limits(serve: argparse.ArgumentParser) -> None:
                             "deadline, if sooner) (default: %(default)s)")
     serve.add_argument("--idle-timeout", type=_positive_seconds, default=90.0, metavar="SECONDS",
                        help="close a keep-alive connection idle this long (default: %(default)s, kube-apiserver's)")
+    serve.add_argument("--write-timeout", type=_positive_seconds, default=30.0, metavar="SECONDS",
+                       help="abort a connection whose client reads none of its reply for this long, freeing the "
+                            "reply (default: %(default)s)")
     serve.add_argument("--max-header-bytes", type=_positive_int, default=1024 * 1024, metavar="BYTES",
                        help="largest request head; larger ones get 400 (default: %(default)s, kube-apiserver's)")
     serve.add_argument("--max-connections", type=_positive_int, default=4096, metavar="N",
@@ -264,7 +271,8 @@ def run_serve(args: argparse.Namespace) -> int:
         max_body_bytes=args.max_body_bytes, tls_min_version=args.tls_min_version,
         client_ca_file=args.client_ca_file, reload_interval_seconds=args.cert_reload_interval,
         graceful_shutdown_seconds=args.shutdown_grace_seconds, health_port=args.health_port,
-        request_timeout_seconds=args.request_timeout, workers=args.workers,
+        request_timeout_seconds=args.request_timeout, max_request_timeout_seconds=args.max_request_timeout,
+        write_timeout_seconds=args.write_timeout, workers=args.workers,
         inline_max_body_bytes=args.inline_max_body_bytes,
         max_requests_in_flight=args.max_requests_in_flight, max_bytes_in_flight=args.max_bytes_in_flight,
         header_read_timeout_seconds=args.header_read_timeout, body_read_timeout_seconds=args.body_read_timeout,

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import json
 import math
+from contextlib import contextmanager
+from contextvars import ContextVar
 from decimal import Decimal
 from dataclasses import dataclass, field as dataclass_field
 from enum import Enum
 from typing import Any, Iterable
+
+from webhook.limits import RESOURCE_SLICE_MAX_DEVICES
 
 
 class ErrorType(str, Enum):
@@ -220,6 +224,50 @@ def render_value(value: Any) -> str:
     return go_json(value)
 
 
+# What the server echoes of a request, bounded (`bounded_echo`); the offline commands show all, as
+# upstream does (the API server's own 3 MiB request limit bounds it there). Unbounded, a 3 MB name
+# came back in each cause, in the message and as details.name: 18 MB. The bounds are the API
+# server's for the text it relays to a client: k8s.io/apiserver/pkg/endpoints/filters/warning.go
+# cuts each warning to 256 runes (truncateItemRunes) once they pass 4 KiB in all.
+ECHOED_VALUE_CHARS = 256
+# Causes listed in a denial (and in its message): one for each device of the largest ResourceSlice
+# (types.go ResourceSliceMaxDevices); past them the message says how many more.
+ECHOED_CAUSES = RESOURCE_SLICE_MAX_DEVICES
+TRUNCATED = "...(truncated)"
+_BOUNDED: ContextVar[bool] = ContextVar("bounded_echo", default=False)
+
+
+@contextmanager
+def bounded_echo():
+    """Error bodies, names and cause lists built inside are bounded as the server sends them."""
+    token = _BOUNDED.set(True)
+    try:
+        yield
+    finally:
+        _BOUNDED.reset(token)
+
+
+def echo_bounded() -> bool:
+    return _BOUNDED.get()
+
+
+def bounded_text(text: str, limit: int = ECHOED_VALUE_CHARS) -> str:
+    """`text`, cut to `limit` characters and marked, when echoes are bounded."""
+    if len(text) <= limit or not _BOUNDED.get():
+        return text
+    return text[:limit] + TRUNCATED
+
+
+def _rendered_value(value: Any) -> str:
+    if not _BOUNDED.get():
+        return render_value(value)
+    if isinstance(value, str):
+        if len(value) <= ECHOED_VALUE_CHARS:
+            return go_quote(value)
+        return go_quote(value[:ECHOED_VALUE_CHARS])[:-1] + TRUNCATED  # quote left open: the value goes on
+    return bounded_text(render_value(value))
+
+
 @dataclass(frozen=True, slots=True)
 class FieldError:
     type: ErrorType
@@ -235,7 +283,7 @@ class FieldError:
         if self.type in _VALUE_HIDDEN or self.bad_value is OMIT:
             text = str(self.type)
         else:
-            text = f"{self.type}: {render_value(self.bad_value)}"
+            text = f"{self.type}: {_rendered_value(self.bad_value)}"
         if self.detail:
             text += f": {self.detail}"
         return text

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from webhook.field import FieldError, aggregate_message
+from webhook.field import ECHOED_CAUSES, FieldError, aggregate_message, bounded_text, echo_bounded
 
 SUPPORTED_VERSIONS = ("admission.k8s.io/v1", "admission.k8s.io/v1beta1")
 
@@ -135,12 +135,21 @@ def allow(uid: str, warnings: list[str] | None = None, patch: list[dict] | None 
     return AdmissionResponse(uid=uid, allowed=True, warnings=list(warnings or []), patch=patch)
 
 
+def _shown(errors: list[FieldError]) -> tuple[list[FieldError], str]:
+    """The errors a reply lists, and what its message says of the others (bounded echo only)."""
+    if len(errors) <= ECHOED_CAUSES or not echo_bounded():
+        return errors, ""
+    return errors[:ECHOED_CAUSES], f" (and {len(errors) - ECHOED_CAUSES} more errors not shown)"
+
+
 def status_invalid(group: str, kind: str, name: str, errors: list[FieldError]) -> dict:
     """metav1.Status as apimachinery's NewInvalid builds it."""
     qualified = f"{kind}.{group}" if group else kind
+    name = bounded_text(name)
+    errors, more = _shown(errors)
     message = f'{qualified} "{name}" is invalid'
     if errors:
-        message += ": " + aggregate_message(errors)
+        message += ": " + aggregate_message(errors) + more
     return {
         "apiVersion": "v1",
         "kind": "Status",
@@ -165,7 +174,9 @@ def _failure(code: int, reason: str, message: str) -> dict:
 
 
 def status_bad_request(group: str, kind: str, name: str, message: str, errors: list[FieldError] = ()) -> dict:
-    status = _failure(400, "BadRequest", message)
+    name = bounded_text(name)
+    errors, more = _shown(list(errors))
+    status = _failure(400, "BadRequest", message + more)
     if errors:
         status["details"] = {
             "name": name,
@@ -187,3 +198,50 @@ def status_internal(message: str) -> dict:
 
 def deny(uid: str, status: dict, warnings: list[str] | None = None) -> AdmissionResponse:
     return AdmissionResponse(uid=uid, allowed=False, status=status, warnings=list(warnings or []))
+
+
+# Warnings: the API server relays a webhook's warnings as Warning headers and, past 4 KiB of them
+# in all, cuts each to 256 runes (k8s.io/apiserver/pkg/endpoints/filters/warning.go,
+# truncateAtTotalRunes and truncateItemRunes). The server applies the same rule before sending.
+WARNINGS_TOTAL_CHARS = 4 * 1024
+WARNING_CHARS = 256
+# Any one message of a served reply: a last bound for text built from the request outside the
+# field errors (which bound their values themselves); well above a denial listing every cause.
+MESSAGE_CHARS = 32 * 1024
+
+
+def _relayed_warnings(warnings: list[str]) -> list[str]:
+    """What the API server's warning recorder keeps of `warnings` (dedupe, then the 4 KiB rule)."""
+    if sum(len(w) for w in warnings) <= WARNINGS_TOTAL_CHARS:
+        return warnings
+    seen: set[str] = set()
+    ordered: list[str] = []
+    kept: list[str] = []
+    written, truncating = 0, False
+    for text in warnings:
+        if not text or (truncating and written >= WARNINGS_TOTAL_CHARS) or text in seen:
+            continue
+        seen.add(text)
+        ordered.append(text)
+        if truncating:
+            text = text[:WARNING_CHARS]
+        if truncating or written + len(text) <= WARNINGS_TOTAL_CHARS:
+            written += len(text)
+            kept.append(text)
+            continue
+        truncating = True
+        kept = [w[:WARNING_CHARS] for w in ordered]
+        written = sum(len(w) for w in kept)
+    return kept
+
+
+def bound_echoes(response: AdmissionResponse) -> AdmissionResponse:
+    """The response as the server sends it: warnings as the API server would relay them, and no
+    message beyond MESSAGE_CHARS (field errors, built under field.bounded_echo, are short already)."""
+    response.warnings = _relayed_warnings(response.warnings)
+    status = response.status
+    if status is not None:
+        message = status.get("message")
+        if isinstance(message, str) and len(message) > MESSAGE_CHARS:
+            status["message"] = bounded_text(message, MESSAGE_CHARS)
+    return response

@@ -1,10 +1,12 @@
 """The Starlette app of the main port: POST /validate and /mutate, GET /healthz, /readyz, /metrics.
 
 This process checks the envelope (content type, size, deadline), reads the body under a timeout and
-a budget of bytes in flight, and hands the body to a worker process (pool.py), unless the review
-is known to be small: then it answers itself (inline.py). Malformed requests get a 4xx with a one-line reason; overload a 429 and a missed
-deadline a 504, each as a metav1.Status; nothing a client sends yields a 500 or a traceback.
-Request bodies are never logged.
+a budget of bytes in flight (charged as they arrive, budget.py), and hands the body to a worker
+process (pool.py), unless the review is known to be small: then it answers itself (inline.py).
+Malformed requests get a 4xx with a one-line reason; overload a 429 and a missed deadline a 504,
+each as a metav1.Status; nothing a client sends yields a 500 or a traceback. Replies are charged to
+the same budget until sent, and a client that stops reading is cut off (writes.py). Request bodies
+are never logged.
 """
 
 from __future__ import annotations
@@ -24,12 +26,14 @@ from webhook import logs
 from webhook.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from webhook.metrics import Metrics
 from webhook.serving import timeouts
+from webhook.serving.budget import ByteBudget, Charge
 from webhook.serving.inline import InlineReviewer
 from webhook.serving.limits import release_freed_memory_periodically
 from webhook.serving.pool import Disconnected, Saturated, Timeout, WorkerLost, WorkerPool
 from webhook.serving.settings import ServerSettings
 from webhook.serving.statuses import status_body
 from webhook.serving.worker import Job, Reply, timeout_reply
+from webhook.serving.writes import REPLY_CHUNK_BYTES, WriteTimeout
 
 log = logging.getLogger("dra-webhook")
 
@@ -41,6 +45,10 @@ SLOW_REVIEW_SECONDS = 1.0
 
 class BodyTooLarge(Exception):
     pass
+
+
+class OverBudget(Exception):
+    """A chunk of the body does not fit in --max-bytes-in-flight beside the other requests."""
 
 
 def _plain(code: int, text: str) -> Reply:
@@ -69,13 +77,15 @@ def _is_json(content_type: str) -> bool:
     return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
+async def _read_body(request: Request, limit: int, charge: Charge) -> bytes:
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
             raise BodyTooLarge()
+        if not charge.take(len(chunk)):
+            raise OverBudget()
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -95,19 +105,21 @@ class Admission:
         self.metrics = metrics
         self.inline = inline
         self.read_watch = timeouts.ReadWatch()
-        self.requests_in_flight = 0
-        self.bytes_in_flight = 0
+        self.requests_in_flight = 0  # reviews under way: their body is complete
+        self.budget = ByteBudget(settings.max_bytes_in_flight)
 
     async def endpoint(self, request: Request) -> Response:
         path = request.scope["path"]
         started = time.perf_counter()
         self.metrics.started(path)
-        self.requests_in_flight += 1
         reply = None
+        charge = self.budget.charge()
         try:
-            reply = await self._answer(request, path)
+            reply = self._charge_answer(await self._answer(request, path, charge), charge)
+        except BaseException:
+            charge.release()
+            raise
         finally:
-            self.requests_in_flight -= 1
             seconds = time.perf_counter() - started
             self.metrics.finished(path, reply.status if reply else 499, seconds)
         if reply.metric is not None:
@@ -120,48 +132,44 @@ class Admission:
             self.metrics.observe_rejected(path, reply.status)
             log.info("request refused", extra=logs.fields(path=path, code=reply.status,
                                                           durationMs=round(seconds * 1000, 3), **reply.review))
-        headers = None
+        headers = {}
         if reply.status == 429:
-            headers = {"Retry-After": "1"}
-        elif reply.status in (408, 413):
-            headers = {"Connection": "close"}  # the rest of the body is not read: the connection cannot go on
-        return _Sent(reply.body, reply.status, headers=headers, media_type=reply.content_type,
-                     on_sent=lambda: self._release(reply.held))
+            headers["Retry-After"] = "1"
+        if reply.status in (408, 413) or reply.body_unread:
+            headers["Connection"] = "close"  # the rest of the body is not read: the connection cannot go on
+        return _Sent(reply.body, reply.status, headers=headers or None, media_type=reply.content_type,
+                     charge=charge)
 
-    def _release(self, held: int) -> None:
-        self.bytes_in_flight -= held
+    @staticmethod
+    def _charge_answer(reply: Reply, charge: Charge) -> Reply:
+        """The body's bytes are gone once reviewed; the answer's count until it is sent. An answer
+        that does not fit beside the others' bytes (a patch can be 4x its request) is not kept: a
+        429 goes out instead, as for a body that does not fit."""
+        charge.release()
+        if charge.take(len(reply.body)):
+            return reply
+        refused = _status(429, "TooManyRequests", "dra-webhook is sending too many answer bytes already; retry")
+        refused.body_unread = reply.body_unread
+        charge.force(len(refused.body))
+        return refused
 
-    async def _answer(self, request: Request, path: str) -> Reply:
+    async def _answer(self, request: Request, path: str, charge: Charge) -> Reply:
         settings = self.settings
-        if self.requests_in_flight > settings.max_requests_in_flight:
-            return _status(429, "TooManyRequests", f"dra-webhook is handling {settings.max_requests_in_flight} "
-                                                   f"requests already; retry")
         content_type, declared = _envelope_headers(request.scope["headers"])
         if not _is_json(content_type):
             return _plain(415, "content type must be application/json")
         try:
             query_timeout = timeouts.timeout_parameter(request.scope["query_string"], lambda: request.query_params)
-            seconds = timeouts.work_seconds(query_timeout, settings.request_timeout_seconds)
+            seconds = timeouts.work_seconds(query_timeout, settings.request_timeout_seconds,
+                                            settings.max_request_timeout_seconds)
         except ValueError as exc:
             return _plain(400, f"invalid timeout parameter: {exc}")
         deadline = time.monotonic() + seconds
-        size = int(declared) if declared is not None and declared.isdigit() else settings.max_body_bytes
-        if size > settings.max_body_bytes:
+        if declared is not None and declared.isdigit() and int(declared) > settings.max_body_bytes:
             return _plain(413, f"request body exceeds {settings.max_body_bytes} bytes")
-        if self.bytes_in_flight + size > settings.max_bytes_in_flight and self.bytes_in_flight:
-            return _status(429, "TooManyRequests", "dra-webhook is reading too many request bytes already; retry")
-        self.bytes_in_flight += size
-        try:
-            reply = await self._review(request, path, deadline)
-        except BaseException:
-            self.bytes_in_flight -= size
-            raise
-        # The answer's bytes count too until they are sent: a patch can be larger than the request.
-        reply.held = size + len(reply.body)
-        self.bytes_in_flight += len(reply.body)
-        return reply
+        return await self._review(request, path, deadline, charge)
 
-    async def _review(self, request: Request, path: str, deadline: float) -> Reply:
+    async def _review(self, request: Request, path: str, deadline: float, charge: Charge) -> Reply:
         settings = self.settings
         now = time.monotonic()
         read_by = min(deadline, now + settings.body_read_timeout_seconds)
@@ -169,9 +177,13 @@ class Admission:
         # The event loop's clock is time.monotonic() too, but say so rather than rely on it.
         self.read_watch.start(task, asyncio.get_running_loop().time() + (read_by - now))
         try:
-            body = await _read_body(request, settings.max_body_bytes)
+            body = await _read_body(request, settings.max_body_bytes, charge)
         except BodyTooLarge:
             return _plain(413, f"request body exceeds {settings.max_body_bytes} bytes")
+        except OverBudget:
+            reply = _status(429, "TooManyRequests", "dra-webhook is reading too many request bytes already; retry")
+            reply.body_unread = True
+            return reply
         except ClientDisconnect:
             return _plain(400, "client disconnected")
         except asyncio.CancelledError:
@@ -180,6 +192,18 @@ class Admission:
             raise
         finally:
             self.read_watch.stop(task)
+        # Only reviews count: a body still arriving is bounded by the body read timeout and its
+        # connection by --max-connections.
+        if self.requests_in_flight >= settings.max_requests_in_flight:
+            return _status(429, "TooManyRequests", f"dra-webhook is handling {settings.max_requests_in_flight} "
+                                                   f"requests already; retry")
+        self.requests_in_flight += 1
+        try:
+            return await self._judge(path, body, deadline, request)
+        finally:
+            self.requests_in_flight -= 1
+
+    async def _judge(self, path: str, body: bytes, deadline: float, request: Request) -> Reply:
         job = Job(path, body)
         inline = self.inline
         if inline is not None and inline.eligible(body):
@@ -205,17 +229,30 @@ class Admission:
 
 
 class _Sent(Response):
-    """A Response that calls `on_sent` once it has been handed to the connection (or failed)."""
+    """A Response that releases its request's charge once the connection has taken the reply (or
+    died). A large reply goes out in REPLY_CHUNK_BYTES pieces, each handed over once the client has
+    read enough of the ones before (uvicorn waits for a paused transport to drain), so a connection
+    buffers no more than its transport's high-water mark, and the write timeout (writes.py) sees a
+    client that stops reading."""
 
-    def __init__(self, *args, on_sent: Callable[[], None], **kwargs) -> None:
+    def __init__(self, *args, charge: Charge, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._on_sent = on_sent
+        self._charge = charge
 
     async def __call__(self, scope, receive, send) -> None:
         try:
-            await super().__call__(scope, receive, send)
+            body = self.body
+            if len(body) <= REPLY_CHUNK_BYTES:
+                await super().__call__(scope, receive, send)
+                return
+            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+            view = memoryview(body)
+            for start in range(0, len(body), REPLY_CHUNK_BYTES):
+                await send({"type": "http.response.body", "body": view[start:start + REPLY_CHUNK_BYTES],
+                            "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
-            self._on_sent()
+            self._charge.release()
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
@@ -229,7 +266,7 @@ async def healthz(_: Request) -> Response:
 
 
 def create_app(settings: ServerSettings, pool: WorkerPool, metrics: Metrics,
-               readiness: Callable[[], str | None], inline: InlineReviewer | None = None) -> Starlette:
+               readiness: Callable[[], str | None], inline: InlineReviewer | None = None) -> WriteTimeout:
     admission = Admission(settings, pool, metrics, inline)
 
     async def readyz(_: Request) -> Response:
@@ -253,4 +290,5 @@ def create_app(settings: ServerSettings, pool: WorkerPool, metrics: Metrics,
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
     ]
-    return Starlette(routes=routes, exception_handlers={Exception: _unexpected}, lifespan=lifespan)
+    app = Starlette(routes=routes, exception_handlers={Exception: _unexpected}, lifespan=lifespan)
+    return WriteTimeout(app, settings.write_timeout_seconds)

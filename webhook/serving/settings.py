@@ -29,6 +29,9 @@ class ServerSettings:
     health_port: int | None = None
     # Time: used when the API server sends no ?timeout= (its default webhook timeout is 10 s).
     request_timeout_seconds: float = 10.0
+    # No request works longer, whatever its ?timeout=: the API server never waits longer for a webhook
+    # (timeoutSeconds is at most 30).
+    max_request_timeout_seconds: float = 30.0
     # Bounded work.
     workers: int = 2
     # Reviews of bodies up to this size whose CEL selectors are compiled run in the server process (0: never).
@@ -39,6 +42,8 @@ class ServerSettings:
     header_read_timeout_seconds: float = 32.0
     body_read_timeout_seconds: float = 32.0
     idle_timeout_seconds: float = 90.0
+    # A client that takes none of its reply for this long is cut off (its reply's memory is freed).
+    write_timeout_seconds: float = 30.0
     max_header_bytes: int = 1024 * 1024
     max_connections: int = 4096
     cel_engine: str = "auto"

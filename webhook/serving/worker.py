@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from webhook import jsonload, logs
+from webhook.field import bounded_echo
 from webhook.profile import DEFAULT, Profile
 from webhook.serving.memory import release_freed_memory
 from webhook.serving.statuses import status_body
@@ -49,7 +50,7 @@ class Reply:
     content_type: str = "application/json"
     review: dict = field(default_factory=dict)  # log fields of an answered review (strings only)
     metric: tuple | None = None  # (kind, operation, allowed, dry_run) of an answered review
-    held: int = 0  # bytes counted against --max-bytes-in-flight until the answer is sent
+    body_unread: bool = False  # the server's own: refused before the whole body was read (close after)
     verdicts: tuple = ()  # (cache key, verdict, pinned) compiled for a job with share_verdicts
 
 
@@ -88,7 +89,7 @@ def decode_reply(data: bytes) -> Reply | tuple:
     if message[0] == "ready":
         return message
     status, body, content_type, review, metric, verdicts = message
-    return Reply(status, body, content_type, review, metric, verdicts=verdicts)  # `held` is the server's own
+    return Reply(status, body, content_type, review, metric, verdicts=verdicts)  # `body_unread` is the server's own
 
 
 TRIM_AFTER_BYTES = 1024 * 1024
@@ -129,7 +130,9 @@ def handle(job: Job, deadline, profile: Profile = DEFAULT) -> Reply:
     except review.ReviewError as exc:
         return _refuse(str(exc))
     try:
-        with cel.request_deadline(deadline), cel.recording_verdicts(job.share_verdicts) as verdicts:
+        # What the reply echoes of the request is bounded (field.py, review.py): replies never amplify.
+        with (cel.request_deadline(deadline), cel.recording_verdicts(job.share_verdicts) as verdicts,
+              bounded_echo()):
             cel.check_deadline()
             if job.path == "/mutate":
                 response = admit.mutate(request, profile=profile, in_place=True)
@@ -137,6 +140,7 @@ def handle(job: Job, deadline, profile: Profile = DEFAULT) -> Reply:
                 response = admit.validate(request, profile=profile)
     except cel.DeadlineExceeded:
         return timeout_reply()
+    review.bound_echoes(response)
     kind = request.kind.kind if request.kind.kind in KINDS else "other"
     operation = request.operation if request.operation in OPERATIONS else "other"
     return Reply(200, review.encode_review_bytes(response, request.review_api_version),
