@@ -155,7 +155,7 @@ def _taint_rule_api(version: str, availability: str = OPT_IN) -> ApiVersion:
 
 # DeviceTaintRule is new in 1.35, as v1alpha3 only; 1.36 adds v1beta2.
 _TAINT_RULE_1_35 = {"v1alpha3": _taint_rule_api("1.35")}
-_TAINT_RULE_1_36 = _delta(_TAINT_RULE_1_35, v1beta2=_taint_rule_api("1.36"), v1alpha3=_taint_rule_api("1.36"))
+_TAINT_RULE_1_36 = {"v1beta2": _taint_rule_api("1.36"), "v1alpha3": _taint_rule_api("1.36")}  # preferred first
 # New in 1.36, alpha: served only with the API version and the gate enabled, in 1.36 and 1.37 alike.
 _POOL_STATUS_1_36 = {
     "v1alpha3": ApiVersion(OPT_IN, defaulter=pool_status_defaults.default_resource_pool_status_request,
