@@ -83,12 +83,12 @@ def test_new_pair_is_used_for_new_handshakes(pairs):
     loaded = []
     reloader = CertificateReloader(TLSOptions(str(served / "tls.crt"), str(served / "tls.key")),
                                    on_load=lambda pair: loaded.append(pair.not_after))
-    listener, client = reloader.listener_context(), trusting(first, second)
-    assert handshake_fingerprint(listener, client) == file_fingerprint(first.cert)
+    client = trusting(first, second)
+    assert handshake_fingerprint(reloader.current.context, client) == file_fingerprint(first.cert)
     assert reloader.check() is False  # nothing changed
     install(second, served)
     assert reloader.check() is True
-    assert handshake_fingerprint(listener, client) == file_fingerprint(second.cert)
+    assert handshake_fingerprint(reloader.current.context, client) == file_fingerprint(second.cert)
     assert loaded == [certs.not_after(first.cert), certs.not_after(second.cert)]
 
 
@@ -98,7 +98,6 @@ def test_broken_pair_keeps_the_last_good_one(pairs, broken):
     attempts = []
     reloader = CertificateReloader(TLSOptions(str(served / "tls.crt"), str(served / "tls.key")),
                                    on_attempt=attempts.append)
-    listener = reloader.listener_context()  # made once, at start-up, as the server does
     if broken == "new cert, old key":
         shutil.copy(second.cert, served / "tls.crt")
     elif broken == "half-written cert":
@@ -112,10 +111,10 @@ def test_broken_pair_keeps_the_last_good_one(pairs, broken):
     assert reloader.check() is False
     # A broken pair is tried once; unreadable files are reported on every poll.
     assert attempts == ([False, False] if broken == "missing key" else [False])
-    assert handshake_fingerprint(listener, trusting(first)) == file_fingerprint(first.cert)
+    assert handshake_fingerprint(reloader.current.context, trusting(first)) == file_fingerprint(first.cert)
     install(second, served)  # the rotation completes: the next poll takes it
     assert reloader.check() is True
-    assert handshake_fingerprint(listener, trusting(second)) == file_fingerprint(second.cert)
+    assert handshake_fingerprint(reloader.current.context, trusting(second)) == file_fingerprint(second.cert)
 
 
 # -- rotation under a running server ----------------------------------------------------------------

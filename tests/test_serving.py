@@ -289,18 +289,46 @@ def test_oversized_headers_get_400(server_with):
     assert server.review("/validate", SMALL)["allowed"] is True
 
 
+def refused(server: RunningServer) -> bool:
+    """True when the server closes a new connection before or right after its TLS handshake."""
+    try:
+        sock = tls_socket(server)
+    except (ConnectionResetError, ssl.SSLError, OSError):
+        return True
+    with sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        return read_until_closed(sock) == b""
+
+
 def test_connections_beyond_the_cap_are_closed(server_with):
     server = server_with("--max-connections", "4")
     open_ = [tls_socket(server) for _ in range(3)]  # with the harness client's one: the cap
-    wait_for(lambda: True)
-    extra = tls_socket(server)
-    extra.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-    assert read_until_closed(extra) == b""
+    assert refused(server)
     for sock in open_:
         sock.close()
     wait_for(lambda: server.client.get(server.url + "/healthz").status_code == 200)
     with httpx.Client(verify=ssl.create_default_context(cafile=str(server.ca_file))) as other:
         assert other.post(server.url + "/validate", json=SMALL).status_code == 200
+
+
+def test_connections_are_counted_from_accept_not_from_the_handshake(server_with):
+    server = server_with("--max-connections", "20", "--header-read-timeout", "2")
+    host, port = server.url.removeprefix("https://").split(":")
+    bare = [socket.create_connection((host, int(port)), timeout=30) for _ in range(20)]  # no ClientHello
+    try:
+        wait_for(lambda: refused(server))  # the cap is reached by connections still before their handshake
+    finally:
+        for sock in bare[:10]:
+            sock.close()
+    wait_for(lambda: server.client.get(server.url + "/healthz").status_code == 200)
+    # The others are closed by the handshake timeout (the header read timeout), or were refused.
+    for sock in bare[10:]:
+        sock.settimeout(30)
+        try:
+            assert sock.recv(1) == b""
+        except ConnectionResetError:
+            pass
+        sock.close()
 
 
 def test_idle_connections_are_closed(server_with):

@@ -1,4 +1,4 @@
-"""Connection limits uvicorn lacks: header read timeout, maximum connections, small TLS buffers.
+"""HTTP connection limits uvicorn lacks: header read timeout, head size.
 
 uvicorn gives the keep-alive idle timeout (`timeout_keep_alive`) and a header size limit
 (`h11_max_incomplete_event_size`, which h11 applies only to a head still incomplete after a read;
@@ -11,8 +11,6 @@ connection or the request's first byte. The body read timeout is the app's (it k
 from __future__ import annotations
 
 import asyncio
-import asyncio.constants
-import asyncio.sslproto
 import logging
 
 import h11
@@ -22,18 +20,7 @@ from webhook.serving.memory import release_freed_memory
 
 log = logging.getLogger("dra-webhook")
 
-# asyncio allocates a read buffer of this size per TLS connection (256 KiB by default): 3,000 idle
-# connections would hold 750 MiB. A TLS record is at most 16 KiB; a smaller buffer only means more
-# reads of a large body.
-TLS_READ_BUFFER_BYTES = 16 * 1024
 TRIM_INTERVAL_SECONDS = 30.0
-
-
-def tune_tls(handshake_timeout: float) -> None:
-    """Process-wide asyncio TLS settings: small read buffers, and handshakes bounded like headers
-    (asyncio's default waits 60 s; uvicorn does not pass its own)."""
-    asyncio.sslproto.SSLProtocol.max_size = TLS_READ_BUFFER_BYTES
-    asyncio.constants.SSL_HANDSHAKE_TIMEOUT = handshake_timeout
 
 
 async def release_freed_memory_periodically(interval: float = TRIM_INTERVAL_SECONDS) -> None:
@@ -45,25 +32,20 @@ async def release_freed_memory_periodically(interval: float = TRIM_INTERVAL_SECO
 
 
 class LimitedH11Protocol(H11Protocol):
-    """H11Protocol with a header read timeout and a cap on open connections (config attributes
-    `header_read_timeout` and `max_connections`)."""
+    """H11Protocol with a header read timeout (config attribute `header_read_timeout`); the
+    connection cap is applied when the connection is accepted (serving/accept.py)."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self._header_timer: asyncio.TimerHandle | None = None
-        self._refused = len(self.connections) >= self.config.max_connections
-        if self._refused:
-            log.warning("connection refused: too many open connections",
-                        extra={"fields": {"maxConnections": self.config.max_connections}})
-            transport.abort()
-            return
         super().connection_made(transport)
         self._arm_header_timer()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._refused:
-            return
         self._cancel_header_timer()
         super().connection_lost(exc)
+        # uvicorn cancels its keep-alive timer only on a clean close: after a reset the timer would
+        # hold this protocol, its TLS objects and buffers (~20 KiB) for the whole idle timeout.
+        self._unset_keepalive_if_required()
 
     def data_received(self, data: bytes) -> None:
         if self.conn.their_state is h11.IDLE and self._head_too_large(data):
