@@ -282,11 +282,62 @@ def test_a_stalled_body_gets_408_and_the_connection_is_closed(server_with):
     sock.close()
 
 
-def test_oversized_headers_get_400(server_with):
+def test_oversized_headers_get_431(server_with):
     server = server_with("--max-header-bytes", "8192")
     reply = server.client.post(server.url + "/validate", json=SMALL, headers={"X-Big": "a" * 20000})
-    assert reply.status_code == 400
+    assert reply.status_code == 431
     assert server.review("/validate", SMALL)["allowed"] is True
+
+
+def test_heads_being_received_share_one_budget(server_with):
+    server = server_with("--max-buffered-header-bytes", "1000000")
+    unfinished = b"POST /validate HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 60_000  # under --max-header-bytes
+    held = [tls_socket(server) for _ in range(17)]  # 16 such heads fit in the budget, 17 do not
+    try:
+        for sock in held:
+            sock.sendall(unfinished)
+        refused: list[bytes] = []
+        end = time.monotonic() + 30
+        while not refused and time.monotonic() < end:
+            for sock in list(held):
+                sock.settimeout(0.05)
+                try:
+                    first = sock.recv(1)
+                except TimeoutError:
+                    continue  # still waiting for the rest of its head
+                refused.append(first + read_until_closed(sock, limit=30))
+                held.remove(sock)
+                sock.close()
+        assert len(refused) == 1, refused
+        assert refused[0].startswith(b"HTTP/1.1 431 ")
+        assert refused[0].endswith(b"too many request heads being received\n")
+        assert server.review("/validate", SMALL)["allowed"] is True  # a whole small head is always taken
+        for sock in held:  # the others are waiting for the rest of their heads
+            sock.settimeout(0.2)
+            with pytest.raises(TimeoutError):
+                sock.recv(1)
+    finally:
+        for sock in held:
+            sock.close()
+    # The budget is given back when those connections go.
+    whole = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Pad: " + b"a" * 60_000 + b"\r\n\r\n"
+    wait_for(lambda: tls_exchange(server, whole).startswith(b"HTTP/1.1 200 "))
+
+
+def tls_exchange(server: RunningServer, request: bytes) -> bytes:
+    with tls_socket(server) as sock:
+        sock.sendall(request)
+        return read_until_closed(sock, limit=30)
+
+
+def test_content_length_with_transfer_encoding_is_a_400_and_the_connection_is_closed(server_with):
+    server = server_with()
+    smuggled = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+    received = tls_exchange(server, b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                    b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" % len(smuggled)
+                            + smuggled)
+    assert received.startswith(b"HTTP/1.1 400 ")
+    assert received.count(b"HTTP/1.1 ") == 1  # the smuggled request is never served
 
 
 def refused(server: RunningServer) -> bool:

@@ -14,6 +14,7 @@ from webhook.serving.accept import ConnectionFactory
 from webhook.serving.app import create_app
 from webhook.serving.health import HealthServer
 from webhook.serving.inline import InlineReviewer
+from webhook.serving.limits import HeadBudget
 from webhook.serving.pool import WorkerPool
 from webhook.serving import worker
 from webhook.serving.settings import ServerSettings
@@ -25,8 +26,10 @@ class ServingConfig(uvicorn.Config):
     """uvicorn's Config with the header read timeout LimitedH11Protocol reads. TLS is not
     uvicorn's: the protocol factory (serving/accept.py) wraps each accepted connection itself."""
 
-    def __init__(self, *args, header_read_timeout: float = 32.0, **kwargs):
+    def __init__(self, *args, header_read_timeout: float = 32.0, max_buffered_header_bytes: int = 32 << 20,
+                 **kwargs):
         self.header_read_timeout = header_read_timeout
+        self.head_budget = HeadBudget(max_buffered_header_bytes)
         super().__init__(*args, **kwargs)
 
 
@@ -71,6 +74,7 @@ def run(settings: ServerSettings, log_level: str = "info") -> None:
         h11_max_incomplete_event_size=settings.max_header_bytes,
         timeout_keep_alive=settings.idle_timeout_seconds,
         header_read_timeout=settings.header_read_timeout_seconds,
+        max_buffered_header_bytes=settings.max_buffered_header_bytes,
         backlog=2048,
         log_config=None,
         access_log=False,

@@ -1,5 +1,5 @@
 """Everything `dra-webhook serve` can be told, with defaults taken from kube-apiserver's own server
-(header read timeout 32 s, idle 90 s, header bytes 1 MiB) and its webhook client (10 s timeout)."""
+(header read timeout 32 s, idle 90 s) and its webhook client (10 s timeout, small request heads)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,9 @@ class ServerSettings:
     header_read_timeout_seconds: float = 32.0
     body_read_timeout_seconds: float = 32.0
     idle_timeout_seconds: float = 90.0
-    max_header_bytes: int = 1024 * 1024
+    # Request heads: one (an AdmissionReview POST's is under 1 KiB), and all those still being received.
+    max_header_bytes: int = 64 * 1024
+    max_buffered_header_bytes: int = 32 * 1024 * 1024
     max_connections: int = 4096
     cel_engine: str = "auto"
     profile: Profile = DEFAULT  # the cluster the verdicts are for (--kubernetes-version, --feature-gates)
