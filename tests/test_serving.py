@@ -428,6 +428,21 @@ def test_idle_connections_are_closed(server_with):
     assert received.startswith(b"HTTP/1.1 200 ") and received.endswith(b"ok\n")
 
 
+def test_sighup_drains_and_exits_0_and_workers_ignore_it(server_with):
+    server = server_with("--shutdown-grace-seconds", "10")
+    for pid in worker_pids(server):
+        os.kill(pid, signal.SIGHUP)  # a terminal's hangup reaches every process of its group
+    time.sleep(0.5)
+    assert len(worker_pids(server)) == 2 and "exited" not in server.log_text()
+    assert server.review("/validate", SMALL)["allowed"] is True
+    server.client.close()
+    server.process.send_signal(signal.SIGHUP)
+    assert server.process.wait(timeout=30) == 0
+    lines = [json.loads(line) for line in server.log_text().splitlines() if line.startswith("{")]
+    assert any(line["msg"] == "draining" and line["signal"] == "SIGHUP" for line in lines)
+    assert lines[-1]["msg"] == "stopped"
+
+
 # ---- inputs that used to be a 500 --------------------------------------------------------------------
 
 def raw_post(server: RunningServer, path: str, text: str) -> httpx.Response:

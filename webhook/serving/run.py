@@ -1,5 +1,5 @@
-"""Wiring: certificates, worker processes, the health port, uvicorn with our limits; SIGTERM lets
-requests in flight finish. The serving certificate is reloaded from its files without a restart."""
+"""Wiring: certificates, worker processes, the health port, uvicorn with our limits; SIGTERM, SIGINT
+and SIGHUP let requests in flight finish. The serving certificate is reloaded from its files without a restart."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from webhook.serving.limits import HeadBudget
 from webhook.serving.pool import WorkerPool
 from webhook.serving import worker
 from webhook.serving.settings import ServerSettings
+from webhook.serving.shutdown import DrainingServer
 
 log = logging.getLogger("dra-webhook")
 
@@ -101,7 +102,9 @@ def run(settings: ServerSettings, log_level: str = "info") -> None:
         gc.collect()
         gc.freeze()
         gc.set_threshold(*worker.GC_THRESHOLDS)
-        uvicorn.Server(config).run()
+        server = DrainingServer(config)
+        server.run()
+        log.info("stopped", extra=logs.fields(signal=server.stop_signal or ""))
     finally:
         if health:
             health.stop()
