@@ -10,6 +10,7 @@ import os
 import signal
 import socket
 import ssl
+import struct
 import threading
 import time
 from pathlib import Path
@@ -244,6 +245,49 @@ def test_health_port_answers_while_every_worker_is_busy(server_with):
         assert httpx.get(f"http://127.0.0.1:{port}/readyz").status_code == 200
     finally:
         slow.join()
+
+
+def threads(server: RunningServer) -> int:
+    return len(os.listdir(f"/proc/{server.process.pid}/task"))
+
+
+def test_health_port_holds_few_stalled_clients_and_still_answers_probes(server_with):
+    port = free_port()
+    server = server_with("--health-port", str(port))
+    health = f"http://127.0.0.1:{port}"
+    assert httpx.get(health + "/healthz").status_code == 200
+    time.sleep(0.5)
+    before = threads(server)
+    stalled = []
+    try:
+        for _ in range(60):  # connect, start a request, never finish it
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            sock.sendall(b"GET /healthz HTTP/1.1\r\n")
+            stalled.append(sock)
+        time.sleep(0.5)
+        assert threads(server) <= before + 16 + 2  # a thread each for the newest 16 at most (+ hung-up ones ending)
+        assert httpx.get(health + "/healthz", timeout=5).status_code == 200  # a probe gets through
+        # Stalled clients are hung up on after a while, even the newest.
+        stalled[-1].settimeout(30)
+        assert stalled[-1].recv(1) == b""
+        # A client that resets its connection mid-request leaves no traceback in the log.
+        for sock in stalled:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.close()
+        stalled.clear()
+        for _ in range(5):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            sock.sendall(b"GET /healthz HTTP/1.1\r\n")
+            time.sleep(0.1)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.close()
+        assert httpx.get(health + "/healthz").status_code == 200
+        time.sleep(0.5)
+        assert "Traceback" not in server.log_text()
+        assert all(line.startswith("{") for line in server.log_text().splitlines() if line.strip())
+    finally:
+        for sock in stalled:
+            sock.close()
 
 
 # ---- connections ------------------------------------------------------------------------------------
