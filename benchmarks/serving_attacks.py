@@ -113,6 +113,8 @@ def main() -> None:
     parser.add_argument("--held", type=int, default=5_000)
     parser.add_argument("--heads", type=int, default=400)
     parser.add_argument("--head-bytes", type=int, default=1024 * 1024)
+    parser.add_argument("--settle", type=float, default=2.0,
+                        help="seconds to wait before the 'after' reading (the server trims freed memory every 30 s)")
     parser.add_argument("serve_args", nargs="*")
     args = parser.parse_args()
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -132,7 +134,7 @@ def main() -> None:
             started = time.monotonic()
             attack(server)
             took = time.monotonic() - started
-            time.sleep(2)
+            time.sleep(args.settle)
             after = status_mib(pid, "VmRSS")
             print(f"{name}: RSS before {before:.0f} MiB, peak {status_mib(pid, 'VmHWM'):.0f} MiB, "
                   f"after {after:.0f} MiB (+{after - before:.0f}), {took:.1f} s", flush=True)
