@@ -3,7 +3,8 @@
     python benchmarks/serving_attacks.py [--only cycles|held|heads] [--cycles 20000] [--held 5000]
                                          [--heads 400] [-- SERVE-ARGS...]
 
-(a) cycles: TLS connect + handshake + close, one at a time. Goal: the server grows by <= 64 MiB.
+(a) cycles: TLS connect, handshake, GET /healthz, close (without close_notify, as most clients), one
+    at a time. Goal: the server grows by <= 64 MiB.
 (b) held: bare TCP connections opened and held (no ClientHello), then closed. Goal: bounded growth
     (counted against --max-connections from accept; closed by the handshake timeout).
 (c) heads: TLS connections each sending a 1 MiB request head without its end (--head-bytes). Goal:
@@ -46,10 +47,10 @@ def cycles(url: str, context: ssl.SSLContext, count: int) -> None:
     refused = 0
     for _ in range(count):
         try:
-            with socket.create_connection((host, port), timeout=10) as raw:
-                with context.wrap_socket(raw, server_hostname=host) as sock:
-                    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-                    sock.recv(4096)
+            raw = socket.create_connection((host, port), timeout=10)
+            with context.wrap_socket(raw, server_hostname=host) as sock:  # closed without close_notify
+                sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                sock.recv(4096)
         except OSError:
             refused += 1
     if refused:

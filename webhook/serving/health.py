@@ -66,7 +66,8 @@ class _BoundedServer(ThreadingHTTPServer):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._lock = threading.Lock()
-        self._open: dict[socket.socket, float] = {}  # connection -> when it must be done (insertion order: oldest first)
+        # Each open connection and when it must be done, oldest first (a dict keeps insertion order).
+        self._open: dict[socket.socket, float] = {}
 
     def process_request(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
         with self._lock:
