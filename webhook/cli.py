@@ -229,13 +229,15 @@ def _add_serve_limits(serve: argparse.ArgumentParser) -> None:
                        help="close a keep-alive connection idle this long (default: %(default)s, kube-apiserver's)")
     serve.add_argument("--max-header-bytes", type=_positive_int, default=64 * 1024, metavar="BYTES",
                        help="largest request head; larger ones get 431 and the connection is closed (default: "
-                            "%(default)s; the API server's webhook requests have heads under 1 KiB)")
+                            "%(default)s; the API server's webhook requests have heads of a few KiB at most, a bearer "
+                            "token included)")
     serve.add_argument("--max-buffered-header-bytes", type=_positive_int, default=32 * 1024 * 1024,
                        metavar="BYTES",
                        help="request heads being received, over all connections; a connection that would go "
                             "over gets 431 and is closed (default: %(default)s)")
     serve.add_argument("--max-connections", type=_positive_int, default=4096, metavar="N",
-                       help="open connections; more are closed when accepted (default: %(default)s)")
+                       help="open connections, counted from accept (TLS handshakes included); more are closed "
+                            "when accepted (default: %(default)s)")
 
 
 def run_serve(args: argparse.Namespace) -> int:

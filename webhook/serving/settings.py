@@ -39,7 +39,7 @@ class ServerSettings:
     header_read_timeout_seconds: float = 32.0
     body_read_timeout_seconds: float = 32.0
     idle_timeout_seconds: float = 90.0
-    # Request heads: one (an AdmissionReview POST's is under 1 KiB), and all those still being received.
+    # Request heads: one (an AdmissionReview POST's is a few KiB at most), and all those still being received.
     max_header_bytes: int = 64 * 1024
     max_buffered_header_bytes: int = 32 * 1024 * 1024
     max_connections: int = 4096
