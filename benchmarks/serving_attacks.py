@@ -3,8 +3,8 @@
     python benchmarks/serving_attacks.py [--only cycles|held|heads] [--cycles 20000] [--held 5000]
                                          [--heads 400] [-- SERVE-ARGS...]
 
-(a) cycles: TLS connect, handshake, GET /healthz, close (without close_notify, as most clients), one
-    at a time. Goal: the server grows by <= 64 MiB.
+(a) cycles: connections opened and closed one at a time, ending every way in turn (after a request,
+    after the handshake, reset, failed handshake). Goal: the server grows by <= 64 MiB.
 (b) held: bare TCP connections opened and held (no ClientHello), then closed. Goal: bounded growth
     (counted against --max-connections from accept; closed by the handshake timeout).
 (c) heads: TLS connections each sending a 1 MiB request head without its end (--head-bytes). Goal:
@@ -17,9 +17,11 @@ these numbers justify the Deployment's memory limit.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import resource
 import socket
 import ssl
+import struct
 import sys
 import threading
 import time
@@ -43,18 +45,31 @@ def address(url: str) -> tuple[str, int]:
 
 
 def cycles(url: str, context: ssl.SSLContext, count: int) -> None:
+    """Every way a connection ends, in turn: after a request, after the handshake alone, reset
+    before the handshake, a handshake the client gives up on (it does not trust the server)."""
     host, port = address(url)
-    refused = 0
-    for _ in range(count):
+    distrustful = ssl.create_default_context()
+    failed = 0
+    for i in range(count):
+        raw = socket.create_connection((host, port), timeout=10)
         try:
-            raw = socket.create_connection((host, port), timeout=10)
-            with context.wrap_socket(raw, server_hostname=host) as sock:  # closed without close_notify
-                sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-                sock.recv(4096)
+            if i % 4 == 0:
+                with context.wrap_socket(raw, server_hostname=host) as sock:  # closed without close_notify
+                    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                    sock.recv(4096)
+            elif i % 4 == 1:
+                context.wrap_socket(raw, server_hostname=host).close()
+            elif i % 4 == 2:
+                raw.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            else:
+                with contextlib.suppress(ssl.SSLCertVerificationError):
+                    distrustful.wrap_socket(raw, server_hostname=host)
         except OSError:
-            refused += 1
-    if refused:
-        print(f"  {refused} handshakes failed")
+            failed += 1
+        finally:
+            raw.close()
+    if failed:
+        print(f"  {failed} connections failed")
 
 
 def held(url: str, context: ssl.SSLContext, count: int, pid: int) -> None:
