@@ -1,12 +1,13 @@
 """The server's memory under connection-level attacks (server and clients share this machine).
 
-    python benchmarks/serving_attacks.py [--only cycles|held|heads] [--cycles 20000] [--held 5000]
+    python benchmarks/serving_attacks.py [--only cycles|held|tls-held|heads] [--cycles 20000] [--held 5000]
                                          [--heads 400] [-- SERVE-ARGS...]
 
 (a) cycles: connections opened and closed one at a time, ending every way in turn (after a request,
     after the handshake, reset, failed handshake). Goal: the server grows by <= 64 MiB.
 (b) held: bare TCP connections opened and held (no ClientHello), then closed. Goal: bounded growth
     (counted against --max-connections from accept; closed by the handshake timeout).
+(b') tls-held: the same after a TLS handshake and the start of a request head (up to the cap).
 (c) heads: TLS connections each sending a 1 MiB request head without its end (--head-bytes). Goal:
     far less than the 435 MiB such heads used to pin (431 over --max-header-bytes or once
     --max-buffered-header-bytes is spent; `--head-bytes 60000 --heads 600` tries the budget).
@@ -86,6 +87,23 @@ def held(url: str, context: ssl.SSLContext, count: int, pid: int) -> None:
         sock.close()
 
 
+def tls_held(url: str, context: ssl.SSLContext, count: int, pid: int) -> None:
+    host, port = address(url)
+    sockets = []
+    for _ in range(count):
+        try:
+            raw = socket.create_connection((host, port), timeout=10)
+            sock = context.wrap_socket(raw, server_hostname=host)
+            sock.sendall(b"POST /validate HTTP/1.1\r\nHost: x\r\n")  # and never the rest
+            sockets.append(sock)
+        except OSError:
+            break  # the cap
+    time.sleep(2)
+    print(f"  while {len(sockets)} are held after their handshake: RSS {status_mib(pid, 'VmRSS'):.0f} MiB")
+    for sock in sockets:
+        sock.close()
+
+
 def heads(url: str, context: ssl.SSLContext, count: int, pid: int, size: int) -> None:
     host, port = address(url)
     head = b"POST /validate HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * size
@@ -124,7 +142,7 @@ def heads(url: str, context: ssl.SSLContext, count: int, pid: int, size: int) ->
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--only", choices=["cycles", "held", "heads"])
+    parser.add_argument("--only", choices=["cycles", "held", "tls-held", "heads"])
     parser.add_argument("--cycles", type=int, default=20_000)
     parser.add_argument("--held", type=int, default=5_000)
     parser.add_argument("--heads", type=int, default=400)
@@ -138,6 +156,7 @@ def main() -> None:
     certs = Certificates()
     attacks = {"cycles": lambda s: cycles(s.url, s.context, args.cycles),
                "held": lambda s: held(s.url, s.context, args.held, s.process.pid),
+               "tls-held": lambda s: tls_held(s.url, s.context, args.held, s.process.pid),
                "heads": lambda s: heads(s.url, s.context, args.heads, s.process.pid, args.head_bytes)}
     for name, attack in attacks.items():
         if args.only and name != args.only:

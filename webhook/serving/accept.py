@@ -49,6 +49,15 @@ class ServerTLSProtocol(asyncio.sslproto.SSLProtocol):
         self._accepted = accepted
         self._hello_received = False
 
+    def buffer_updated(self, nbytes: int) -> None:
+        super().buffer_updated(nbytes)
+        if nbytes < len(self._ssl_buffer):
+            # A short read: nothing more waiting on the socket, the client is likely idle now. An
+            # idle connection holds no read buffer (get_buffer() makes one at the next read); a
+            # bulk transfer (full reads) keeps its buffer.
+            self._ssl_buffer = bytearray()
+            self._ssl_buffer_view = memoryview(self._ssl_buffer)
+
     def _do_handshake(self) -> None:
         # A server has nothing to say before the ClientHello, and OpenSSL's first handshake step
         # allocates its record buffers (~34 KiB): not for a connection that has sent nothing yet.
