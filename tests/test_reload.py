@@ -6,6 +6,7 @@ import hashlib
 import http.client
 import json
 import shutil
+import socket
 import ssl
 import threading
 import time
@@ -83,12 +84,12 @@ def test_new_pair_is_used_for_new_handshakes(pairs):
     loaded = []
     reloader = CertificateReloader(TLSOptions(str(served / "tls.crt"), str(served / "tls.key")),
                                    on_load=lambda pair: loaded.append(pair.not_after))
-    listener, client = reloader.listener_context(), trusting(first, second)
-    assert handshake_fingerprint(listener, client) == file_fingerprint(first.cert)
+    client = trusting(first, second)
+    assert handshake_fingerprint(reloader.current.context, client) == file_fingerprint(first.cert)
     assert reloader.check() is False  # nothing changed
     install(second, served)
     assert reloader.check() is True
-    assert handshake_fingerprint(listener, client) == file_fingerprint(second.cert)
+    assert handshake_fingerprint(reloader.current.context, client) == file_fingerprint(second.cert)
     assert loaded == [certs.not_after(first.cert), certs.not_after(second.cert)]
 
 
@@ -98,7 +99,6 @@ def test_broken_pair_keeps_the_last_good_one(pairs, broken):
     attempts = []
     reloader = CertificateReloader(TLSOptions(str(served / "tls.crt"), str(served / "tls.key")),
                                    on_attempt=attempts.append)
-    listener = reloader.listener_context()  # made once, at start-up, as the server does
     if broken == "new cert, old key":
         shutil.copy(second.cert, served / "tls.crt")
     elif broken == "half-written cert":
@@ -112,10 +112,10 @@ def test_broken_pair_keeps_the_last_good_one(pairs, broken):
     assert reloader.check() is False
     # A broken pair is tried once; unreadable files are reported on every poll.
     assert attempts == ([False, False] if broken == "missing key" else [False])
-    assert handshake_fingerprint(listener, trusting(first)) == file_fingerprint(first.cert)
+    assert handshake_fingerprint(reloader.current.context, trusting(first)) == file_fingerprint(first.cert)
     install(second, served)  # the rotation completes: the next poll takes it
     assert reloader.check() is True
-    assert handshake_fingerprint(listener, trusting(second)) == file_fingerprint(second.cert)
+    assert handshake_fingerprint(reloader.current.context, trusting(second)) == file_fingerprint(second.cert)
 
 
 # -- rotation under a running server ----------------------------------------------------------------
@@ -249,5 +249,51 @@ def test_client_ca_file_requires_a_certificate_from_that_ca(tmp_path):
             with httpx.Client(verify=context) as client, pytest.raises(httpx.TransportError):
                 client.post(server.url + "/validate", json=body)
         assert server.client.get(server.url + "/healthz").status_code == 200
+    finally:
+        server.stop()
+
+
+def resumed_request(url: str, context: ssl.SSLContext, session: ssl.SSLSession | None) -> tuple[bytes, ssl.SSLSession,
+                                                                                              bool]:
+    """One GET /healthz on a new connection offering `session`: (the reply or b"" when the server
+    refused, the session to resume next, whether this one was resumed)."""
+    host, port = url.removeprefix("https://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as raw:
+        try:
+            with context.wrap_socket(raw, server_hostname="localhost", session=session) as sock:
+                sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                reply = b""
+                while chunk := sock.recv(4096):
+                    reply += chunk
+                return reply, sock.session, sock.session_reused
+        except (ssl.SSLError, ConnectionResetError, BrokenPipeError):
+            return b"", session, False
+
+
+def test_sessions_of_the_old_client_ca_are_not_resumed_after_a_rotation(tmp_path):
+    serving = certs.generate(tmp_path / "serving")
+    old_ca, new_ca = certs.generate(tmp_path / "old-ca"), certs.generate(tmp_path / "new-ca")
+    client_ca = tmp_path / "client-ca.crt"
+    shutil.copy(old_ca.ca_cert, client_ca)
+    old_client = client_certificate(old_ca, tmp_path / "old-client")
+    server = launch_server(tmp_path, "--client-ca-file", str(client_ca), "--cert-reload-interval", str(POLL),
+                           cert_dir=tmp_path / "serving", verify=trusting(serving), cert=old_client)
+    try:
+        context = trusting(serving)
+        context.load_cert_chain(*old_client)
+        reply, session, _ = resumed_request(server.url, context, None)
+        assert reply.startswith(b"HTTP/1.1 200 ")
+        reply, session, reused = resumed_request(server.url, context, session)
+        assert reply.startswith(b"HTTP/1.1 200 ") and reused  # resumption works: the check below means something
+        shutil.copy(new_ca.ca_cert, client_ca)  # the old client CA is no longer trusted
+        deadline = time.monotonic() + 30
+        while "serving certificate reloaded" not in server.log_text():
+            assert time.monotonic() < deadline, "client CA not reloaded"
+            time.sleep(POLL)
+        reply, _, reused = resumed_request(server.url, context, session)
+        assert not reused and reply == b""  # a full handshake, which the old client certificate fails
+        new_client = trusting(serving)
+        new_client.load_cert_chain(*client_certificate(new_ca, tmp_path / "new-client"))
+        assert resumed_request(server.url, new_client, None)[0].startswith(b"HTTP/1.1 200 ")
     finally:
         server.stop()

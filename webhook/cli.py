@@ -235,10 +235,17 @@ def _add_serve_limits(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--write-timeout", type=_positive_seconds, default=30.0, metavar="SECONDS",
                        help="abort a connection whose client reads none of its reply for this long, freeing the "
                             "reply (default: %(default)s)")
-    serve.add_argument("--max-header-bytes", type=_positive_int, default=1024 * 1024, metavar="BYTES",
-                       help="largest request head; larger ones get 400 (default: %(default)s, kube-apiserver's)")
+    serve.add_argument("--max-header-bytes", type=_positive_int, default=64 * 1024, metavar="BYTES",
+                       help="largest request head; larger ones get 431 and the connection is closed (default: "
+                            "%(default)s; the API server's webhook requests have heads of a few KiB at most, a bearer "
+                            "token included)")
+    serve.add_argument("--max-buffered-header-bytes", type=_positive_int, default=32 * 1024 * 1024,
+                       metavar="BYTES",
+                       help="request heads being received, over all connections; a connection that would go "
+                            "over gets 431 and is closed (default: %(default)s)")
     serve.add_argument("--max-connections", type=_positive_int, default=4096, metavar="N",
-                       help="open connections; more are closed when accepted (default: %(default)s)")
+                       help="open connections, counted from accept (TLS handshakes included); more are closed "
+                            "when accepted (default: %(default)s)")
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -277,6 +284,7 @@ def run_serve(args: argparse.Namespace) -> int:
         max_requests_in_flight=args.max_requests_in_flight, max_bytes_in_flight=args.max_bytes_in_flight,
         header_read_timeout_seconds=args.header_read_timeout, body_read_timeout_seconds=args.body_read_timeout,
         idle_timeout_seconds=args.idle_timeout, max_header_bytes=args.max_header_bytes,
+        max_buffered_header_bytes=args.max_buffered_header_bytes,
         max_connections=args.max_connections, cel_engine=args.cel_engine, profile=args.profile)
     try:
         serving.run(settings, args.log_level)

@@ -1,10 +1,11 @@
 """Serving certificate hot reload: poll the PEM files, hand new handshakes a fresh TLS context.
 
 A mounted Secret changes by swapping a symlink, which sends no inotify event for the files we
-opened, so the files are polled. The listening socket keeps one SSLContext whose SNI callback
-(called for every ClientHello, with or without SNI) moves the connection onto the newest good
-context; open connections keep the session they have. A half-written or mismatched pair is
-logged and ignored: the last good pair goes on serving until the files change again.
+opened, so the files are polled. Each accepted connection is wrapped with the newest good context
+(`current.context`); open connections keep the session they have. A TLS session is resumed only
+by the context that made it (its ticket keys and session cache), so after a rotation every client
+makes a full handshake against the new certificate and client CA. A half-written or mismatched
+pair is logged and ignored: the last good pair goes on serving until the files change again.
 """
 
 from __future__ import annotations
@@ -93,15 +94,6 @@ class CertificateReloader:
         log.info("serving certificate loaded", extra=_describe(self.current))
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-
-    def listener_context(self) -> ssl.SSLContext:
-        """The context the listening socket wraps connections with."""
-        context = build_context(self._options)
-        context.sni_callback = self._choose_context
-        return context
-
-    def _choose_context(self, ssl_object, server_name, context) -> None:
-        ssl_object.context = self.current.context
 
     def _read(self) -> tuple[bytes, ...]:
         return tuple(Path(name).read_bytes() for name in self._options.files())

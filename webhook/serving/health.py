@@ -4,20 +4,37 @@ Like controller-runtime's health-probe bind address: the kubelet's probes never 
 admission work on the main port, need no TLS, and work when the main port requires client
 certificates. /healthz says the process is alive (this thread can answer); /readyz says it can
 serve (a valid certificate is loaded and a worker is up).
+
+Bounded: at most MAX_CONNECTIONS connections (one thread each) are open at once, each for at most
+CONNECTION_SECONDS (a probe takes milliseconds; the kubelet waits 1 s by default). A new connection
+beyond the cap closes the oldest, which can only be a stalled client: a kubelet's probe still gets
+through clients that connect and send nothing. A client that resets its connection is not worth a
+log line, and nothing is written to stderr as plain text (the log is JSON on stdout).
 """
 
 from __future__ import annotations
 
+import logging
+import socket
+import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
+
+from webhook.logs import fields
+
+log = logging.getLogger("dra-webhook")
+
+MAX_CONNECTIONS = 16
+CONNECTION_SECONDS = 5.0
 
 
 def _handler(readiness: Callable[[], str | None]) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "dra-webhook"
         sys_version = ""
-        timeout = 10  # a probe that stalls does not keep a thread
+        timeout = CONNECTION_SECONDS  # each read and write; the connection as a whole is bounded by the server
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
             if self.path.split("?", 1)[0] == "/healthz":
@@ -42,10 +59,59 @@ def _handler(readiness: Callable[[], str | None]) -> type[BaseHTTPRequestHandler
     return Handler
 
 
+class _BoundedServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # socketserver's 5 would turn a burst of connections into SYN retries of probes
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._lock = threading.Lock()
+        # Each open connection and when it must be done, oldest first (a dict keeps insertion order).
+        self._open: dict[socket.socket, float] = {}
+
+    def process_request(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
+        with self._lock:
+            oldest = next(iter(self._open)) if len(self._open) >= MAX_CONNECTIONS else None
+            if oldest is not None:
+                del self._open[oldest]
+            self._open[request] = time.monotonic() + CONNECTION_SECONDS
+        if oldest is not None:
+            _hang_up(oldest)
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._lock:
+                self._open.pop(request, None)
+
+    def service_actions(self) -> None:
+        # Called by serve_forever at every poll (0.5 s): connections past their time are hung up,
+        # which ends their threads' reads and writes.
+        now = time.monotonic()
+        with self._lock:
+            late = [request for request, deadline in self._open.items() if deadline < now]
+        for request in late:
+            _hang_up(request)
+
+    def handle_error(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
+        error = sys.exc_info()[1]
+        if isinstance(error, OSError):
+            return  # a client that reset, or that we hung up on
+        log.warning("health port request failed", extra=fields(error=f"{type(error).__name__}: {error}"))
+
+
+def _hang_up(request: socket.socket) -> None:
+    try:
+        request.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # already closed by its thread
+
+
 class HealthServer:
     def __init__(self, host: str, port: int, readiness: Callable[[], str | None]) -> None:
-        self._server = ThreadingHTTPServer((host, port), _handler(readiness))
-        self._server.daemon_threads = True
+        self._server = _BoundedServer((host, port), _handler(readiness))
         self._thread = threading.Thread(target=self._server.serve_forever, name="health", daemon=True)
 
     @property

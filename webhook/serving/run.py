@@ -1,42 +1,37 @@
-"""Wiring: certificates, worker processes, the health port, uvicorn with our limits; SIGTERM lets
-requests in flight finish. The serving certificate is reloaded from its files without a restart."""
+"""Wiring: certificates, worker processes, the health port, uvicorn with our limits; SIGTERM, SIGINT
+and SIGHUP let requests in flight finish. The serving certificate is reloaded from its files without a restart."""
 
 from __future__ import annotations
 
 import gc
 import logging
-import ssl
 
 import uvicorn
 
 from webhook import logs, tlsreload
 from webhook.metrics import Metrics
+from webhook.serving.accept import ConnectionFactory
 from webhook.serving.app import create_app
 from webhook.serving.health import HealthServer
 from webhook.serving.inline import InlineReviewer
-from webhook.serving.limits import LimitedH11Protocol, tune_tls
+from webhook.serving.limits import HeadBudget
 from webhook.serving.pool import WorkerPool
 from webhook.serving import worker
 from webhook.serving.settings import ServerSettings
+from webhook.serving.shutdown import DrainingServer
 
 log = logging.getLogger("dra-webhook")
 
 
 class ServingConfig(uvicorn.Config):
-    """uvicorn's Config with our own SSLContext (minimum TLS version, client CA, hot reload) and
-    the connection limits LimitedH11Protocol reads."""
+    """uvicorn's Config with the header read timeout LimitedH11Protocol reads. TLS is not
+    uvicorn's: the protocol factory (serving/accept.py) wraps each accepted connection itself."""
 
-    def __init__(self, *args, tls_context: ssl.SSLContext | None = None, header_read_timeout: float = 32.0,
-                 max_connections: int = 4096, **kwargs):
-        self._tls_context = tls_context
+    def __init__(self, *args, header_read_timeout: float = 32.0, max_buffered_header_bytes: int = 32 << 20,
+                 **kwargs):
         self.header_read_timeout = header_read_timeout
-        self.max_connections = max_connections
+        self.head_budget = HeadBudget(max_buffered_header_bytes)
         super().__init__(*args, **kwargs)
-
-    def load(self) -> None:
-        super().load()
-        if self._tls_context is not None:
-            self.ssl = self._tls_context
 
 
 def readiness_check(pool: WorkerPool, reloader: tlsreload.CertificateReloader | None):
@@ -69,19 +64,18 @@ def run(settings: ServerSettings, log_level: str = "info") -> None:
         inline = InlineReviewer(settings.profile, settings.inline_max_body_bytes)
     readiness = readiness_check(pool, reloader)
     health = HealthServer(settings.host, settings.health_port, readiness) if settings.health_port else None
-    tune_tls(settings.header_read_timeout_seconds)
+    # The TLS context of each new connection is the newest good one (reloaded certificate, client CA).
+    connections = ConnectionFactory(settings.max_connections, settings.header_read_timeout_seconds,
+                                    reloader and (lambda: reloader.current.context))
     config = ServingConfig(
         create_app(settings, pool, metrics, readiness, inline),
         host=settings.host,
         port=settings.port,
-        ssl_certfile=None if settings.insecure_http else settings.cert_file,
-        ssl_keyfile=None if settings.insecure_http else settings.key_file,
-        tls_context=reloader and reloader.listener_context(),
-        http=LimitedH11Protocol,
+        http=connections,  # type: ignore[arg-type] - called like a protocol class, for each accepted connection
         h11_max_incomplete_event_size=settings.max_header_bytes,
         timeout_keep_alive=settings.idle_timeout_seconds,
         header_read_timeout=settings.header_read_timeout_seconds,
-        max_connections=settings.max_connections,
+        max_buffered_header_bytes=settings.max_buffered_header_bytes,
         backlog=2048,
         log_config=None,
         access_log=False,
@@ -108,7 +102,9 @@ def run(settings: ServerSettings, log_level: str = "info") -> None:
         gc.collect()
         gc.freeze()
         gc.set_threshold(*worker.GC_THRESHOLDS)
-        uvicorn.Server(config).run()
+        server = DrainingServer(config)
+        server.run()
+        log.info("stopped", extra=logs.fields(signal=server.stop_signal or ""))
     finally:
         if health:
             health.stop()

@@ -1,5 +1,5 @@
 """Everything `dra-webhook serve` can be told, with defaults taken from kube-apiserver's own server
-(header read timeout 32 s, idle 90 s, header bytes 1 MiB) and its webhook client (10 s timeout)."""
+(header read timeout 32 s, idle 90 s) and its webhook client (10 s timeout, small request heads)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,9 @@ class ServerSettings:
     idle_timeout_seconds: float = 90.0
     # A client that takes none of its reply for this long is cut off (its reply's memory is freed).
     write_timeout_seconds: float = 30.0
-    max_header_bytes: int = 1024 * 1024
+    # Request heads: one (an AdmissionReview POST's is a few KiB at most), and all those still being received.
+    max_header_bytes: int = 64 * 1024
+    max_buffered_header_bytes: int = 32 * 1024 * 1024
     max_connections: int = 4096
     cel_engine: str = "auto"
     profile: Profile = DEFAULT  # the cluster the verdicts are for (--kubernetes-version, --feature-gates)

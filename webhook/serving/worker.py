@@ -159,6 +159,7 @@ def timeout_reply() -> Reply:
 def serve(connection, cel_engine: str, log_level: str, profile: Profile = DEFAULT) -> None:
     """The worker's main loop: one job in, one reply out, until the server closes the pipe."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when workers stop
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # (a terminal's hangup reaches the whole group)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     # The server process comes first: a worker woken by a new job must not preempt the event loop
     # that accepts, speaks TLS and answers probes (it would, on a busy CPU, as a pipe wakeup puts it
