@@ -20,17 +20,10 @@ _MISSING = object()
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def raw_size(value: Any, limit: int | None = None) -> int:
-    """The size of the compact JSON encoding; with `limit`, the encoding stops once past it (a value
-    built from YAML aliases can share one subtree many times: encoding every copy is what it costs)."""
-    if limit is None:
-        return len(_COMPACT.encode(value).encode("utf-8", "surrogatepass"))
-    size = 0
-    for part in _COMPACT.iterencode(value):
-        size += len(part.encode("utf-8", "surrogatepass"))
-        if size > limit:
-            break
-    return size
+def raw_size(value: Any) -> int:
+    """The size of the compact JSON encoding, by the C encoder in one pass. A value built from YAML
+    aliases is bounded by the loader's alias budget before it gets here (offline/yamlload.py)."""
+    return len(_COMPACT.encode(value).encode("utf-8", "surrogatepass"))
 
 
 def validate_raw_extension(value: Any, path: Path, stored: bool, max_length: int) -> ErrorList:
@@ -38,7 +31,7 @@ def validate_raw_extension(value: Any, path: Path, stored: bool, max_length: int
     if value is None or value is _MISSING:
         return [required(path, "")]
     try:
-        size = raw_size(value, None if stored else max_length)
+        size = raw_size(value)
     except (TypeError, ValueError) as exc:
         return [invalid(path, "<value omitted>", f"error parsing data as JSON: {exc}")]
     if not stored and size > max_length:
