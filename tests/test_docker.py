@@ -141,7 +141,7 @@ def test_stage_commands_build_a_wheel_that_installs_and_serves_from_a_fresh_venv
     entrypoint = str(env_dir / "bin" / json.loads(RUNTIME.all("ENTRYPOINT")[0])[0])
     version = _run([entrypoint, "--version"], cwd=tmp_path).stdout.splitlines()
     assert version[0] == f"dra-webhook {__version__}" and version[2].startswith("CEL engine: cel-")
-    assert version[1] == "Kubernetes rules: 1.36 (default); --kubernetes-version 1.35, 1.36, 1.37"
+    assert version[1] == "Kubernetes rules: 1.36 (default); --kubernetes-version 1.34, 1.35, 1.36, 1.37"
     assert "--cert-reload-interval" in _run([entrypoint, "serve", "--help"], cwd=tmp_path).stdout
 
     # And it serves: every runtime dependency came along.

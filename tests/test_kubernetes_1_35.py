@@ -41,7 +41,7 @@ def test_same_request_two_versions(case: Case):
 
 
 def test_version_spellings_and_gates():
-    assert SUPPORTED_VERSIONS == ("1.35", "1.36", "1.37")
+    assert SUPPORTED_VERSIONS == ("1.34", "1.35", "1.36", "1.37")
     for text in ("1.35", "v1.35", "1.35.4"):
         assert make_profile(text).version == "1.35"
     defaults = make_profile("1.35")
@@ -148,11 +148,11 @@ def test_review_1_35_refuses_list_attributes_as_unknown_fields_and_serves_taint_
 
 def test_cli_usage_errors_list_the_supported_versions_and_gates():
     version = _cli("--version")
-    assert "--kubernetes-version 1.35, 1.36, 1.37" in version.stdout
+    assert "--kubernetes-version 1.34, 1.35, 1.36, 1.37" in version.stdout
     for command in ("review -", "test -", "allocate -", "serve"):
-        result = _cli(*command.split(), "--kubernetes-version", "1.34")
+        result = _cli(*command.split(), "--kubernetes-version", "1.33")
         assert result.returncode == 2, (command, result.stderr)
-        assert "supported: 1.35, 1.36, 1.37" in result.stderr, (command, result.stderr)
+        assert "supported: 1.34, 1.35, 1.36, 1.37" in result.stderr, (command, result.stderr)
     result = _cli("review", "--kubernetes-version", "1.35", "--feature-gates", "DRANodeAllocatableResources=true", "-",
                   stdin=_SLICE_WITH_LISTS)
     assert result.returncode == 2

@@ -39,7 +39,7 @@ def test_same_request_two_versions(case: Case):
 
 
 def test_gate_table_is_1_36_plus_a_delta():
-    assert SUPPORTED_VERSIONS == ("1.35", "1.36", "1.37") and DEFAULT.version == "1.36"
+    assert SUPPORTED_VERSIONS == ("1.34", "1.35", "1.36", "1.37") and DEFAULT.version == "1.36"
     changed = {name for name in GATES["1.37"] if GATES["1.37"][name] != GATES["1.36"].get(name)}
     assert changed == {"DRAPrioritizedList", "DRADeviceTaints", "DRADeviceTaintRules", "DRAResourceClaimDeviceStatus",
                        "DRAExtendedResource", "DRAPartitionableDevicesType", "DRAOptionalNodeOperations",

@@ -50,6 +50,11 @@ PINNED = {
     "CAPACITY_REQUEST_POLICY_DISCRETE_MAX_OPTIONS": 10,
     "ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH": 96,
     "COUNTER_MAX_KEY_LENGTH": 63,  # validation.DNS1123LabelMaxLength, validateMap's shortening of counter names
+    # Kubernetes 1.34 (k8s.io/api v0.34.0 resource/v1 types.go).
+    "DEVICE_TAINTS_MAX_LENGTH_1_34": 4,
+    "RESOURCE_SLICE_MAX_SHARED_COUNTERS": 32,
+    "RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE": 32,
+    "RESOURCE_SLICE_MAX_DEVICE_COUNTERS_PER_SLICE": 1024,
     # Added by Kubernetes 1.37 (types.go of the release's resource/v1).
     "DEVICE_COMPATIBILITY_GROUPS_MAX_SIZE": 2,
     "DEVICE_DERIVED_ATTRIBUTES_MAX_SIZE": 32,

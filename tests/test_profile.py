@@ -52,7 +52,7 @@ def test_versions(text, want):
     assert check_version(text) == want
 
 
-@pytest.mark.parametrize("text", ["1.34", "2", "", "latest"])
+@pytest.mark.parametrize("text", ["1.33", "2", "", "latest"])
 def test_unsupported_versions(text):
     with pytest.raises(ProfileError, match="unsupported Kubernetes version"):
         check_version(text)

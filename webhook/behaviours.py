@@ -12,32 +12,44 @@ from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Mapping
 
+from webhook.limits import DEVICE_TAINTS_MAX_LENGTH as TAINTS, DEVICE_TAINTS_MAX_LENGTH_1_34 as TAINTS_34
+
 # The node-allocatable resource models of ResourceSlice devices.
 MAPPINGS = "nodeAllocatableResourceMappings"  # 1.36: map of resource -> {capacityKey, allocationMultiplier}
 RESOURCES = "nodeAllocatableResources"  # 1.37: the reshaped struct
 NO_MODEL = None  # 1.35: devices declare nothing they take from their node (either name is an unknown field)
 
-VERSIONS: tuple[str, ...] = ("1.35", "1.36", "1.37")
+VERSIONS: tuple[str, ...] = ("1.34", "1.35", "1.36", "1.37")
 
-# name: (1.35, 1.36, 1.37)  — see the Behaviours fields for what each one means.
+# name: (1.34, 1.35, 1.36, 1.37)  — see the Behaviours fields for what each one means.
 _TABLE: dict[str, tuple] = {
-    "declarative_validation":          (False,     False,     True),
-    "capacity_ratcheting":             (False,     False,     True),
-    "stored_selectors_recompiled":     (True,      True,      False),
-    "valid_range_bounds":              (False,     False,     True),
-    "result_tolerations_validated":    (False,     False,     True),
-    "node_allocatable_model":          (NO_MODEL,  MAPPINGS,  RESOURCES),
-    "partition_type_attribute":        (False,     False,     True),
-    "skip_node_operations":            (False,     False,     True),
-    "derived_attributes":              (False,     False,     True),
-    "allocator_full_rollback":         (False,     False,     True),
-    "compatibility_group_skew":        (False,     False,     True),
-    "map_key_errors_at_key":           (True,      False,     False),
-    "list_type_attributes":            (False,     True,      True),
-    "taint_rule_effect_moves_time":    (False,     True,      True),
-    "allocator_ported":                (False,     True,      True),
-    "pool_status_conditions_unique":   (False,     True,      False),
-    "pool_status_partition_views":     (False,     False,     True),
+    "declarative_validation":          (False,     False,     False,     True),
+    "capacity_ratcheting":             (False,     False,     False,     True),
+    "stored_selectors_recompiled":     (True,      True,      True,      False),
+    "valid_range_bounds":              (False,     False,     False,     True),
+    "result_tolerations_validated":    (False,     False,     False,     True),
+    "node_allocatable_model":          (NO_MODEL,  NO_MODEL,  MAPPINGS,  RESOURCES),
+    "partition_type_attribute":        (False,     False,     False,     True),
+    "skip_node_operations":            (False,     False,     False,     True),
+    "derived_attributes":              (False,     False,     False,     True),
+    "allocator_full_rollback":         (False,     False,     False,     True),
+    "compatibility_group_skew":        (False,     False,     False,     True),
+    "map_key_errors_at_key":           (True,      True,      False,     False),
+    "list_type_attributes":            (False,     False,     True,      True),
+    "taint_rule_effect_moves_time":    (False,     False,     True,      True),
+    "allocator_ported":                (False,     False,     True,      True),
+    "pool_status_conditions_unique":   (False,     False,     True,      False),
+    "pool_status_partition_views":     (False,     False,     False,     True),
+    "counters_beside_devices":         (True,      False,     False,     False),
+    "reduced_device_limit":            (False,     True,      True,      True),
+    "max_taints_per_device":           (TAINTS_34, TAINTS,    TAINTS,    TAINTS),
+    "taint_effect_none":               (False,     True,      True,      True),
+    "list_size_short_circuit":         (False,     True,      True,      True),
+    "empty_name_part_required":        (True,      False,     False,     False),
+    "empty_attribute_required":        (True,      False,     False,     False),
+    "new_cel_lists_extension":         (False,     True,      True,      True),
+    "taint_rule_cel_selectors":        (True,      False,     False,     False),
+    "duplicate_at_key_field":          (True,      False,     False,     False),
 }
 
 
@@ -83,6 +95,32 @@ class Behaviours:
     # ResourcePoolStatusRequest spec.defaultPartitionTypeAttribute and pools[].partitionSummary /
     # shareableSummary exist (and are validated).
     pool_status_partition_views: bool
+    # The partitionable-devices model of 1.34: `sharedCounters` and the devices that consume them in one
+    # slice; limits over totals (32 shared counters, 32 consumed counters per device, 1024 per slice), a
+    # consumption must name a counter set of the same slice. From 1.35 counter sets live in slices of
+    # their own, with per-list limits (8 sets, 2 consumptions per device, 32 counters each).
+    counters_beside_devices: bool
+    # A slice holds at most 64 devices (not 128) when any device has taints or consumes counters.
+    reduced_device_limit: bool
+    # DeviceTaintsMaxLength: taints per ResourceSlice device.
+    max_taints_per_device: int
+    # The taint effect `None` exists (taints, tolerations, DeviceTaintRule).
+    taint_effect_none: bool
+    # A list longer than its limit is only TooMany; before, every item is validated and TooMany appended.
+    list_size_short_circuit: bool
+    # An empty domain or name part of a qualified name (`/`, `x/`, `/y`) is Required, not Invalid.
+    empty_name_part_required: bool
+    # An attribute with no value is Required "exactly one value must be specified", not Invalid.
+    empty_attribute_required: bool
+    # New CEL expressions may use cel-go's lists extension (it came with compatibility version 1.34;
+    # a 1.34 server compiles new expressions at 1.33, stored ones with every library).
+    new_cel_lists_extension: bool
+    # DeviceTaintRule v1alpha3 selects by `deviceClassName` and CEL `selectors` too, has no status, and is
+    # governed by DRADeviceTaints (1.35 removed both fields and added DRADeviceTaintRules and the status).
+    taint_rule_cel_selectors: bool
+    # validateSet reports a repeated key at the item's key field (`devices[1].name`,
+    # `consumesCounters[1].counterSet`), not at the item (`devices[1]`).
+    duplicate_at_key_field: bool
 
 
 def _build() -> Mapping[str, Behaviours]:

@@ -114,7 +114,7 @@ def _delta(base: Mapping[str, ApiVersion], **changes: ApiVersion) -> dict[str, A
 
 def _same(value: Any) -> dict[str, Any]:
     """A wire model or drop step that no supported Kubernetes version changed."""
-    return {"1.35": value, "1.36": value, "1.37": value}
+    return {"1.34": value, "1.35": value, "1.36": value, "1.37": value}
 
 
 _SLICE_1_35 = _on_beta_apis(
@@ -149,11 +149,15 @@ _CLASS_1_36 = _on_beta_apis(
 )
 
 def _taint_rule_api(version: str, availability: str = OPT_IN) -> ApiVersion:
-    defaulter = taint_rule_defaults.defaulter(BEHAVIOURS[version].taint_rule_effect_moves_time)
-    return ApiVersion(availability, defaulter=defaulter, gate="DRADeviceTaintRules")
+    behaviours = BEHAVIOURS[version]
+    defaulter = taint_rule_defaults.defaulter(behaviours.taint_rule_effect_moves_time)
+    # 1.34 has no gate of the kind's own: DRADeviceTaints governs it.
+    gate = "DRADeviceTaints" if behaviours.taint_rule_cel_selectors else "DRADeviceTaintRules"
+    return ApiVersion(availability, defaulter=defaulter, gate=gate)
 
 
-# DeviceTaintRule is new in 1.35, as v1alpha3 only; 1.36 adds v1beta2.
+# DeviceTaintRule is v1alpha3 only in 1.34 and 1.35 (1.34's with CEL selectors); 1.36 adds v1beta2.
+_TAINT_RULE_1_34 = {"v1alpha3": _taint_rule_api("1.34")}
 _TAINT_RULE_1_35 = {"v1alpha3": _taint_rule_api("1.35")}
 _TAINT_RULE_1_36 = {"v1beta2": _taint_rule_api("1.36"), "v1alpha3": _taint_rule_api("1.36")}  # preferred first
 # New in 1.36, alpha: served only with the API version and the gate enabled, in 1.36 and 1.37 alike.
@@ -166,9 +170,9 @@ _POOL_STATUS_1_36 = {
 KINDS: dict[str, Kind] = {
     "ResourceSlice": Kind(
         name="ResourceSlice", plural="resourceslices", namespaced=False,
-        model={"1.35": f"{_API}.kube135.ResourceSlice", "1.36": f"{_API}.resourceslice.ResourceSlice",
+        model={"1.34": f"{_API}.kube135.ResourceSlice", "1.35": f"{_API}.kube135.ResourceSlice", "1.36": f"{_API}.resourceslice.ResourceSlice",
                "1.37": f"{_API}.kube137.ResourceSlice"},
-        served={"1.35": _SLICE_1_35, "1.36": _SLICE_1_36, "1.37": _delta(
+        served={"1.34": _SLICE_1_35, "1.35": _SLICE_1_35, "1.36": _SLICE_1_36, "1.37": _delta(
             _SLICE_1_36,
             # No allocationMultiplier default any more; v1beta1 lifts nodeAllocatableResources from `basic`.
             v1=ApiVersion(SERVED, defaulter=slice_defaults.default_resource_slice_1_37),
@@ -181,14 +185,15 @@ KINDS: dict[str, Kind] = {
         create=resourceslice.validate_resource_slice,
         update=resourceslice.validate_resource_slice_update,
         strategy_checks=resourceslice.resource_slice_strategy_checks,
-        drop_disabled={"1.35": strategy_1_35.drop_disabled_slice_fields, "1.36": slice_strategy.drop_disabled_fields,
+        drop_disabled={"1.34": strategy_1_35.drop_disabled_slice_fields,
+                       "1.35": strategy_1_35.drop_disabled_slice_fields, "1.36": slice_strategy.drop_disabled_fields,
                        "1.37": strategy_1_37.drop_disabled_slice_fields},
     ),
     "ResourceClaim": Kind(
         name="ResourceClaim", plural="resourceclaims", namespaced=True,
-        model={"1.35": f"{_API}.resourceclaim.ResourceClaim", "1.36": f"{_API}.resourceclaim.ResourceClaim",
+        model={"1.34": f"{_API}.resourceclaim.ResourceClaim", "1.35": f"{_API}.resourceclaim.ResourceClaim", "1.36": f"{_API}.resourceclaim.ResourceClaim",
                "1.37": f"{_API}.kube137.ResourceClaim"},
-        served={"1.35": _CLAIM_1_36, "1.36": _CLAIM_1_36, "1.37": _delta(
+        served={"1.34": _CLAIM_1_36, "1.35": _CLAIM_1_36, "1.36": _CLAIM_1_36, "1.37": _delta(
             _CLAIM_1_36,
             v1beta1=ApiVersion(OPT_IN, claim_conversion.resource_claim_from_v1beta1_1_37,
                                claim_defaults.default_resource_claim_v1beta1),
@@ -199,18 +204,21 @@ KINDS: dict[str, Kind] = {
         update=resourceclaim.validate_resource_claim_update,
         status_update=resourceclaim.validate_resource_claim_status_update,
         strategy_checks=resourceclaim.resource_claim_strategy_checks,
-        drop_disabled={"1.35": claim_strategy.drop_disabled_spec_fields, "1.36": claim_strategy.drop_disabled_spec_fields,
+        drop_disabled={"1.34": claim_strategy.drop_disabled_spec_fields,
+                       "1.35": claim_strategy.drop_disabled_spec_fields, "1.36": claim_strategy.drop_disabled_spec_fields,
                        "1.37": strategy_1_37.drop_disabled_claim_fields},
-        drop_disabled_status={"1.35": claim_strategy.drop_disabled_status_fields,
+        drop_disabled_status={"1.34": claim_strategy.drop_disabled_status_fields,
+                              "1.35": claim_strategy.drop_disabled_status_fields,
                               "1.36": claim_strategy.drop_disabled_status_fields,
                               "1.37": strategy_1_37.drop_disabled_claim_status_fields},
     ),
     "ResourceClaimTemplate": Kind(
         name="ResourceClaimTemplate", plural="resourceclaimtemplates", namespaced=True,
-        model={"1.35": f"{_API}.resourceclaimtemplate.ResourceClaimTemplate",
+        model={"1.34": f"{_API}.resourceclaimtemplate.ResourceClaimTemplate",
+               "1.35": f"{_API}.resourceclaimtemplate.ResourceClaimTemplate",
                "1.36": f"{_API}.resourceclaimtemplate.ResourceClaimTemplate",
                "1.37": f"{_API}.kube137.ResourceClaimTemplate"},
-        served={"1.35": _TEMPLATE_1_36, "1.36": _TEMPLATE_1_36, "1.37": _delta(
+        served={"1.34": _TEMPLATE_1_36, "1.35": _TEMPLATE_1_36, "1.36": _TEMPLATE_1_36, "1.37": _delta(
             _TEMPLATE_1_36,
             v1beta1=ApiVersion(OPT_IN, claim_conversion.resource_claim_template_from_v1beta1_1_37,
                                claim_defaults.default_resource_claim_template_v1beta1),
@@ -220,13 +228,14 @@ KINDS: dict[str, Kind] = {
         create=resourceclaimtemplate.validate_resource_claim_template,
         update=resourceclaimtemplate.validate_resource_claim_template_update,
         strategy_checks=resourceclaimtemplate.resource_claim_template_strategy_checks,
-        drop_disabled={"1.35": template_strategy.drop_disabled_fields, "1.36": template_strategy.drop_disabled_fields,
+        drop_disabled={"1.34": template_strategy.drop_disabled_fields,
+                       "1.35": template_strategy.drop_disabled_fields, "1.36": template_strategy.drop_disabled_fields,
                        "1.37": strategy_1_37.drop_disabled_template_fields},
     ),
     "DeviceClass": Kind(
         name="DeviceClass", plural="deviceclasses", namespaced=False,
         model=_same(f"{_API}.deviceclass.DeviceClass"),
-        served={"1.35": _CLASS_1_36, "1.36": _CLASS_1_36, "1.37": _delta(_CLASS_1_36)},
+        served={"1.34": _CLASS_1_36, "1.35": _CLASS_1_36, "1.36": _CLASS_1_36, "1.37": _delta(_CLASS_1_36)},
         retired={"v1alpha3": Retired("1.32", claim_conversion.device_class_from_v1beta1)},
         create=deviceclass.validate_device_class,
         update=deviceclass.validate_device_class_update,
@@ -234,8 +243,8 @@ KINDS: dict[str, Kind] = {
     ),
     "DeviceTaintRule": Kind(
         name="DeviceTaintRule", plural="devicetaintrules", namespaced=False,
-        model=_same(f"{_API}.devicetaintrule.DeviceTaintRule"),
-        served={"1.35": _TAINT_RULE_1_35, "1.36": _TAINT_RULE_1_36, "1.37": _delta(
+        model={**_same(f"{_API}.devicetaintrule.DeviceTaintRule"), "1.34": f"{_API}.kube134.DeviceTaintRule"},
+        served={"1.34": _TAINT_RULE_1_34, "1.35": _TAINT_RULE_1_35, "1.36": _TAINT_RULE_1_36, "1.37": _delta(
             _TAINT_RULE_1_36,
             # 1.37 serves the kind as v1 (v1beta2's shape) and its gate is GA, on by default.
             v1=_taint_rule_api("1.37", SERVED),

@@ -56,6 +56,13 @@ ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH = DEVICE_MAX_DOMAIN_LENGTH + 1 + DEVICE_MA
 # validateMap shortens counter names in paths to validation.DNS1123LabelMaxLength (1.35 reports keys there).
 COUNTER_MAX_KEY_LENGTH = 63
 
+# Kubernetes 1.34's resource/v1 types.go, where it differs: taints per device, and the partitionable-devices
+# limits over totals (counters in all sets of a slice, counters a device consumes, counters consumed in a slice).
+DEVICE_TAINTS_MAX_LENGTH_1_34 = 4
+RESOURCE_SLICE_MAX_SHARED_COUNTERS = 32
+RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE = 32
+RESOURCE_SLICE_MAX_DEVICE_COUNTERS_PER_SLICE = 1024
+
 # Kubernetes 1.37 additions to resource/v1 types.go.
 DEVICE_COMPATIBILITY_GROUPS_MAX_SIZE = 2
 DEVICE_DERIVED_ATTRIBUTES_MAX_SIZE = 32

@@ -29,13 +29,13 @@ class GateSpec:
     locked: bool = False
 
 
-# The DRA gates of Kubernetes 1.35 (the VersionedSpecs rows for 1.35), the first table.
-_GATES_1_35: dict[str, GateSpec] = {
-    "DynamicResourceAllocation": GateSpec(GA, True, locked=True),
+# The DRA gates of Kubernetes 1.34 (the VersionedSpecs rows for 1.34), the first table. DynamicResourceAllocation
+# went GA in 1.34 without being locked; DeviceTaintRule is governed by DRADeviceTaints (no DRADeviceTaintRules yet).
+_GATES_1_34: dict[str, GateSpec] = {
+    "DynamicResourceAllocation": GateSpec(GA, True),
     "DRAAdminAccess": GateSpec(BETA, True),
     "DRAPrioritizedList": GateSpec(BETA, True),
     "DRADeviceTaints": GateSpec(ALPHA, False),
-    "DRADeviceTaintRules": GateSpec(ALPHA, False),
     "DRAPartitionableDevices": GateSpec(ALPHA, False),
     "DRAConsumableCapacity": GateSpec(ALPHA, False),
     "DRADeviceBindingConditions": GateSpec(ALPHA, False),
@@ -43,6 +43,13 @@ _GATES_1_35: dict[str, GateSpec] = {
     "DRAExtendedResource": GateSpec(ALPHA, False),
     "DRASchedulerFilterTimeout": GateSpec(BETA, True),
 }
+
+# 1.35: what changed against 1.34 (DynamicResourceAllocation locked, DeviceTaintRule's own gate).
+_DELTA_1_35: dict[str, GateSpec] = {
+    "DynamicResourceAllocation": GateSpec(GA, True, locked=True),
+    "DRADeviceTaintRules": GateSpec(ALPHA, False),
+}
+_GATES_1_35 = {**_GATES_1_34, **_DELTA_1_35}
 
 # 1.36: what changed against 1.35 (stage moves and the new DRA gates).
 _DELTA_1_36: dict[str, GateSpec] = {
@@ -79,6 +86,7 @@ _DELTA_1_37: dict[str, GateSpec] = {
 
 # Gate tables per supported Kubernetes version; a later version is the earlier table plus a delta.
 GATES: dict[str, Mapping[str, GateSpec]] = {
+    "1.34": MappingProxyType(_GATES_1_34),
     "1.35": MappingProxyType(_GATES_1_35),
     "1.36": MappingProxyType(_GATES_1_36),
     "1.37": MappingProxyType({**_GATES_1_36, **_DELTA_1_37}),

@@ -44,6 +44,8 @@ extensions:
   version: 2
 - name: two-var-comprehensions
 """
+# Compatibility version 1.33 (new expressions on a 1.34 server): the same without the lists extension.
+_EXTENSIONS_YAML_WITHOUT_LISTS = _EXTENSIONS_YAML.replace("- name: lists\n  version: 2\n", "")
 
 
 @dataclass(frozen=True)
@@ -110,13 +112,15 @@ def _build(stored: bool, features: Features) -> Environment:
     # Stored expressions ignore versions and gates: every field and function is declared.
     with_multi_alloc = stored or features.consumable_capacity
     with_includes = (stored and features.list_types_exist) or features.list_type_attributes
+    # Stored expressions ignore versions: the lists extension is there for them in every release.
+    extensions = _EXTENSIONS_YAML if stored or features.lists_extension else _EXTENSIONS_YAML_WITHOUT_LISTS
     T = cel.Type
     envs = []
     for variables in ({"device": T(DEVICE_TYPE), QUALIFIED_CAPACITY: T.Map(T.STRING, T.Map(T.STRING, QUANTITY))},
                       {"device": T(DEVICE_TYPE)}):
         env = cel.NewEnv(
             _pool(with_multi_alloc),
-            config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
+            config=cel.NewEnvConfigFromYaml(extensions),
             variables=variables,
             functions=list(kubernetes_functions(with_includes)),
         )

@@ -14,8 +14,11 @@ class Features:
     # Whether the release has list attributes at all (behaviour list_type_attributes): before, not even
     # stored expressions may call includes().
     list_types_exist: bool = True
+    # New expressions may use cel-go's lists extension (behaviour new_cel_lists_extension: from the 1.34
+    # compatibility version on, so not on a 1.34 server, which compiles new expressions at 1.33).
+    lists_extension: bool = True
 
     @property
     def key(self) -> tuple[bool, ...]:
         """The gates as a plain tuple, for cache keys (hashed in C; the dataclass hash is Python code)."""
-        return (self.consumable_capacity, self.list_type_attributes, self.list_types_exist)
+        return (self.consumable_capacity, self.list_type_attributes, self.list_types_exist, self.lists_extension)

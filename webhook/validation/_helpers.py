@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Hashable
 
-from webhook.field import ErrorList, Path, duplicate, invalid, too_long, too_many
+from webhook.field import ErrorList, Path, duplicate, invalid, required, too_long, too_many
 
 ItemValidator = Callable[[Any, Path], ErrorList]
 
 # (type, value, detail) triples of a cacheable check, materialised at a path only on error.
-# type is "TooLong" (detail: the maximum length) or "Invalid".
+# type is "TooLong" (detail: the maximum length), "Required" or "Invalid".
 Problem = tuple[str, Any, str]
 
 
@@ -44,34 +44,45 @@ def materialise(problems: tuple[Problem, ...], path: Path | str) -> ErrorList:
     for kind, value, detail in problems:
         if kind == "TooLong":
             errs.append(too_long(text, value, int(detail)))
+        elif kind == "Required":
+            errs.append(required(text, detail))
         else:
             errs.append(invalid(text, value, detail))
     return errs
 
 
-def validate_slice(items: list | None, max_size: int, validate_item: ItemValidator, path: Path) -> ErrorList:
-    """`len > max` is TooMany at the list and nothing else; otherwise every item is validated."""
+def validate_slice(items: list | None, max_size: int, validate_item: ItemValidator, path: Path,
+                   short_circuit: bool = True) -> ErrorList:
+    """`len > max` is TooMany at the list and nothing else; otherwise every item is validated.
+
+    Without `short_circuit` (behaviour list_size_short_circuit off, 1.34) every item is validated and
+    TooMany comes after the item errors."""
     items = items or []
-    if max_size >= 0 and len(items) > max_size:
+    too_long_list = max_size >= 0 and len(items) > max_size
+    if too_long_list and short_circuit:
         return [too_many(path, len(items), max_size)]
     errs: ErrorList = []
     for i, item in enumerate(items):
         errs.extend(validate_item(item, path.index(i)))
+    if too_long_list:
+        errs.append(too_many(path, len(items), max_size))
     return errs
 
 
 def validate_set(items: list | None, max_size: int, validate_item: ItemValidator,
-                 key: Callable[[Any], Hashable], path: Path) -> ErrorList:
-    """validate_slice, then Duplicate at the later index for each repeated key."""
+                 key: Callable[[Any], Hashable], path: Path, short_circuit: bool = True,
+                 key_field: str = "") -> ErrorList:
+    """validate_slice, then Duplicate at the later index for each repeated key (at the index's
+    `key_field` when given: behaviour duplicate_at_key_field, 1.34)."""
     items = items or []
-    errs = validate_slice(items, max_size, validate_item, path)
-    if max_size >= 0 and len(items) > max_size:
+    errs = validate_slice(items, max_size, validate_item, path, short_circuit)
+    if short_circuit and max_size >= 0 and len(items) > max_size:
         return errs
     seen: set = set()
     for i, item in enumerate(items):
         k = key(item)
         if k in seen:
-            errs.append(duplicate(path.index(i), k))
+            errs.append(duplicate(path.index(i).child(key_field) if key_field else path.index(i), k))
         else:
             seen.add(k)
     return errs

@@ -31,11 +31,14 @@ from webhook.limits import (
     RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE,
     RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE,
     RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET,
+    RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE,
     RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION,
     RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
 )
 from webhook.quantity import INT64_MAX, INT64_MIN, parse_json_quantity
-from webhook.validation._helpers import as_dict, as_list, as_str, materialise, truncate_if_too_long, validate_set
+from webhook.validation._helpers import (
+    as_dict, as_list, as_str, materialise, truncate_if_too_long, validate_set, validate_slice,
+)
 from webhook.validation import devicedeclarative
 from webhook.validation.bindingconditions import validate_device_binding_parameters
 from webhook.validation.equality import semantic_equal
@@ -98,8 +101,10 @@ def validate_device_attribute_version_value(value: Any, path_fn) -> ErrorList:
     return errs
 
 
-def validate_device_attribute(attribute: Any, path: Path, list_fields: tuple[str, ...] = _LIST_FIELDS) -> ErrorList:
-    """`list_fields`: the list-valued fields the release has (none before 1.36: unknown fields, not values)."""
+def validate_device_attribute(attribute: Any, path: Path, list_fields: tuple[str, ...] = _LIST_FIELDS,
+                              empty_required: bool = False) -> ErrorList:
+    """`list_fields`: the list-valued fields the release has (none before 1.36: unknown fields, not values);
+    `empty_required`: no value at all is Required, not Invalid (behaviour empty_attribute_required)."""
     attribute = as_dict(attribute)
     errs: ErrorList = []
     num_fields = 0
@@ -128,7 +133,8 @@ def validate_device_attribute(attribute: Any, path: Path, list_fields: tuple[str
             for i, item in enumerate(items):
                 errs.extend(validate_device_attribute_version_value(item, lambda i=i: path.child("versions").index(i)))
     if num_fields == 0:
-        errs.append(invalid(path, "", "exactly one value must be specified"))
+        errs.append(required(path, "exactly one value must be specified") if empty_required
+                    else invalid(path, "", "exactly one value must be specified"))
     elif num_fields > 1:
         errs.append(invalid(path, attribute, "exactly one value must be specified"))
     return errs
@@ -146,20 +152,21 @@ _SHORT_STRING = DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH // 4  # characters: at most 4 
 
 
 def _validate_attributes(attributes: dict, path: Path, at_key: bool = False,
-                         list_fields: tuple[str, ...] = _LIST_FIELDS) -> tuple[ErrorList, int]:
+                         list_fields: tuple[str, ...] = _LIST_FIELDS, empty_required: bool = False) -> tuple[ErrorList, int]:
     """Key and value errors of the attribute map, and numEntriesDeviceAttribute.
 
     The common valid attribute (exactly one scalar field of its JSON type that passes its checks, one
     value) is recognised inline: a call per attribute is a large share of a 4096-attribute slice's
     checks. Every other attribute goes through validate_device_attribute. A map of common attributes
     only is one the type check accepts: `note_common` says so (see webhook.api.attributes).
-    `at_key`: key errors go to `attributes[<key>]` (behaviour map_key_errors_at_key), else to the map."""
+    `at_key`: key errors go to `attributes[<key>]` (behaviour map_key_errors_at_key), else to the map;
+    `empty_required`: empty name parts and empty attributes are Required (1.34's behaviours)."""
     errs: ErrorList = []
     num_values = 0
     map_path: Path | None = None
     common = True
     for key, attribute in attributes.items():
-        problems = qualified_name_problems(key)
+        problems = qualified_name_problems(key, empty_required)
         if problems:
             map_path = map_path or path.child("attributes")
             errs.extend(materialise(problems, _key_path(map_path, key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH)
@@ -184,7 +191,7 @@ def _validate_attributes(attributes: dict, path: Path, at_key: bool = False,
         num_values += num_entries_device_attribute({key: attribute}, list_fields)
         map_path = map_path or path.child("attributes")
         errs.extend(validate_device_attribute(
-            attribute, _key_path(map_path, key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH), list_fields))
+            attribute, _key_path(map_path, key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH), list_fields, empty_required))
     if common:
         note_common(attributes)
     return errs, num_values
@@ -215,8 +222,9 @@ def _validate_capacity(capacity: dict, allow_multiple_allocations: bool, path: P
     errs: ErrorList = []
     map_path: Path | None = None
     at_key = opts.profile.behaviours.map_key_errors_at_key
+    empty_required = opts.profile.behaviours.empty_name_part_required
     for key, entry in capacity.items():
-        problems = qualified_name_problems(key)
+        problems = qualified_name_problems(key, empty_required)
         if problems:
             map_path = map_path or path.child("capacity")
             errs.extend(materialise(problems, _key_path(map_path, key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH)
@@ -241,7 +249,7 @@ def _validate_capacity(capacity: dict, allow_multiple_allocations: bool, path: P
 def validate_counter_map(counters: dict, max_size: int, path: Path, at_key: bool = False) -> ErrorList:
     """validateMap(counters, max, 63, validateCounterName, <any quantity is valid>); `at_key`: errors at
     `counters[<key>]` (behaviour map_key_errors_at_key), else at the map."""
-    if len(counters) > max_size:
+    if max_size >= 0 and len(counters) > max_size:  # negative: the limit is over a total, checked by the caller
         return [too_many(path, len(counters), max_size)]
     errs: ErrorList = []
     for key in counters:
@@ -278,6 +286,51 @@ def validate_counter_set(counter_set: Any, path: Path, at_key: bool = False) -> 
     return _validate_named_counters(counter_set, "name", RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET, path, at_key)
 
 
+def validate_counter_set_1_34(counter_set: Any, path: Path) -> ErrorList:
+    """1.34: no limit per set (the caller bounds the total); a counter's errors at its key."""
+    return _validate_named_counters(counter_set, "name", -1, path, at_key=True)
+
+
+def _validate_consumption_1_34(consumption: Any, path: Path) -> ErrorList:
+    """validateDeviceCounterConsumption of 1.34: counterSet Required only when empty, no limit per entry."""
+    consumption = as_dict(consumption)
+    errs: ErrorList = []
+    if not as_str(consumption.get("counterSet")):
+        errs.append(required(path.child("counterSet"), ""))
+    counters = as_dict(consumption.get("counters"))
+    if not counters:
+        errs.append(required(path.child("counters"), ""))
+    else:
+        errs.extend(validate_counter_map(counters, -1, path.child("counters"), at_key=True))
+    return errs
+
+
+def _validate_consumes_counters_1_34(consumes: list, shared_counters: dict[str, set], path: Path,
+                                     opts: Options) -> ErrorList:
+    """1.34: any number of consumptions, at most 32 counters over all of them, each naming a counter set
+    (and its counters) of the same slice."""
+    consumes_path = path.child("consumesCounters")
+    errs = validate_set(consumes, -1, _validate_consumption_1_34, _counter_set_name, consumes_path,
+                        key_field="counterSet")
+    total = sum(len(as_dict(as_dict(c).get("counters"))) for c in consumes)
+    if total > RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE:
+        errs.append(invalid(path, total, "the total number of counters must not exceed "
+                                         f"{RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE}"))
+    for i, consumption in enumerate(consumes):
+        consumption = as_dict(consumption)
+        counter_set = as_str(consumption.get("counterSet"))
+        names = shared_counters.get(counter_set)
+        if names is None:
+            errs.append(invalid(consumes_path.index(i).child("counterSet"), counter_set,
+                                "must reference a counterSet defined in the ResourceSlice sharedCounters"))
+            continue
+        for name in as_dict(consumption.get("counters")):
+            if name not in names:
+                errs.append(invalid(consumes_path.index(i).child("counters"), name,
+                                    "must reference a counter defined in the ResourceSlice sharedCounters"))
+    return errs
+
+
 def validate_device_counter_consumption_at_key(consumption: Any, path: Path) -> ErrorList:
     return validate_device_counter_consumption(consumption, path, at_key=True)
 
@@ -304,13 +357,12 @@ def taints_equal(a: Any, b: Any) -> bool:
     return len(a) == len(b) and all(_taint_key(x) == _taint_key(y) for x, y in zip(a, b))
 
 
-def _validate_taints(taints: list, path: Path) -> ErrorList:
-    if len(taints) > DEVICE_TAINTS_MAX_LENGTH:
-        return [too_many(path, len(taints), DEVICE_TAINTS_MAX_LENGTH)]
-    errs: ErrorList = []
-    for k, taint in enumerate(taints):
-        errs.extend(validate_device_taint(as_dict(taint), None, path.index(k)))
-    return errs
+def _validate_taints(taints: list, path: Path, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
+    behaviours = opts.profile.behaviours
+    effect_none = behaviours.taint_effect_none
+    return validate_slice(taints, behaviours.max_taints_per_device,
+                          lambda taint, p: validate_device_taint(as_dict(taint), None, p, effect_none), path,
+                          behaviours.list_size_short_circuit)
 
 
 # Node selection --------------------------------------------------------------------------------
@@ -378,8 +430,10 @@ def validate_node_allocatable_resource_mappings(mappings: dict, capacities: Any,
 # The device ------------------------------------------------------------------------------------
 
 def validate_device(device: Any, old_device: dict | None, path: Path, per_device_node_selection: Any,
-                    opts: Options = DEFAULT_OPTIONS, declarative_rules: bool = False) -> ErrorList:
-    """`declarative_rules`: declarative validation is enforced and the device list is new or changed."""
+                    opts: Options = DEFAULT_OPTIONS, declarative_rules: bool = False,
+                    shared_counters: dict[str, set] | None = None) -> ErrorList:
+    """`declarative_rules`: declarative validation is enforced and the device list is new or changed;
+    `shared_counters`: the slice's counter names per set (behaviour counters_beside_devices, 1.34)."""
     device = as_dict(device)
     behaviours = opts.profile.behaviours
     errs: ErrorList = []
@@ -395,7 +449,8 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
         errs.append(invalid(path, total, "the total number of attributes and capacities must not exceed "
                                          f"{RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE}"))
     list_fields = _LIST_FIELDS if behaviours.list_type_attributes else ()
-    attribute_errs, num_values = (_validate_attributes(attributes, path, behaviours.map_key_errors_at_key, list_fields)
+    attribute_errs, num_values = (_validate_attributes(attributes, path, behaviours.map_key_errors_at_key, list_fields,
+                                                       behaviours.empty_attribute_required)
                                   if attributes else ([], 0))
     # RD-03 came with list attributes (1.36); before, the 32 attributes-and-capacities bound it.
     if num_values > RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE and behaviours.list_type_attributes:
@@ -409,12 +464,14 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
     taints = as_list(device.get("taints"))
     if old_device is None or not taints_equal(old_device.get("taints"), taints):
         if taints:
-            errs.extend(_validate_taints(taints, path.child("taints")))
+            errs.extend(_validate_taints(taints, path.child("taints"), opts))
     elif declarative_rules and len(taints) <= DEVICE_TAINTS_MAX_LENGTH:
         errs.extend(devicedeclarative.declarative_taint_effects(taints, path.child("taints")))
 
     consumes = as_list(device.get("consumesCounters"))
-    if consumes:
+    if consumes and behaviours.counters_beside_devices:
+        errs.extend(_validate_consumes_counters_1_34(consumes, shared_counters or {}, path, opts))
+    elif consumes:
         errs.extend(validate_set(consumes, RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
                                  validate_device_counter_consumption_at_key if behaviours.map_key_errors_at_key
                                  else validate_device_counter_consumption, _counter_set_name,

@@ -26,7 +26,7 @@ from webhook.validation.derivedattributes import (
 )
 from webhook.validation.deviceconfig import validate_device_configuration
 from webhook.validation.names import validate_dns_label, validate_dns_subdomain
-from webhook.validation.options import Options
+from webhook.validation.options import Options, name_field, short_circuit
 from webhook.validation.qualifiedname import validate_fully_qualified_name
 from webhook.validation.requestref import RequestNames, gather_request_names, validate_request_name_ref
 from webhook.validation.selectors import validate_selector_slice
@@ -43,15 +43,16 @@ def validate_device_claim(device_claim: Any, path: Path, opts: Options) -> Error
     device_claim = as_dict(device_claim)
     names = gather_request_names(device_claim)
     state = ClaimState(gather_constraint_attributes(device_claim.get("constraints")))
+    short, key_field = short_circuit(opts), name_field(opts)
     errs = validate_set(as_list(device_claim.get("requests")), DEVICE_REQUESTS_MAX_SIZE,
                         lambda request, p: validate_device_request(request, p, opts, state), _name_key,
-                        path.child("requests"))
+                        path.child("requests"), short, key_field)
     errs.extend(validate_slice(as_list(device_claim.get("constraints")), DEVICE_CONSTRAINTS_MAX_SIZE,
                                lambda constraint, p: validate_device_constraint(constraint, p, names, opts),
-                               path.child("constraints")))
+                               path.child("constraints"), short))
     errs.extend(validate_slice(as_list(device_claim.get("config")), DEVICE_CONFIG_MAX_SIZE,
                                lambda config, p: validate_device_claim_configuration(config, p, names, opts),
-                               path.child("config")))
+                               path.child("config"), short))
     if opts.profile.behaviours.derived_attributes:
         errs.extend(validate_total_derived_attribute_cost(state, path))
     return errs
@@ -75,7 +76,7 @@ def validate_device_request(request: Any, path: Path, opts: Options, state: Clai
         errs.extend(validate_set(first_available, FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE,
                                  lambda sub, p: validate_device_sub_request(sub, p, opts, state, request_name),
                                  _name_key,
-                                 path.child("firstAvailable")))
+                                 path.child("firstAvailable"), short_circuit(opts), name_field(opts)))
     else:
         errs.extend(validate_exact_device_request(exactly, path.child("exactly"), opts, state, request_name))
     return errs
@@ -92,7 +93,8 @@ def _validate_request_body(request: dict, path: Path, opts: Options, state: Clai
                                                        state or ClaimState()))
     errs.extend(validate_device_allocation_mode(as_str(request.get("allocationMode")), request.get("count"),
                                                 path.child("allocationMode"), path.child("count")))
-    errs.extend(validate_device_tolerations(request.get("tolerations"), path.child("tolerations")))
+    errs.extend(validate_device_tolerations(request.get("tolerations"), path.child("tolerations"),
+                                            opts.profile.behaviours.taint_effect_none))
     return errs
 
 
@@ -130,14 +132,14 @@ def validate_device_class_ref(device_class: str, path: Path) -> ErrorList:
     return validate_dns_subdomain(device_class, path)
 
 
-def _validate_request_refs(refs: Any, path: Path, names: RequestNames) -> ErrorList:
+def _validate_request_refs(refs: Any, path: Path, names: RequestNames, short: bool = True) -> ErrorList:
     return validate_set(as_list(refs), DEVICE_REQUESTS_MAX_SIZE,
-                        lambda ref, p: validate_request_name_ref(ref, p, names), as_str, path)
+                        lambda ref, p: validate_request_name_ref(ref, p, names), as_str, path, short)
 
 
 def validate_device_constraint(constraint: Any, path: Path, names: RequestNames, opts: Options) -> ErrorList:
     constraint = as_dict(constraint)
-    errs = _validate_request_refs(constraint.get("requests"), path.child("requests"), names)
+    errs = _validate_request_refs(constraint.get("requests"), path.child("requests"), names, short_circuit(opts))
     match_attribute, distinct_attribute = constraint.get("matchAttribute"), constraint.get("distinctAttribute")
     if isinstance(match_attribute, str):
         errs.extend(_validate_constraint_attribute(match_attribute, path.child("matchAttribute"), opts))
@@ -154,7 +156,7 @@ def validate_device_constraint(constraint: Any, path: Path, names: RequestNames,
 
 def _validate_constraint_attribute(name: str, path: Path, opts: Options) -> ErrorList:
     """Enforced declarative rules add a format check, which also rejects an upper-case domain."""
-    errs = validate_fully_qualified_name(name, path)
+    errs = validate_fully_qualified_name(name, path, opts.profile.behaviours.empty_name_part_required)
     if opts.profile.behaviours.declarative_validation:
         return declarative.merge_covered(errs, declarative.resource_fully_qualified_name(name, path))
     return errs
@@ -162,7 +164,7 @@ def _validate_constraint_attribute(name: str, path: Path, opts: Options) -> Erro
 
 def validate_device_claim_configuration(config: Any, path: Path, names: RequestNames, opts: Options) -> ErrorList:
     config = as_dict(config)
-    errs = _validate_request_refs(config.get("requests"), path.child("requests"), names)
+    errs = _validate_request_refs(config.get("requests"), path.child("requests"), names, short_circuit(opts))
     errs.extend(validate_device_configuration(config, path, opts))
     return errs
 

@@ -39,12 +39,13 @@ def validate_device_class_spec(spec: Any, old_spec: Any, path: Path, opts: Optio
                               and semantic_equal(selectors, as_list(as_dict(old_spec).get("selectors"))))
     errs = validate_slice(selectors, DEVICE_SELECTORS_MAX_SIZE,
                           lambda selector, p: validate_selector(selector, p, stored, pinned=True),
-                          path.child("selectors"))
+                          path.child("selectors"), opts.profile.behaviours.list_size_short_circuit)
     config = as_list(spec.get("config"))
     stored = opts.with_stored(old_spec is not None
                               and semantic_equal(config, as_list(as_dict(old_spec).get("config"))))
     errs.extend(validate_slice(config, DEVICE_CONFIG_MAX_SIZE,
-                               lambda entry, p: validate_device_configuration(entry, p, stored), path.child("config")))
+                               lambda entry, p: validate_device_configuration(entry, p, stored), path.child("config"),
+                               opts.profile.behaviours.list_size_short_circuit))
     name = spec.get("extendedResourceName")
     if isinstance(name, str) and not is_extended_resource_name(name):
         errs.append(invalid(path.child("extendedResourceName"), name, "must be a valid extended resource name"))

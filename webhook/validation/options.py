@@ -26,3 +26,13 @@ class Options:
 
 
 DEFAULT_OPTIONS = Options()
+
+
+def short_circuit(opts: Options) -> bool:
+    """Whether a list over its limit is only TooMany (behaviour list_size_short_circuit)."""
+    return opts.profile.behaviours.list_size_short_circuit
+
+
+def name_field(opts: Options, field: str = "name") -> str:
+    """Where validateSet reports a repeated key: at `field` of the item (1.34) or at the item ("")."""
+    return field if opts.profile.behaviours.duplicate_at_key_field else ""

@@ -28,8 +28,11 @@ def c_identifier_problems(value: str) -> tuple[Problem, ...]:
 
 
 @lru_cache(maxsize=16384)
-def qualified_name_problems(name: str) -> tuple[Problem, ...]:
-    """validateQualifiedName: C identifier, or domain/identifier; three or more parts pass (upstream gap)."""
+def qualified_name_problems(name: str, empty_required: bool = False) -> tuple[Problem, ...]:
+    """validateQualifiedName: C identifier, or domain/identifier; three or more parts pass (upstream gap).
+
+    `empty_required`: an empty domain or name part is Required, not Invalid (behaviour
+    empty_name_part_required, 1.34)."""
     parts = name.split("/")
     if len(parts) == 1:
         return c_identifier_problems(parts[0])
@@ -37,24 +40,25 @@ def qualified_name_problems(name: str) -> tuple[Problem, ...]:
         return ()
     domain, ident = parts
     problems: list[Problem] = []
+    empty = "Required" if empty_required else "Invalid"
     if not domain:
-        problems.append(("Invalid", "", "the domain must not be empty"))
+        problems.append((empty, "", "the domain must not be empty"))
     else:
         problems.extend(driver_name_problems(domain))  # validateDriverName
     if not ident:
-        problems.append(("Invalid", "", "the name must not be empty"))
+        problems.append((empty, "", "the name must not be empty"))
     else:
         problems.extend(c_identifier_problems(ident))
     return tuple(problems)
 
 
-def validate_qualified_name(name: str, path: Path) -> ErrorList:
+def validate_qualified_name(name: str, path: Path, empty_required: bool = False) -> ErrorList:
     """DRA's validateQualifiedName (attribute and capacity names), not apimachinery's label-key rule."""
-    return materialise(qualified_name_problems(name), path)
+    return materialise(qualified_name_problems(name, empty_required), path)
 
 
-def validate_fully_qualified_name(name: str, path: Path) -> ErrorList:
-    errs = validate_qualified_name(name, path)
+def validate_fully_qualified_name(name: str, path: Path, empty_required: bool = False) -> ErrorList:
+    errs = validate_qualified_name(name, path, empty_required)
     if "/" not in name:
         errs.append(invalid(path, name, "a fully qualified name must be a domain and a name separated by a slash"))
     return errs

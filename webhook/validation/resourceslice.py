@@ -9,11 +9,15 @@ from webhook.field import ErrorList, Path, forbidden, invalid, required, too_man
 from webhook.limits import (
     RESOURCE_SLICE_MAX_COUNTER_SETS,
     RESOURCE_SLICE_MAX_DEVICES,
+    RESOURCE_SLICE_MAX_DEVICE_COUNTERS_PER_SLICE,
     RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES,
+    RESOURCE_SLICE_MAX_SHARED_COUNTERS,
 )
 from webhook.validation._helpers import as_dict, as_int, as_list, as_str, validate_set
 from webhook.validation import declarative
-from webhook.validation.device import has_list_attribute, validate_counter_set, validate_counter_set_at_key, validate_device
+from webhook.validation.device import (
+    has_list_attribute, validate_counter_set, validate_counter_set_1_34, validate_counter_set_at_key, validate_device,
+)
 from webhook.validation.equality import semantic_equal
 from webhook.validation.options import DEFAULT_OPTIONS, Options
 from webhook.validation.meta import validate_immutable, validate_object_meta, validate_object_meta_update
@@ -132,18 +136,21 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path,
         errs.append(invalid(path, "{" + ", ".join(set_fields) + "}",
                             _NODE_SELECTION_FIELDS + ", but multiple fields are set"))
 
+    behaviours = opts.profile.behaviours
+    if behaviours.counters_beside_devices:
+        errs.extend(_validate_devices_and_counters_1_34(spec, old_spec, path, opts))
+        return errs
     if spec.get("sharedCounters") is not None and spec.get("devices") is not None:
         errs.append(invalid(path, "", "only one of `sharedCounters` or `devices` is allowed"))
 
     devices = as_list(spec.get("devices"))
     max_devices = RESOURCE_SLICE_MAX_DEVICES
     # The lower limit only matters to a longer list: a shorter one is not scanned for the features.
-    if len(devices) > RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES and \
+    if behaviours.reduced_device_limit and len(devices) > RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES and \
             _have_advanced_features(devices, opts.profile.behaviours.list_type_attributes):
         max_devices = RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES
     per_device_node_selection = spec.get("perDeviceNodeSelection")
     devices_path = path.child("devices")
-    behaviours = opts.profile.behaviours
     # Declarative rules inside devices run unless the (atomic) device list is unchanged.
     declarative_rules = behaviours.declarative_validation and (old_spec is None or not semantic_equal(spec.get("devices"), old_spec.get("devices")))
     if len(devices) > max_devices:
@@ -166,6 +173,35 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path,
                                  path.child("sharedCounters")))
     if behaviours.partition_type_attribute or behaviours.skip_node_operations:
         errs.extend(_validate_spec_1_37(spec, old_spec, path, opts))
+    return errs
+
+
+def _validate_devices_and_counters_1_34(spec: dict, old_spec: dict | None, path: Path, opts: Options) -> ErrorList:
+    """Kubernetes 1.34: counter sets sit beside the devices that consume them, limited by totals; every
+    device is validated even when there are too many (no short-circuit)."""
+    shared_counters = as_list(spec.get("sharedCounters"))
+    counter_names = {as_str(as_dict(s).get("name")): set(as_dict(as_dict(s).get("counters"))) for s in shared_counters}
+    devices = as_list(spec.get("devices"))
+    devices_path = path.child("devices")
+    old_devices = _lookup_devices(old_spec)
+    per_device_node_selection = spec.get("perDeviceNodeSelection")
+    errs = validate_set(
+        devices, RESOURCE_SLICE_MAX_DEVICES,
+        lambda device, p: validate_device(device, old_devices.get(as_str(as_dict(device).get("name"))), p,
+                                          per_device_node_selection, opts, shared_counters=counter_names),
+        lambda device: as_str(as_dict(device).get("name")), devices_path, short_circuit=False, key_field="name")
+    consumed = sum(len(as_dict(as_dict(c).get("counters")))
+                   for device in devices for c in as_list(as_dict(device).get("consumesCounters")))
+    if consumed > RESOURCE_SLICE_MAX_DEVICE_COUNTERS_PER_SLICE:
+        errs.append(invalid(devices_path, consumed, "the total number of counters in devices must not exceed "
+                                                    f"{RESOURCE_SLICE_MAX_DEVICE_COUNTERS_PER_SLICE}"))
+    total = sum(len(as_dict(as_dict(s).get("counters"))) for s in shared_counters)
+    if total > RESOURCE_SLICE_MAX_SHARED_COUNTERS:
+        errs.append(invalid(path.child("sharedCounters"), total, "the total number of shared counters must not exceed "
+                                                                 f"{RESOURCE_SLICE_MAX_SHARED_COUNTERS}"))
+    errs.extend(validate_set(shared_counters, -1, validate_counter_set_1_34,
+                             lambda counter_set: as_str(as_dict(counter_set).get("name")),
+                             path.child("sharedCounters"), key_field="name"))
     return errs
 
 

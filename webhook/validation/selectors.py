@@ -30,4 +30,5 @@ def validate_selector(selector: Any, path: Path, opts: Options, *, pinned: bool 
 
 def validate_selector_slice(selectors: Any, path: Path, opts: Options) -> ErrorList:
     return validate_slice(selectors if isinstance(selectors, list) else None, DEVICE_SELECTORS_MAX_SIZE,
-                          lambda selector, p: validate_selector(selector, p, opts), path)
+                          lambda selector, p: validate_selector(selector, p, opts), path,
+                          opts.profile.behaviours.list_size_short_circuit)

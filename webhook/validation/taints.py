@@ -11,9 +11,11 @@ DEVICE_TAINT_EFFECT_NO_EXECUTE = "NoExecute"
 DEVICE_TAINT_EFFECT_NONE = "None"
 # Go's sets.List order (sorted), as NotSupported prints it.
 VALID_DEVICE_TAINT_EFFECTS = (DEVICE_TAINT_EFFECT_NO_EXECUTE, DEVICE_TAINT_EFFECT_NO_SCHEDULE, DEVICE_TAINT_EFFECT_NONE)
+# Before 1.35 (behaviour taint_effect_none).
+VALID_DEVICE_TAINT_EFFECTS_WITHOUT_NONE = (DEVICE_TAINT_EFFECT_NO_EXECUTE, DEVICE_TAINT_EFFECT_NO_SCHEDULE)
 
 
-def validate_device_taint(taint: dict, old_taint: dict | None, path: Path) -> ErrorList:
+def validate_device_taint(taint: dict, old_taint: dict | None, path: Path, effect_none: bool = True) -> ErrorList:
     """Key is a label key (empty gives two Invalid), value a label value; effect only when new or changed."""
     taint = as_dict(taint)
     errs: ErrorList = []
@@ -26,6 +28,8 @@ def validate_device_taint(taint: dict, old_taint: dict | None, path: Path) -> Er
     if old_taint is None or as_str(old_taint.get("effect") if isinstance(old_taint, dict) else None) != effect:
         if effect == "":
             errs.append(required(path.child("effect"), ""))
-        elif effect not in VALID_DEVICE_TAINT_EFFECTS:
-            errs.append(not_supported(path.child("effect"), effect, VALID_DEVICE_TAINT_EFFECTS))
+        else:
+            effects = VALID_DEVICE_TAINT_EFFECTS if effect_none else VALID_DEVICE_TAINT_EFFECTS_WITHOUT_NONE
+            if effect not in effects:
+                errs.append(not_supported(path.child("effect"), effect, effects))
     return errs

@@ -14,9 +14,10 @@ from webhook.validation.names import validate_label_name, validate_label_value
 
 TOLERATION_OPERATORS = ("Equal", "Exists")
 DEVICE_TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")  # sorted, as sets.List renders them
+DEVICE_TAINT_EFFECTS_WITHOUT_NONE = ("NoExecute", "NoSchedule")  # before 1.35 (behaviour taint_effect_none)
 
 
-def validate_device_toleration(toleration: Any, path: Path) -> ErrorList:
+def validate_device_toleration(toleration: Any, path: Path, effects: tuple[str, ...] = DEVICE_TAINT_EFFECTS) -> ErrorList:
     toleration = as_dict(toleration)
     errs: ErrorList = []
     key = as_str(toleration.get("key"))
@@ -33,13 +34,15 @@ def validate_device_toleration(toleration: Any, path: Path) -> ErrorList:
     else:
         errs.append(not_supported(path.child("operator"), operator, TOLERATION_OPERATORS))
     effect = as_str(toleration.get("effect"))
-    if effect and effect not in DEVICE_TAINT_EFFECTS:
-        errs.append(not_supported(path.child("effect"), effect, DEVICE_TAINT_EFFECTS))
+    if effect and effect not in effects:
+        errs.append(not_supported(path.child("effect"), effect, effects))
     return errs
 
 
-def validate_device_tolerations(tolerations: Any, path: Path) -> ErrorList:
+def validate_device_tolerations(tolerations: Any, path: Path, effect_none: bool = True) -> ErrorList:
+    """`effect_none`: the release knows the taint effect `None` (behaviour taint_effect_none)."""
+    effects = DEVICE_TAINT_EFFECTS if effect_none else DEVICE_TAINT_EFFECTS_WITHOUT_NONE
     errs: ErrorList = []
     for i, toleration in enumerate(as_list(tolerations)):
-        errs.extend(validate_device_toleration(toleration, path.index(i)))
+        errs.extend(validate_device_toleration(toleration, path.index(i), effects))
     return errs

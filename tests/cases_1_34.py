@@ -1,0 +1,206 @@
+"""Objects whose verdict differs between Kubernetes 1.34 and 1.35: the same request, both verdicts.
+
+Ported from upstream's 1.34-era tables: `validation_resourceslice_test.go` (kubernetes@b94367ca:
+`bad-attribute`, `bad-attribute-empty-domain-and-c-identifier`, `taints`, `too-many-taints`,
+`bad-name-shared-counters`, `too-large`) and `validation_devicetaintrule_test.go` (kubernetes@0b1dcaba:
+`bad-class`, `CEL-compile-errors`, `CEL-length`), plus cases derived from the 1.34 sources (the
+partitionable-devices counter model and its limits, the 64-device rule that 1.34 lacks, taint effect
+`None`, list limits without short-circuit, cel-go's lists extension for new expressions). Each version
+runs with every one of its DRA gates on. Causes are {(field, reason): count}; {} means allowed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cases_1_35 import BAD, _device
+from cases_1_37 import DUPLICATE, FORBIDDEN, INVALID, NOT_SUPPORTED, REQUIRED, TOO_LONG, TOO_MANY, claim, exact, slice_
+from webhook.profile import GATES
+
+ALL_GATES_1_34 = ",".join(f"{name}=true" for name in sorted(GATES["1.34"]))
+ALL_GATES_1_35 = ",".join(f"{name}=true" for name in sorted(GATES["1.35"]))
+
+_D = "spec.devices"
+_S = "spec.sharedCounters"
+_ONLY_ONE = ("spec", INVALID)  # 1.35: "only one of `sharedCounters` or `devices` is allowed"
+
+
+@dataclass
+class Case:
+    name: str
+    obj: dict
+    v134: dict
+    v135: dict
+    warnings_134: list[str] = field(default_factory=list)
+    warnings_135: list[str] = field(default_factory=list)
+
+
+def _counters(n: int, prefix: str = "c") -> dict:
+    return {f"{prefix}{i}": {"value": "1"} for i in range(n)}
+
+
+def _consumer(name: str, *consumptions: tuple[str, dict]) -> dict:
+    return {"name": name, "consumesCounters": [{"counterSet": s, "counters": c} for s, c in consumptions]}
+
+
+def _with_counters(*devices: dict, sets: list) -> dict:
+    return slice_(*devices, sharedCounters=sets)
+
+
+def _taint(effect: str = "NoExecute", key: str = "example.com/taint") -> dict:
+    return {"key": key, "effect": effect}
+
+
+def _taint_rule(**selector) -> dict:
+    return {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule", "metadata": {"name": "foo"},
+            "spec": {"deviceSelector": {"driver": "test.example.com", "pool": "foo", "device": "foo", **selector},
+                     "taint": {"key": "example.com/taint", "value": "tainted", "effect": "NoSchedule"}}}
+
+
+_SELECTORS = "spec.deviceSelector.selectors"
+_LONG_CEL = 'device.driver == "' + "x" * (10 * 1024 - len('device.driver == ""') + 1) + '"'
+_SET = {"name": "gpu-set", "counters": {"memory": {"value": "8Gi"}, "cores": {"value": "8"}}}
+_EXPR = "spec.devices.requests[0].exactly.selectors[0].cel.expression"
+
+CASES = [
+    # validation_resourceslice_test.go "bad-attribute": Required (not Invalid) for an attribute with no value.
+    Case("bad-attribute",
+         slice_(_device(0), _device(1, attributes={BAD: {}}),
+                _device(2, attributes={"foo": {"string": "x", "version": "1.2.3"}})),
+         {(f"{_D}[1].attributes[{BAD}]", INVALID): 1, (f"{_D}[1].attributes[{BAD}]", REQUIRED): 1,
+          (f"{_D}[2].attributes[foo]", INVALID): 1},
+         {(f"{_D}[1].attributes[{BAD}]", INVALID): 2, (f"{_D}[2].attributes[foo]", INVALID): 1}),
+    Case("bad-attribute-empty-domain-and-c-identifier",
+         slice_(_device(0), _device(1, attributes={"/": {"string": "z"}})),
+         {(f"{_D}[1].attributes[/]", REQUIRED): 2}, {(f"{_D}[1].attributes[/]", INVALID): 2}),
+    Case("empty-capacity-name-part",
+         slice_(_device(0, capacity={"gpu.example.com/": {"value": "1"}})),
+         {(f"{_D}[0].capacity[gpu.example.com/]", REQUIRED): 1}, {(f"{_D}[0].capacity[gpu.example.com/]", INVALID): 1}),
+    Case("empty-match-attribute-domain",
+         claim(exact(), constraints=[{"requests": ["gpu"], "matchAttribute": "/model"}]),
+         {("spec.devices.constraints[0].matchAttribute", REQUIRED): 1},
+         {("spec.devices.constraints[0].matchAttribute", INVALID): 1}),
+    # "taints": effects NoSchedule and NoExecute only; `None` is NotSupported in 1.34.
+    Case("taints",
+         slice_(_device(0, taints=[_taint(), {"key": "taint", "value": "tainted", "effect": "NoSchedule"}, {},
+                                   {"key": BAD, "value": BAD, "effect": "some-other-op"}])),
+         {(f"{_D}[0].taints[2].key", INVALID): 2, (f"{_D}[0].taints[2].effect", REQUIRED): 1,
+          (f"{_D}[0].taints[3].key", INVALID): 1, (f"{_D}[0].taints[3].value", INVALID): 1,
+          (f"{_D}[0].taints[3].effect", NOT_SUPPORTED): 1},
+         {(f"{_D}[0].taints[2].key", INVALID): 2, (f"{_D}[0].taints[2].effect", REQUIRED): 1,
+          (f"{_D}[0].taints[3].key", INVALID): 1, (f"{_D}[0].taints[3].value", INVALID): 1,
+          (f"{_D}[0].taints[3].effect", NOT_SUPPORTED): 1}),
+    Case("taint-effect-none",
+         slice_(_device(0, taints=[_taint("None")])),
+         {(f"{_D}[0].taints[0].effect", NOT_SUPPORTED): 1}, {}),
+    Case("toleration-effect-none",
+         claim(exact(tolerations=[{"key": "example.com/taint", "operator": "Exists", "effect": "None"}])),
+         {("spec.devices.requests[0].exactly.tolerations[0].effect", NOT_SUPPORTED): 1}, {}),
+    # "too-many-taints": DeviceTaintsMaxLength is 4 in 1.34 (16 in 1.35).
+    Case("too-many-taints",
+         slice_(_device(0, taints=[_taint()] * 5)),
+         {(f"{_D}[0].taints", TOO_MANY): 1}, {}),
+    # No short-circuit in 1.34: the items of a list over its limit are validated too.
+    Case("too-many-taints-each-validated",
+         slice_(_device(0, taints=[{"key": "example.com/taint"}] * 5)),
+         {(f"{_D}[0].taints", TOO_MANY): 1, **{(f"{_D}[0].taints[{i}].effect", REQUIRED): 1 for i in range(5)}},
+         {(f"{_D}[0].taints[{i}].effect", REQUIRED): 1 for i in range(5)}),
+    Case("too-many-requests-each-validated",
+         claim(*[exact(name=f"r{i}") for i in range(32)], exact(name=BAD)),
+         {("spec.devices.requests", TOO_MANY): 1, ("spec.devices.requests[32].name", INVALID): 1},
+         {("spec.devices.requests", TOO_MANY): 1}),
+    Case("too-many-devices-each-validated",
+         slice_(*[_device(i) for i in range(128)], _device(128, name=BAD)),
+         {(_D, TOO_MANY): 1, (f"{_D}[128].name", INVALID): 1}, {(_D, TOO_MANY): 1}),
+    # RS-14: no 64-device limit for taints or counter consumption in 1.34.
+    Case("too-large-taints",
+         slice_(*[_device(i, taints=[_taint()]) for i in range(65)]),
+         {}, {(_D, TOO_MANY): 1}),
+    # Duplicates are reported at the key field in 1.34.
+    Case("duplicate-device-name",
+         slice_(_device(0), _device(0)),
+         {(f"{_D}[1].name", DUPLICATE): 1}, {(f"{_D}[1]", DUPLICATE): 1}),
+    # The partitionable-devices model of 1.34: counter sets beside the devices that consume them.
+    Case("counters-beside-devices",
+         _with_counters(_consumer("gpu-0", ("gpu-set", {"memory": {"value": "4Gi"}})),
+                        _consumer("gpu-1", ("gpu-set", {"memory": {"value": "4Gi"}, "cores": {"value": "4"}})),
+                        sets=[_SET]),
+         {}, {_ONLY_ONE: 1}),
+    # "bad-name-shared-counters": valid in 1.34 but for the set itself.
+    Case("bad-name-shared-counters",
+         _with_counters(_device(0), sets=[{"name": BAD}]),
+         {(f"{_S}[0].name", INVALID): 1, (f"{_S}[0].counters", REQUIRED): 1},
+         {_ONLY_ONE: 1, (f"{_S}[0].name", INVALID): 1, (f"{_S}[0].counters", REQUIRED): 1}),
+    Case("unknown-counter-set",
+         _with_counters(_consumer("gpu-0", ("other-set", {"memory": {"value": "1"}})), sets=[_SET]),
+         {(f"{_D}[0].consumesCounters[0].counterSet", INVALID): 1}, {_ONLY_ONE: 1}),
+    Case("unknown-counter",
+         _with_counters(_consumer("gpu-0", ("gpu-set", {"bandwidth": {"value": "1"}})), sets=[_SET]),
+         {(f"{_D}[0].consumesCounters[0].counters", INVALID): 1}, {_ONLY_ONE: 1}),
+    Case("consumption-without-counter-sets",
+         slice_(_consumer("gpu-0", ("gpu-set", {"memory": {"value": "1"}}))),
+         {(f"{_D}[0].consumesCounters[0].counterSet", INVALID): 1}, {}),
+    Case("duplicate-counter-set-consumption",
+         _with_counters(_consumer("gpu-0", ("gpu-set", {"memory": {"value": "1"}}),
+                                  ("gpu-set", {"cores": {"value": "1"}})), sets=[_SET]),
+         {(f"{_D}[0].consumesCounters[1].counterSet", DUPLICATE): 1}, {_ONLY_ONE: 1, (f"{_D}[0].consumesCounters[1]", DUPLICATE): 1}),
+    # Totals: 32 counters over all sets (1.35: 32 per set, 8 sets).
+    Case("shared-counters-total",
+         _with_counters(_device(0), sets=[{"name": "a", "counters": _counters(20)},
+                                          {"name": "b", "counters": _counters(13)}]),
+         {(_S, INVALID): 1}, {_ONLY_ONE: 1}),
+    Case("many-counter-sets",
+         slice_(devices=None, sharedCounters=[{"name": f"s{i}", "counters": _counters(1)} for i in range(9)]),
+         {}, {(_S, TOO_MANY): 1}),
+    # 32 counters per device over all its consumptions (1.35: 2 consumptions of 32 counters each).
+    Case("counters-per-device",  # 33 consumed, one of them not in its set (32 shared counters at most)
+         _with_counters(_consumer("gpu-0", ("a", _counters(20)), ("b", _counters(13))),
+                        sets=[{"name": "a", "counters": _counters(20)}, {"name": "b", "counters": _counters(12)}]),
+         {(f"{_D}[0]", INVALID): 1, (f"{_D}[0].consumesCounters[1].counters", INVALID): 1}, {_ONLY_ONE: 1}),
+    Case("three-consumptions",
+         _with_counters(_consumer("gpu-0", ("a", _counters(1)), ("b", _counters(1)), ("c", _counters(1))),
+                        sets=[{"name": n, "counters": _counters(1)} for n in "abc"]),
+         {}, {_ONLY_ONE: 1, (f"{_D}[0].consumesCounters", TOO_MANY): 1}),
+    # 1024 consumed counters per slice.
+    Case("counters-per-slice",
+         _with_counters(*[_consumer(f"gpu-{i}", ("a", _counters(32))) for i in range(33)],
+                        sets=[{"name": "a", "counters": _counters(32)}]),
+         {(_D, INVALID): 1}, {_ONLY_ONE: 1}),
+    # DeviceTaintRule v1alpha3 of 1.34: deviceClassName and CEL selectors ("bad-class", "CEL-*").
+    Case("taint-rule-good",
+         _taint_rule(deviceClassName="foo", selectors=[{"cel": {"expression": 'device.driver == "dra.example.com"'}}]),
+         {}, {},
+         warnings_135=['unknown field "spec.deviceSelector.deviceClassName"']),
+    Case("taint-rule-bad-class",
+         _taint_rule(deviceClassName=BAD),
+         {("spec.deviceSelector.deviceClassName", INVALID): 1}, {},
+         warnings_135=['unknown field "spec.deviceSelector.deviceClassName"']),
+    Case("taint-rule-CEL-compile-errors",
+         _taint_rule(selectors=[{"cel": {"expression": 'device.driver == "dra.example.com"'}},
+                                {"cel": {"expression": "device.attributes[true].someBoolean"}}]),
+         {(f"{_SELECTORS}[1].cel.expression", INVALID): 1}, {},
+         warnings_135=['unknown field "spec.deviceSelector.selectors"']),
+    Case("taint-rule-CEL-length",
+         _taint_rule(selectors=[{"cel": {"expression": _LONG_CEL}}]),
+         {(f"{_SELECTORS}[0].cel.expression", TOO_LONG): 1}, {},
+         warnings_135=['unknown field "spec.deviceSelector.selectors"']),
+    Case("taint-rule-effect-none",
+         {**_taint_rule(), "spec": {**_taint_rule()["spec"], "taint": {"key": "k", "effect": "None"}}},
+         {("spec.taint.effect", NOT_SUPPORTED): 1}, {}),
+    Case("taint-rule-status-is-unknown",
+         {**_taint_rule(), "status": {"conditions": []}},
+         {}, {}, warnings_134=['unknown field "status"']),
+    # CEL: new expressions compile at compatibility version 1.33, without cel-go's lists extension.
+    Case("cel-lists-extension",
+         claim(exact(selectors=[{"cel": {"expression": "[3, 1, 2].sort()[0] == 1"}}])),
+         {(_EXPR, INVALID): 1}, {}),
+    Case("cel-without-lists-extension",
+         claim(exact(selectors=[{"cel": {"expression": '[1, 2].exists(x, x > 1) && device.driver == "x"'}}])),
+         {}, {}),
+]
+
+
+def cases_by_id() -> list:
+    import pytest
+
+    return [pytest.param(case, id=case.name) for case in CASES]

@@ -1,0 +1,184 @@
+"""Kubernetes 1.34 next to 1.35: the same request, both verdicts (every DRA gate of each version on),
+and what else 1.34 does differently (gates, served versions, CEL, allocate, the command line)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from cases_1_34 import ALL_GATES_1_34, ALL_GATES_1_35, Case, cases_by_id
+from support import review_body
+from webhook import admit
+from webhook.behaviours import BEHAVIOURS
+from webhook.profile import GATES, ProfileError, make_profile
+from webhook.review import decode_review
+
+PROFILE_1_34 = make_profile("1.34", ALL_GATES_1_34)
+PROFILE_1_35 = make_profile("1.35", ALL_GATES_1_35)
+
+
+def _verdict(case: Case, profile) -> tuple[Counter, list[str]]:
+    response = admit.validate(decode_review(review_body(case.obj)), profile=profile)
+    causes = Counter((c["field"], c["reason"]) for c in (response.status or {}).get("details", {}).get("causes", []))
+    assert response.allowed is (not causes), response.status
+    return causes, response.warnings
+
+
+@pytest.mark.parametrize("case", cases_by_id())
+def test_same_request_two_versions(case: Case):
+    causes_134, warnings_134 = _verdict(case, PROFILE_1_34)
+    causes_135, warnings_135 = _verdict(case, PROFILE_1_35)
+    assert (causes_134, causes_135) == (Counter(case.v134), Counter(case.v135))
+    for expected in case.warnings_134:
+        assert any(expected in w for w in warnings_134), warnings_134
+    for expected in case.warnings_135:
+        assert any(expected in w for w in warnings_135), warnings_135
+
+
+def test_gates_1_34_and_the_1_35_delta():
+    defaults = make_profile("v1.34.2")
+    assert defaults.version == "1.34"
+    # rules-1.34 §2: DRA GA but not locked; DeviceTaintRule governed by DRADeviceTaints.
+    assert GATES["1.34"]["DynamicResourceAllocation"].locked is False
+    assert make_profile("1.34", "DynamicResourceAllocation=false").gates["DynamicResourceAllocation"] is False
+    with pytest.raises(ProfileError, match="locked"):
+        make_profile("1.35", "DynamicResourceAllocation=false")
+    for gate in ("DRADeviceTaints", "DRAPartitionableDevices", "DRAConsumableCapacity", "DRADeviceBindingConditions",
+                 "DRAExtendedResource"):
+        assert GATES["1.34"][gate].stage == "Alpha" and not defaults.enabled(gate)
+    for gate in ("DRAAdminAccess", "DRAPrioritizedList", "DRAResourceClaimDeviceStatus", "DRASchedulerFilterTimeout"):
+        assert GATES["1.34"][gate].stage == "Beta" and defaults.enabled(gate)
+    changed = {name for name in GATES["1.35"] if GATES["1.35"][name] != GATES["1.34"].get(name)}
+    assert changed == {"DynamicResourceAllocation", "DRADeviceTaintRules"}
+    with pytest.raises(ProfileError) as error:
+        make_profile("1.34", "DRADeviceTaintRules=true")
+    assert "unrecognized feature gate: DRADeviceTaintRules" in str(error.value)
+    assert "known DRA gates of Kubernetes 1.34: DRAAdminAccess," in str(error.value)
+
+
+def test_behaviours_side_by_side():
+    """One row per difference, one column per release: 1.34's values next to 1.35's."""
+    b134, b135 = BEHAVIOURS["1.34"], BEHAVIOURS["1.35"]
+    assert (b134.max_taints_per_device, b135.max_taints_per_device) == (4, 16)
+    for name in ("counters_beside_devices", "empty_name_part_required", "empty_attribute_required",
+                 "taint_rule_cel_selectors", "duplicate_at_key_field"):
+        assert (getattr(b134, name), getattr(b135, name)) == (True, False), name
+    for name in ("reduced_device_limit", "taint_effect_none", "list_size_short_circuit", "new_cel_lists_extension"):
+        assert (getattr(b134, name), getattr(b135, name)) == (False, True), name
+    assert not b134.declarative_validation and not b134.allocator_ported
+
+
+def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "webhook", *args], capture_output=True, text=True, input=stdin,
+                          timeout=120)
+
+
+_TAINT_RULE = """apiVersion: resource.k8s.io/v1alpha3
+kind: DeviceTaintRule
+metadata: {name: r}
+spec:
+  deviceSelector:
+    deviceClassName: gpu.example.com
+    selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+  taint: {key: example.com/k, effect: NoSchedule}
+"""
+
+
+def test_review_1_34_serves_taint_rules_under_dra_device_taints_with_selectors():
+    result = _cli("review", "--kubernetes-version", "1.34", "--feature-gates", "DRADeviceTaints=true", "-",
+                  stdin=_TAINT_RULE)
+    assert result.returncode == 0, result.stdout + result.stderr
+    # Off by default: served only with DRADeviceTaints (1.34 has no DRADeviceTaintRules), which the warning names.
+    result = _cli("review", "--kubernetes-version", "1.34", "-", stdin=_TAINT_RULE)
+    assert "the feature gate DRADeviceTaints enabled (disabled by default in Kubernetes 1.34)" in result.stdout
+    # 1.35 has neither field: strict decoding refuses them offline.
+    result = _cli("review", "--kubernetes-version", "1.35", "--feature-gates", "DRADeviceTaintRules=true", "-o",
+                  "json", "-", stdin=_TAINT_RULE)
+    assert result.returncode == 1
+    message = json.loads(result.stdout)["results"][0]["response"]["status"]["message"]
+    assert 'unknown field "spec.deviceSelector.deviceClassName"' in message
+    v1beta2 = _TAINT_RULE.replace("v1alpha3", "v1beta2")
+    result = _cli("review", "--kubernetes-version", "1.34", "--feature-gates", "DRADeviceTaints=true", "-",
+                  stdin=v1beta2)
+    assert result.returncode == 1
+    assert 'no matches for kind "DeviceTaintRule" in version "resource.k8s.io/v1beta2"' in result.stdout
+
+
+def test_stored_selectors_keep_the_lists_extension():
+    """A DeviceClass selector unchanged by an update compiles as stored: 1.34 gives it every library."""
+    expression = '[3, 1, 2].sort()[0] == 1 && device.driver == "gpu.example.com"'
+    cls = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+           "metadata": {"name": "gpu.example.com", "resourceVersion": "1"},
+           "spec": {"selectors": [{"cel": {"expression": expression}}]}}
+    relabelled = {**cls, "metadata": {**cls["metadata"], "labels": {"x": "y"}}}
+    profile = make_profile("1.34")
+    assert admit.validate(decode_review(review_body(relabelled, operation="UPDATE", old=cls)), profile=profile).allowed
+    created = admit.validate(decode_review(review_body(cls)), profile=profile)
+    assert not created.allowed
+    assert "compilation failed" in created.status["details"]["causes"][0]["message"]
+
+
+def test_cli_and_suite_accept_1_34(tmp_path):
+    assert "--kubernetes-version 1.34, 1.35, 1.36, 1.37" in _cli("--version").stdout
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("""apiVersion: dra-webhook/v1alpha1
+kind: TestSuite
+name: taints on Kubernetes 1.34
+kubernetesVersion: "1.34"
+featureGates: {DRADeviceTaints: true}
+tests:
+  - name: five taints are too many
+    object:
+      apiVersion: resource.k8s.io/v1
+      kind: ResourceSlice
+      metadata: {name: s}
+      spec:
+        driver: gpu.example.com
+        nodeName: node-1
+        pool: {name: p, resourceSliceCount: 1}
+        devices:
+          - name: d
+            taints: [{key: a, effect: NoSchedule}, {key: b, effect: NoSchedule}, {key: c, effect: NoSchedule},
+                     {key: d, effect: NoSchedule}, {key: e, effect: NoSchedule}]
+    expect:
+      allowed: false
+      causes: [{field: "spec.devices[0].taints", reason: FieldValueTooMany}]
+""")
+    result = _cli("test", str(suite))
+    assert result.returncode == 0, result.stdout + result.stderr
+    suite.write_text(suite.read_text().replace('kubernetesVersion: "1.34"', 'kubernetesVersion: "1.35"'))
+    assert _cli("test", str(suite)).returncode == 1
+
+
+_EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "allocate"
+
+_SLICE_WITH_COUNTERS = """apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-1-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, resourceSliceCount: 1}
+  sharedCounters: [{name: gpu-set, counters: {memory: {value: 8Gi}}}]
+  devices:
+  - name: gpu-0
+    consumesCounters: [{counterSet: gpu-set, counters: {memory: {value: 4Gi}}}]
+"""
+
+
+def test_allocate_1_34_runs_a_later_allocator_and_refuses_counters_beside_devices(tmp_path):
+    result = _cli("allocate", "--kubernetes-version", "1.34", "--node", "node-1", str(_EXAMPLES))
+    assert result.returncode in (0, 1), result.stderr
+    assert "Kubernetes 1.34's allocator is not ported" in result.stderr
+    slice_file = tmp_path / "slice.yaml"
+    slice_file.write_text(_SLICE_WITH_COUNTERS)
+    result = _cli("allocate", "--kubernetes-version", "1.34", "--feature-gates", "DRAPartitionableDevices=true",
+                  "--node", "node-1", str(slice_file))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "ResourceSlice node-1-gpus has sharedCounters and devices together" in result.stderr
+    assert "1.34" in _cli("allocate", "--help").stdout
