@@ -80,6 +80,13 @@ CASES = [
          claim(exact(), constraints=[{"requests": ["gpu"], "matchAttribute": "/model"}]),
          {("spec.devices.constraints[0].matchAttribute", REQUIRED): 1},
          {("spec.devices.constraints[0].matchAttribute", INVALID): 1}),
+    Case("empty-attribute-name",
+         slice_(_device(0, attributes={"": {"string": "z"}})),
+         {(f"{_D}[0].attributes[]", REQUIRED): 1}, {(f"{_D}[0].attributes[]", INVALID): 1}),
+    Case("empty-match-attribute",
+         claim(exact(), constraints=[{"requests": ["gpu"], "matchAttribute": ""}]),
+         {("spec.devices.constraints[0].matchAttribute", REQUIRED): 1},
+         {("spec.devices.constraints[0].matchAttribute", INVALID): 2}),
     # "taints": effects NoSchedule and NoExecute only; `None` is NotSupported in 1.34.
     Case("taints",
          slice_(_device(0, taints=[_taint(), {"key": "taint", "value": "tainted", "effect": "NoSchedule"}, {},

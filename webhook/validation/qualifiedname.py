@@ -32,7 +32,9 @@ def qualified_name_problems(name: str, empty_required: bool = False) -> tuple[Pr
     """validateQualifiedName: C identifier, or domain/identifier; three or more parts pass (upstream gap).
 
     `empty_required`: an empty domain or name part is Required, not Invalid (behaviour
-    empty_name_part_required, 1.34)."""
+    empty_name_part_required, 1.34), and so is an empty name, once ("name required")."""
+    if not name and empty_required:
+        return (("Required", "", "name required"),)
     parts = name.split("/")
     if len(parts) == 1:
         return c_identifier_problems(parts[0])
@@ -59,6 +61,6 @@ def validate_qualified_name(name: str, path: Path, empty_required: bool = False)
 
 def validate_fully_qualified_name(name: str, path: Path, empty_required: bool = False) -> ErrorList:
     errs = validate_qualified_name(name, path, empty_required)
-    if "/" not in name:
+    if "/" not in name and (name or not empty_required):  # 1.34: an empty name is only Required
         errs.append(invalid(path, name, "a fully qualified name must be a domain and a name separated by a slash"))
     return errs
