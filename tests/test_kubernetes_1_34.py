@@ -182,3 +182,19 @@ def test_allocate_1_34_runs_a_later_allocator_and_refuses_counters_beside_device
     assert result.returncode == 2, result.stdout + result.stderr
     assert "ResourceSlice node-1-gpus has sharedCounters and devices together" in result.stderr
     assert "1.34" in _cli("allocate", "--help").stdout
+
+
+def test_status_results_over_the_limit_are_each_validated_in_1_34():
+    from cases_1_37 import claim, exact
+
+    old = claim(exact())
+    new = claim(exact(), status={"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": "gpu.example.com", "pool": "p", "device": f"d{i}"} for i in range(32)] + [
+        {"request": "nope", "driver": "gpu.example.com", "pool": "p", "device": "x"}]}}})
+    body = review_body(new, operation="UPDATE", old=old, sub_resource="status")
+    results = "status.allocation.devices.results"
+    expected = {"1.34": [(f"{results}[32].request", "FieldValueInvalid"), (results, "FieldValueTooMany")],
+                "1.35": [(results, "FieldValueTooMany")]}
+    for version, causes in expected.items():
+        response = admit.validate(decode_review(body), profile=make_profile(version))
+        assert [(c["field"], c["reason"]) for c in response.status["details"]["causes"]] == causes, version

@@ -24,7 +24,7 @@ from webhook.validation.bindingconditions import validate_device_binding_paramet
 from webhook.validation.conditions import validate_conditions
 from webhook.validation.deviceclaim import validate_allocation_request_refs
 from webhook.validation.deviceconfig import validate_device_configuration
-from webhook.validation.options import DEFAULT_OPTIONS, Options
+from webhook.validation.options import DEFAULT_OPTIONS, Options, short_circuit
 from webhook.validation.equality import semantic_equal
 from webhook.validation.interfaceaddress import validate_interface_address
 from webhook.validation.meta import FIELD_IMMUTABLE
@@ -71,7 +71,7 @@ def _validate_resource_claim_status_update(status: Any, old_status: Any, claim_d
     status, old_status = as_dict(status), as_dict(old_status)
     reserved_for = as_list(status.get("reservedFor"))
     errs = validate_set(reserved_for, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, validate_resource_claim_user_reference,
-                        _consumer_key, path.child("reservedFor"))
+                        _consumer_key, path.child("reservedFor"), short_circuit(opts))
     allocation = status.get("allocation")
     allocation = allocation if isinstance(allocation, dict) else None
     allocated = gather_allocated_devices(allocation) if allocation is not None else set()
@@ -123,10 +123,10 @@ def validate_device_allocation_result(devices: dict, path: Path, names: RequestN
                                       opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_slice(as_list(devices.get("results")), ALLOCATION_RESULTS_MAX_SIZE,
                           lambda result, p: validate_device_request_allocation_result(result, p, names, opts),
-                          path.child("results"))
+                          path.child("results"), short_circuit(opts))
     errs.extend(validate_slice(as_list(devices.get("config")), ALLOCATION_CONFIG_MAX_SIZE,
                                lambda config, p: validate_device_allocation_configuration(config, p, names),
-                               path.child("config")))
+                               path.child("config"), short_circuit(opts)))
     return errs
 
 
