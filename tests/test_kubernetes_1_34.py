@@ -198,3 +198,18 @@ def test_status_results_over_the_limit_are_each_validated_in_1_34():
     for version, causes in expected.items():
         response = admit.validate(decode_review(body), profile=make_profile(version))
         assert [(c["field"], c["reason"]) for c in response.status["details"]["causes"]] == causes, version
+
+
+def test_match_attribute_without_a_domain_in_1_34_words():
+    """validateFullyQualifiedName of 1.34: "must include a domain" (1.35 words it differently)."""
+    from cases_1_37 import claim, exact
+
+    obj = claim(exact(), constraints=[{"requests": ["gpu"], "matchAttribute": "model"}])
+    messages = {}
+    for version in ("1.34", "1.35"):
+        response = admit.validate(decode_review(review_body(obj)), profile=make_profile(version))
+        messages[version] = [(c["field"], c["message"]) for c in response.status["details"]["causes"]]
+    field = "spec.devices.constraints[0].matchAttribute"
+    assert messages["1.34"] == [(field, 'Invalid value: "model": must include a domain')]
+    assert messages["1.35"] == [(field, 'Invalid value: "model": a fully qualified name must be a domain and a name '
+                                        'separated by a slash')]

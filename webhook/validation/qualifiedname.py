@@ -61,6 +61,9 @@ def validate_qualified_name(name: str, path: Path, empty_required: bool = False)
 
 def validate_fully_qualified_name(name: str, path: Path, empty_required: bool = False) -> ErrorList:
     errs = validate_qualified_name(name, path, empty_required)
-    if "/" not in name and (name or not empty_required):  # 1.34: an empty name is only Required
+    if empty_required:  # the validateFullyQualifiedName of 1.34: an empty name is only Required
+        if name and "/" not in name:
+            errs.append(invalid(path, name, "must include a domain"))
+    elif "/" not in name:
         errs.append(invalid(path, name, "a fully qualified name must be a domain and a name separated by a slash"))
     return errs
