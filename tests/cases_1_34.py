@@ -57,7 +57,21 @@ def _taint_rule(**selector) -> dict:
                      "taint": {"key": "example.com/taint", "value": "tainted", "effect": "NoSchedule"}}}
 
 
+_MEMORY = {"memory": {"value": "1Gi"}}  # testCounters()
+
+
+def _shared(n: int) -> list:
+    return [{"name": f"counterset-{i}", "counters": _MEMORY} for i in range(n)]
+
+
+def _consumes(n: int) -> list:
+    return [{"counterSet": f"counterset-{i}", "counters": _MEMORY} for i in range(n)]
+
+
 _SELECTORS = "spec.deviceSelector.selectors"
+_TEN = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
+_EXPENSIVE = (f"{_TEN}.all(x, {_TEN}.all(y, {_TEN}.all(z, {_TEN}.all(z2, {_TEN}.all(z3, {_TEN}.all(z4, "
+              f"{_TEN}.all(z5, int('1'.find('[0-9]*')) < 100)))))))")
 _LONG_CEL = 'device.driver == "' + "x" * (10 * 1024 - len('device.driver == ""') + 1) + '"'
 _SET = {"name": "gpu-set", "counters": {"memory": {"value": "8Gi"}, "cores": {"value": "8"}}}
 _EXPR = "spec.devices.requests[0].exactly.selectors[0].cel.expression"
@@ -173,6 +187,37 @@ CASES = [
          _with_counters(*[_consumer(f"gpu-{i}", ("a", _counters(32))) for i in range(33)],
                         sets=[{"name": "a", "counters": _counters(32)}]),
          {(_D, INVALID): 1}, {_ONLY_ONE: 1}),
+    # validation_resourceslice_test.go's counter cases (createSharedCounters / createConsumesCounters).
+    Case("duplicate-shared-counters",
+         _with_counters(_device(0), sets=[{"name": "foo", "counters": _MEMORY}] * 2),
+         {(f"{_S}[1].name", DUPLICATE): 1}, {_ONLY_ONE: 1, (f"{_S}[1]", DUPLICATE): 1}),
+    Case("too-large-shared-counters",
+         _with_counters(_device(0), sets=_shared(33)),
+         {(_S, INVALID): 1}, {_ONLY_ONE: 1, (_S, TOO_MANY): 1}),
+    Case("missing-counterset-consumes-counter",
+         _with_counters(_device(0, consumesCounters=[{"counters": _MEMORY}]), sets=_shared(1)),
+         {(f"{_D}[0].consumesCounters[0].counterSet", REQUIRED): 1,
+          (f"{_D}[0].consumesCounters[0].counterSet", INVALID): 1},
+         {_ONLY_ONE: 1, (f"{_D}[0].consumesCounters[0].counterSet", REQUIRED): 1}),
+    Case("missing-counter-consumes-counter",
+         _with_counters(_device(0, consumesCounters=[{"counterSet": "counterset-0"}]), sets=_shared(1)),
+         {(f"{_D}[0].consumesCounters[0].counters", REQUIRED): 1},
+         {_ONLY_ONE: 1, (f"{_D}[0].consumesCounters[0].counters", REQUIRED): 1}),
+    Case("wrong-counterref-consumes-counter",
+         _with_counters(_device(0, consumesCounters=[{"counterSet": "counterset-0", "counters": {"fake": {"value": "1Gi"}}}]),
+                        sets=_shared(1)),
+         {(f"{_D}[0].consumesCounters[0].counters", INVALID): 1}, {_ONLY_ONE: 1}),
+    Case("wrong-sharedcounterref-consumes-counter",
+         _with_counters(_device(0, consumesCounters=[{"counterSet": "fake", "counters": _MEMORY}]), sets=_shared(1)),
+         {(f"{_D}[0].consumesCounters[0].counterSet", INVALID): 1}, {_ONLY_ONE: 1}),
+    Case("too-large-consumes-counter",
+         _with_counters({"name": "device-0", "consumesCounters": _consumes(33)}, sets=_shared(33)),
+         {(f"{_D}[0]", INVALID): 1, (_S, INVALID): 1},
+         {_ONLY_ONE: 1, (_S, TOO_MANY): 1, (f"{_D}[0].consumesCounters", TOO_MANY): 1}),
+    Case("too-many-device-counters-in-slice",
+         _with_counters(*[_device(i, consumesCounters=_consumes(16)) for i in range(64)],
+                        _device(64, consumesCounters=_consumes(1)), sets=_shared(16)),
+         {(_D, INVALID): 1}, {_ONLY_ONE: 1, (_D, TOO_MANY): 1, (_S, TOO_MANY): 1}),
     # DeviceTaintRule v1alpha3 of 1.34: deviceClassName and CEL selectors ("bad-class", "CEL-*").
     Case("taint-rule-good",
          _taint_rule(deviceClassName="foo", selectors=[{"cel": {"expression": 'device.driver == "dra.example.com"'}}]),
@@ -190,6 +235,10 @@ CASES = [
     Case("taint-rule-CEL-length",
          _taint_rule(selectors=[{"cel": {"expression": _LONG_CEL}}]),
          {(f"{_SELECTORS}[0].cel.expression", TOO_LONG): 1}, {},
+         warnings_135=['unknown field "spec.deviceSelector.selectors"']),
+    Case("taint-rule-CEL-cost",
+         _taint_rule(selectors=[{"cel": {"expression": _EXPENSIVE}}]),
+         {(f"{_SELECTORS}[0].cel.expression", FORBIDDEN): 1}, {},
          warnings_135=['unknown field "spec.deviceSelector.selectors"']),
     Case("taint-rule-effect-none",
          {**_taint_rule(), "spec": {**_taint_rule()["spec"], "taint": {"key": "k", "effect": "None"}}},
