@@ -213,3 +213,15 @@ def test_match_attribute_without_a_domain_in_1_34_words():
     assert messages["1.34"] == [(field, 'Invalid value: "model": must include a domain')]
     assert messages["1.35"] == [(field, 'Invalid value: "model": a fully qualified name must be a domain and a name '
                                         'separated by a slash')]
+
+
+def test_taint_rule_selectors_unchanged_on_update_compile_as_stored():
+    from cases_1_34 import _taint_rule
+
+    old = _taint_rule(selectors=[{"cel": {"expression": "[3, 1, 2].sort()[0] == 1"}}])
+    old["metadata"]["resourceVersion"] = "1"
+    relabelled = {**old, "metadata": {**old["metadata"], "labels": {"x": "y"}}}
+    profile = make_profile("1.34", ALL_GATES_1_34)
+    assert admit.validate(decode_review(review_body(relabelled, operation="UPDATE", old=old)), profile=profile).allowed
+    response = admit.validate(decode_review(review_body(old)), profile=profile)
+    assert [c["field"] for c in response.status["details"]["causes"]] == ["spec.deviceSelector.selectors[0].cel.expression"]
