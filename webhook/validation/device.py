@@ -52,7 +52,7 @@ from webhook.validation.names import (
 from webhook.validation.nodeallocatable import validate_node_allocatable_resources
 from webhook.validation.nodeselector import validate_node_selector
 from webhook.validation.options import DEFAULT_OPTIONS, Options
-from webhook.validation.qualifiedname import qualified_name_problems
+from webhook.validation.qualifiedname import problems_function
 from webhook.validation.requestpolicy import validate_request_policy
 from webhook.validation.taints import validate_device_taint
 
@@ -165,8 +165,9 @@ def _validate_attributes(attributes: dict, path: Path, at_key: bool = False,
     num_values = 0
     map_path: Path | None = None
     common = True
+    name_problems = problems_function(empty_required)
     for key, attribute in attributes.items():
-        problems = qualified_name_problems(key, empty_required)
+        problems = name_problems(key)
         if problems:
             map_path = map_path or path.child("attributes")
             errs.extend(materialise(problems, _key_path(map_path, key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH)
@@ -222,9 +223,9 @@ def _validate_capacity(capacity: dict, allow_multiple_allocations: bool, path: P
     errs: ErrorList = []
     map_path: Path | None = None
     at_key = opts.profile.behaviours.map_key_errors_at_key
-    empty_required = opts.profile.behaviours.empty_name_part_required
+    name_problems = problems_function(opts.profile.behaviours.empty_name_part_required)
     for key, entry in capacity.items():
-        problems = qualified_name_problems(key, empty_required)
+        problems = name_problems(key)
         if problems:
             map_path = map_path or path.child("capacity")
             errs.extend(materialise(problems, _key_path(map_path, key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH)

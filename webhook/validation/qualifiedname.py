@@ -27,12 +27,26 @@ def c_identifier_problems(value: str) -> tuple[Problem, ...]:
     return tuple(problems)
 
 
-@lru_cache(maxsize=16384)
-def qualified_name_problems(name: str, empty_required: bool = False) -> tuple[Problem, ...]:
-    """validateQualifiedName: C identifier, or domain/identifier; three or more parts pass (upstream gap).
+@lru_cache(maxsize=16384)  # one argument: the cache's fast path, asked for every attribute of every device
+def qualified_name_problems(name: str) -> tuple[Problem, ...]:
+    """validateQualifiedName: C identifier, or domain/identifier; three or more parts pass (upstream gap)."""
+    return _qualified_name_problems(name, False)
 
-    `empty_required`: an empty domain or name part is Required, not Invalid (behaviour
-    empty_name_part_required, 1.34), and so is an empty name, once ("name required")."""
+
+@lru_cache(maxsize=16384)
+def qualified_name_problems_empty_required(name: str) -> tuple[Problem, ...]:
+    """The same where an empty name or part is Required (behaviour empty_name_part_required)."""
+    return _qualified_name_problems(name, True)
+
+
+def problems_function(empty_required: bool):
+    """The cached check of a release: Required or Invalid for empty parts."""
+    return qualified_name_problems_empty_required if empty_required else qualified_name_problems
+
+
+def _qualified_name_problems(name: str, empty_required: bool) -> tuple[Problem, ...]:
+    """`empty_required`: an empty domain or name part is Required, not Invalid (1.34), and so is an empty
+    name, once ("name required")."""
     if not name and empty_required:
         return (("Required", "", "name required"),)
     parts = name.split("/")
@@ -56,7 +70,7 @@ def qualified_name_problems(name: str, empty_required: bool = False) -> tuple[Pr
 
 def validate_qualified_name(name: str, path: Path, empty_required: bool = False) -> ErrorList:
     """DRA's validateQualifiedName (attribute and capacity names), not apimachinery's label-key rule."""
-    return materialise(qualified_name_problems(name, empty_required), path)
+    return materialise(problems_function(empty_required)(name), path)
 
 
 def validate_fully_qualified_name(name: str, path: Path, empty_required: bool = False) -> ErrorList:
