@@ -1,7 +1,8 @@
 """The same objects validated under Kubernetes 1.34, 1.35, 1.36 and 1.37 (every DRA gate on), side by side.
 
 1.37 adds declarative rules inside every device of a slice and per-claim derived-attribute state;
-1.35 reports map keys at the key; 1.34 validates slices by its own counter model and every list item; this shows what that costs on a maximum-size slice and a large
+1.35 reports map keys at the key; 1.34 validates slices by its own counter model and every list
+item; this shows what that costs on a maximum-size slice and a large
 claim, as a ratio to 1.36 (defaults).
 """
 

@@ -170,7 +170,8 @@ _POOL_STATUS_1_36 = {
 KINDS: dict[str, Kind] = {
     "ResourceSlice": Kind(
         name="ResourceSlice", plural="resourceslices", namespaced=False,
-        model={"1.34": f"{_API}.kube135.ResourceSlice", "1.35": f"{_API}.kube135.ResourceSlice", "1.36": f"{_API}.resourceslice.ResourceSlice",
+        model={"1.34": f"{_API}.kube135.ResourceSlice",
+               "1.35": f"{_API}.kube135.ResourceSlice", "1.36": f"{_API}.resourceslice.ResourceSlice",
                "1.37": f"{_API}.kube137.ResourceSlice"},
         served={"1.34": _SLICE_1_35, "1.35": _SLICE_1_35, "1.36": _SLICE_1_36, "1.37": _delta(
             _SLICE_1_36,
@@ -191,7 +192,8 @@ KINDS: dict[str, Kind] = {
     ),
     "ResourceClaim": Kind(
         name="ResourceClaim", plural="resourceclaims", namespaced=True,
-        model={"1.34": f"{_API}.resourceclaim.ResourceClaim", "1.35": f"{_API}.resourceclaim.ResourceClaim", "1.36": f"{_API}.resourceclaim.ResourceClaim",
+        model={"1.34": f"{_API}.resourceclaim.ResourceClaim",
+               "1.35": f"{_API}.resourceclaim.ResourceClaim", "1.36": f"{_API}.resourceclaim.ResourceClaim",
                "1.37": f"{_API}.kube137.ResourceClaim"},
         served={"1.34": _CLAIM_1_36, "1.35": _CLAIM_1_36, "1.36": _CLAIM_1_36, "1.37": _delta(
             _CLAIM_1_36,

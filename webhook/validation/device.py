@@ -152,7 +152,8 @@ _SHORT_STRING = DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH // 4  # characters: at most 4 
 
 
 def _validate_attributes(attributes: dict, path: Path, at_key: bool = False,
-                         list_fields: tuple[str, ...] = _LIST_FIELDS, empty_required: bool = False) -> tuple[ErrorList, int]:
+                         list_fields: tuple[str, ...] = _LIST_FIELDS,
+                         empty_required: bool = False) -> tuple[ErrorList, int]:
     """Key and value errors of the attribute map, and numEntriesDeviceAttribute.
 
     The common valid attribute (exactly one scalar field of its JSON type that passes its checks, one

@@ -17,7 +17,8 @@ DEVICE_TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")  # sorted, as sets.Li
 DEVICE_TAINT_EFFECTS_WITHOUT_NONE = ("NoExecute", "NoSchedule")  # before 1.35 (behaviour taint_effect_none)
 
 
-def validate_device_toleration(toleration: Any, path: Path, effects: tuple[str, ...] = DEVICE_TAINT_EFFECTS) -> ErrorList:
+def validate_device_toleration(toleration: Any, path: Path,
+                               effects: tuple[str, ...] = DEVICE_TAINT_EFFECTS) -> ErrorList:
     toleration = as_dict(toleration)
     errs: ErrorList = []
     key = as_str(toleration.get("key"))
