@@ -17,7 +17,7 @@ from webhook.limits import DEVICE_TAINTS_MAX_LENGTH as TAINTS, DEVICE_TAINTS_MAX
 # The node-allocatable resource models of ResourceSlice devices.
 MAPPINGS = "nodeAllocatableResourceMappings"  # 1.36: map of resource -> {capacityKey, allocationMultiplier}
 RESOURCES = "nodeAllocatableResources"  # 1.37: the reshaped struct
-NO_MODEL = None  # 1.35: devices declare nothing they take from their node (either name is an unknown field)
+NO_MODEL = None  # before 1.36: devices declare nothing they take from their node (either name is an unknown field)
 
 VERSIONS: tuple[str, ...] = ("1.34", "1.35", "1.36", "1.37")
 
