@@ -10,10 +10,10 @@ import re
 
 from google.protobuf.message import DecodeError
 
-from webhook.cel import depth, onepass
+from webhook.cel import deepcost, depth, onepass
 from webhook.cel.budget import may_compile, record
 from webhook.cel.cache import VerdictCache
-from webhook.cel.checked import CheckedAst, build, parse, type_name
+from webhook.cel.checked import CALL, COMPREHENSION, CheckedAst, build, parse, type_name
 from webhook.cel.cost import Coster
 from webhook.cel.environment import Environment, Features, get_environment
 from webhook.cel.validators import find_issues, format_issues
@@ -91,10 +91,33 @@ def _part_cost(text: str, env: Environment) -> int | None:
     return None if isinstance(estimate, Verdict) else estimate[0][1]
 
 
+def _range_size(text: str, env: Environment) -> int | None:
+    """cel-go's maximum size estimate of the range of the comprehension over `deepcost.RANGE_ITEM`
+    in `text`; None when `text` does not compile here."""
+    try:
+        compiled = env.env_for(text).compile(text)
+        serialized = compiled.serialize()
+        ast = build(parse(serialized), serialized)
+        coster = Coster(ast, env.sizes)
+        coster.cost(ast.root)
+    except (TypeError, RuntimeError, DecodeError, RecursionError):
+        return None
+    stack = [ast.root]
+    while stack:  # the wrapped comprehension sits in the loop steps of the declaring ones
+        e = stack.pop()
+        if e.kind == COMPREHENSION:
+            if e.iter_var == deepcost.RANGE_ITEM:
+                return coster.size_or_unknown(e.iter_range)[1]
+            stack.extend((e.accu_init, e.loop_step, e.result))
+        elif e.kind == CALL:
+            stack.extend(e.args)
+    return None
+
+
 def _too_deep(expression: str, env: Environment, derived: bool, one_pass: bool, rerender: bool) -> Verdict:
     return depth.check_deep_expression(
         expression, lambda text: _verdict(text, env, derived, one_pass, rerender=False), rerender,
-        lambda text: _part_cost(text, env))
+        lambda text: _part_cost(text, env), lambda text: _range_size(text, env))
 
 
 def _verdict(expression: str, env: Environment, derived: bool = False, one_pass: bool = True,

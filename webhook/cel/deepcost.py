@@ -1,20 +1,29 @@
 """A lower bound of cel-go's estimated cost for expressions too deep for the faithful engine.
 
 Computed on the parse tree (`grammar`) with the rules of cel-go's estimator (`cost.py`) that need
-no types: a node costs at least the sum of its children (the larger branch for a ternary); a
+no types: a node costs at least the sum of its children (the larger branch for a ternary), an
+identifier 1 (not a call's namespace), a list, map or message literal its base cost; a
 comprehension costs its range, plus, per element, at least its body and one for the accumulator.
-Element counts are known for list and map literals (and map/filter over them); any other range
-counts as empty, so the bound never exceeds what cel-go estimates: a selector is only refused when
-cel-go would refuse it too.
+The element count of a range is cel-go's own size estimate where the faithful engine can compile
+the range alone, with the comprehensions and binds that declare its variables around it (so
+`device.attributes[d]` inside `device.attributes.all(d, ...)` gets the size Kubernetes gives it);
+otherwise the elements of list and map literals (and map/filter over them), else none. So the
+bound never exceeds what cel-go estimates: a selector is only refused when cel-go would refuse it.
 """
 
 from __future__ import annotations
 
-from webhook.cel.estimates import MAX_UINT64
+from webhook.cel.estimates import LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST, MAX_UINT64, \
+    SELECT_AND_IDENT_COST, STRUCT_CREATE_BASE_COST
 from webhook.cel.grammar import VAR_MACROS, Node, unwrap
 from webhook.cel.unparse import render
 
-MAX_PART_COMPILES = 16  # closed parts given to the faithful engine, largest first
+MAX_PART_COMPILES = 64  # distinct closed parts given to the faithful engine, largest first
+MAX_RANGE_COMPILES = 32  # distinct ranges (with their declarations) given to the faithful engine
+RANGE_ITEM = "__deep_range_item"  # the variable of the comprehension that wraps a range to be sized
+_BASE_COSTS = {"list": LIST_CREATE_BASE_COST, "map": MAP_CREATE_BASE_COST, "message": STRUCT_CREATE_BASE_COST}
+_BIND_RANGE_COST = LIST_CREATE_BASE_COST
+_LEAVES = frozenset({"literal", "ident", "field"})  # cel.bind is a comprehension over an empty list literal
 
 _SIZED_RESULTS = ("map", "filter")  # list results with one element at most per range element
 
@@ -70,19 +79,14 @@ def _scope(node: Node):
     return None
 
 
-def _exact_parts(root: Node, part_cost) -> dict[int, int]:
-    """cel-go's own estimates of the largest parts that the faithful engine can compile alone.
-
-    A part qualifies when it holds a comprehension and uses no variable bound outside it (so its
-    estimate does not depend on where it stands); the root already failed to compile.
-    """
+def _free_names(root: Node) -> dict[int, frozenset]:
+    """Per node: the names bound in the tree that it uses from outside."""
     names = set()
     for node in _post_order(root):
         scope = _scope(node)
         if scope:
             names.update(scope[2])
     free: dict[int, frozenset] = {}
-    nests: dict[int, bool] = {}
     for node in _post_order(root):
         kids = [c for c in node.children if c is not None]
         scope = _scope(node)
@@ -94,17 +98,28 @@ def _exact_parts(root: Node, part_cost) -> dict[int, int]:
             free[id(node)] = frozenset().union(*(free[id(c)] for c in outside)) | (inner - bound)
         else:
             free[id(node)] = frozenset().union(*(free[id(c)] for c in kids))
-        nests[id(node)] = comprehension(node) is not None or any(nests[id(c)] for c in kids)
+    return free
+
+
+def _exact_parts(root: Node, part_cost, free: dict) -> dict[int, int]:
+    """cel-go's own estimates of the largest parts that the faithful engine can compile alone.
+
+    A part qualifies when it is more than a leaf and uses no variable bound outside it (so its
+    estimate does not depend on where it stands); the root already failed to compile. Equal texts
+    are compiled once.
+    """
     exact: dict[int, int] = {}
+    asked: dict[str, int | None] = {}
     stack = [c for c in reversed(root.children) if c is not None]
-    attempts = 0
-    while stack and attempts < MAX_PART_COMPILES:
+    while stack:
         node = stack.pop()
-        if not nests[id(node)]:
+        if unwrap(node).kind in _LEAVES:
             continue
         if not free[id(node)]:
-            attempts += 1
-            cost = part_cost(render(node))
+            text = render(node)
+            if text not in asked and len(asked) < MAX_PART_COMPILES:
+                asked[text] = part_cost(text)
+            cost = asked.get(text)
             if cost is not None:
                 exact[id(node)] = cost
                 continue
@@ -112,12 +127,64 @@ def _exact_parts(root: Node, part_cost) -> dict[int, int]:
     return exact
 
 
-def lower_bound(root: Node, part_cost=None) -> int:
+def _declared_range(target: Node, chain, free: dict) -> str:
+    """A text declaring the variables `target` uses as where it stands, then ranging over it:
+    `R1.all(v1, cel.bind(w, I, target.all(item, true)))`. `chain` links the enclosing scopes,
+    innermost first, as (scope node, outer link)."""
+    needed = set(free[id(target)])
+    heads: list[str] = []
+    while needed and chain is not None:
+        scope_node, chain = chain
+        outside, _, bound = _scope(scope_node)
+        if not needed & bound:
+            continue
+        needed = (needed - bound) | set().union(*(free[id(c)] for c in outside))
+        found = comprehension(scope_node)
+        if found:
+            range_node, variables = found
+            names = ", ".join(unwrap(a).text for a in scope_node.children[1:1 + variables])
+            heads.append(f"({render(range_node)}).all({names}, ")
+        else:
+            var, init = scope_node.children[1], scope_node.children[2]
+            heads.append(f"cel.bind({unwrap(var).text}, {render(init)}, ")
+    inner = f"({render(target)}).all({RANGE_ITEM}, true)"
+    return "".join(reversed(heads)) + inner + ")" * len(heads)
+
+
+def _engine_range_sizes(root: Node, range_size_of, free: dict) -> dict[int, int]:
+    """cel-go's maximum size estimate of each comprehension's range that the faithful engine can
+    size (`range_size_of(text)`: the size of the range of the comprehension over RANGE_ITEM)."""
+    sizes: dict[int, int] = {}
+    asked: dict[str, int | None] = {}
+    stack: list = [(root, None)]
+    while stack:
+        node, chain = stack.pop()
+        found = comprehension(node)
+        if found is not None:
+            text = _declared_range(found[0], chain, free)
+            if text not in asked and len(asked) < MAX_RANGE_COMPILES:
+                asked[text] = range_size_of(text)
+            if asked.get(text) is not None:
+                sizes[id(node)] = asked[text]
+        scope = _scope(node)
+        inside = scope[1] if scope else ()
+        for child in node.children:
+            if child is not None:
+                inner = any(child is c for c in inside)
+                stack.append((child, (node, chain) if inner else chain))
+    return sizes
+
+
+def lower_bound(root: Node, part_cost=None, range_size_of=None) -> int:
     """A lower bound of the maximum cost cel-go estimates for the tree (saturating like uint64).
 
-    `part_cost(text)`, when given, is the faithful engine's estimate for a closed part (or None).
+    `part_cost(text)`, when given, is the faithful engine's estimate for a closed part (or None);
+    `range_size_of(text)` its maximum size estimate of a range (see `_engine_range_sizes`).
     """
-    exact = _exact_parts(root, part_cost) if part_cost else {}
+    free = _free_names(root)
+    exact = _exact_parts(root, part_cost, free) if part_cost else {}
+    engine_sizes = _engine_range_sizes(root, range_size_of, free) if range_size_of else {}
+    namespaces = _call_namespaces(root)
     bounds: dict[int, int] = {}
     stack: list[tuple[Node, bool]] = [(root, False)]
     while stack:
@@ -133,13 +200,30 @@ def lower_bound(root: Node, part_cost=None) -> int:
         elif found is not None:
             target, variables = found
             body = max((bounds[id(a)] for a in node.children[1 + variables:]), default=0)
-            value = bounds[id(target)] + range_size(target) * max(body + 1, 1)
+            size = engine_sizes.get(id(node))
+            value = bounds[id(target)] + (range_size(target) if size is None else size) * max(body + 1, 1)
         elif node.kind == "cond":
             cond, then, other = (bounds[id(c)] for c in kids)
             value = cond + max(then, other)
-        elif node.kind == "call" and node.text == "bind" and comprehension(node) is None:
-            value = max((bounds[id(c)] for c in kids), default=0)  # cel.bind: at least its parts
+        elif _scope(node) is not None:  # cel.bind: its empty range, the value and the body
+            value = _BIND_RANGE_COST + bounds[id(node.children[2])] + bounds[id(node.children[3])]
+        elif node.kind == "ident":
+            value = 0 if id(node) in namespaces else SELECT_AND_IDENT_COST
         else:
-            value = sum(bounds[id(c)] for c in kids)
+            value = _BASE_COSTS.get(node.kind, 0) + sum(bounds[id(c)] for c in kids)
         bounds[id(node)] = min(value, MAX_UINT64)
     return bounds[id(root)]
+
+
+def _call_namespaces(root: Node) -> set[int]:
+    """Identifiers that may name a function's namespace (`math` in `math.least(...)`), not a value:
+    receivers of calls, directly or through selections (`a.b.f()`); they count nothing."""
+    found: set[int] = set()
+    for node in _post_order(root):
+        if node.kind == "call" and node.children[0] is not None:
+            target = unwrap(node.children[0])
+            while target.kind == "select":
+                target = unwrap(target.children[0])
+            if target.kind == "ident":
+                found.add(id(target))
+    return found

@@ -25,12 +25,14 @@ def is_nesting_error(message: str) -> bool:
     return any(text in lowered for text in _NESTING_ERRORS)
 
 
-def check_deep_expression(expression: str, faithful=None, rerender: bool = True, part_cost=None):
+def check_deep_expression(expression: str, faithful=None, rerender: bool = True, part_cost=None,
+                          range_size=None):
     """The verdict for `expression`, which the faithful engine found too deep.
 
     `faithful(text)` is the faithful engine's verdict for another text (None: syntax only);
     `rerender` is False when `expression` is a rendering already, so this never goes round twice;
-    `part_cost(text)` is the faithful engine's cost of a closed part, or None.
+    `part_cost(text)` is the faithful engine's cost of a closed part, or None; `range_size(text)` its
+    size estimate of a range (`deepcost.lower_bound`).
     """
     from webhook.cel.verdict import FORBIDDEN, INVALID, OK, Verdict
 
@@ -47,7 +49,7 @@ def check_deep_expression(expression: str, faithful=None, rerender: bool = True,
             first, newline, rest = verdict.detail.partition("\n")
             verdict = Verdict(INVALID, first + _RENDERED_NOTE + newline + rest, verdict.cost, verdict.warning)
         return verdict
-    bound = deepcost.lower_bound(tree, part_cost)
+    bound = deepcost.lower_bound(tree, part_cost, range_size)
     if bound > SELECTOR_EXPRESSION_MAX_COST:
         return Verdict(FORBIDDEN, "too complex, exceeds cost limit", bound)
     return Verdict(OK, warning=SKIPPED_WARNING)

@@ -1,0 +1,114 @@
+"""cel-go's cost for selectors nested too deep for the faithful engine (issue 21 item 9).
+
+The deep path (`deepcost`) must never exceed cel-go's estimate: a differential check against the
+faithful engine's full estimate on nests shallow enough for it, then deep nests over the ranges
+Kubernetes sizes (`device.attributes`, `device.capacity`, an attribute domain).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from webhook import cel
+from webhook.cel import compiler, deepcost, engines, grammar
+from webhook.cel.environment import get_environment
+from webhook.field import Path
+
+PATH = Path("spec").child("devices", "requests").index(0).child("exactly", "selectors").index(0)
+PATH = PATH.child("cel", "expression")
+pytestmark = pytest.mark.skipif(not engines.cel_expr_available(), reason="cel-expr-python is not installed")
+
+FORBIDDEN = f"{PATH}: Forbidden: too complex, exceeds cost limit"
+
+
+def reasons(expression: str) -> list[tuple[str, str]]:
+    return [e.key for e in cel.validate_cel_selector(expression, PATH)]
+
+
+def deep_bound(expression: str, parts: bool = True) -> int:
+    """The deep path's bound, whatever the expression's depth (the faithful engine sizes ranges)."""
+    env = get_environment(False, cel.Features())
+    return deepcost.lower_bound(grammar.parse(expression), parts and (lambda text: compiler._part_cost(text, env)),
+                                lambda text: compiler._range_size(text, env))
+
+
+# --- a seeded generator of well-typed nests
+
+_CLOSED_RANGES = ["device.attributes", "device.capacity", 'device.attributes["dom.example"]',
+                  'device.capacity["dom.example"]', "[1, 2, 3]", '{"a": 1, "b": 2}', "[1, 2].map(z, z * 2)",
+                  "[1, 2, 3, 4].filter(z, z > 1)", "device.attributes.dom"]
+
+
+def _nest(rng: random.Random, levels: int) -> str:
+    """`levels` comprehensions and binds; ranges may use an enclosing map key (`device.attributes[k]`)."""
+    domain_keys: list[str] = []  # variables over device.attributes: domain names
+    parts = []  # (head, tail) pairs, outermost first
+    for level in range(levels):
+        var = f"v{level}"
+        choice = rng.random()
+        if choice < 0.15:
+            parts.append((f"cel.bind({var}, [1, 2], ", ")"))
+            continue
+        if domain_keys and choice < 0.4:
+            source = f"device.attributes[{rng.choice(domain_keys)}]"
+        else:
+            source = rng.choice(_CLOSED_RANGES)
+        if source == "device.attributes":
+            domain_keys.append(var)
+        macro = rng.choice(["all", "exists", "exists_one"])
+        extra = rng.choice(["", ' && device.driver.startsWith("a")', " || 1 + 2 == 3"])
+        parts.append((f"{source}.{macro}({var}, (", f"){extra})"))
+    body = rng.choice(["true", 'device.driver == "x"', "size(device.attributes) > 1"])
+    return "".join(h for h, _ in parts) + body + "".join(t for _, t in reversed(parts))
+
+
+def test_deep_path_never_exceeds_the_faithful_estimate():
+    rng = random.Random(21)
+    compared = tight = 0
+    for _ in range(60):
+        expression = _nest(rng, rng.randint(1, 5))
+        verdict = compiler.check(expression)
+        assert verdict.outcome in ("ok", "forbidden"), (expression, verdict)
+        assert deep_bound(expression, parts=False) <= verdict.cost, expression  # the rules alone
+        bound = deep_bound(expression)  # with closed parts costed by the faithful engine
+        assert bound <= verdict.cost, expression
+        compared += 1
+        tight += bound * 2 >= verdict.cost  # within a factor of two
+    assert compared == 60 and tight == 60
+
+
+def test_a_range_of_unknown_size_saturates_as_in_cel_go():
+    # a domain selected as a field has no size in Kubernetes' estimator: cel-go's bound is the maximum
+    assert compiler.check("device.attributes.dom.all(a, true)").outcome == "forbidden"
+    assert reasons("device.attributes.dom.all(a, " * 40 + "true" + ")" * 40) == [(str(PATH), "FieldValueForbidden")]
+
+
+@pytest.mark.parametrize("source", ["device.attributes", "device.capacity", 'device.attributes["dom.example"]'])
+def test_deep_nests_over_device_maps_are_forbidden(source):
+    # 32 entries per level: 32^40 iterations; the old bound counted these ranges as empty
+    expression = f"{source}.all(a, " * 40 + "true" + ")" * 40
+    [error] = cel.validate_cel_selector(expression, PATH)
+    assert str(error) == FORBIDDEN
+
+
+def test_a_range_sized_with_its_declaring_comprehension():
+    # device.attributes[d] is a domain's map (32 entries) because d ranges over the domains
+    ones = "[1].all(y, " * 30
+    inner = "device.attributes[d].all(z, device.attributes[d].all(w, true))"
+    expression = f"device.attributes.all(d, device.attributes[d].all(k, {ones}{inner}{')' * 30}))"
+    assert reasons(expression) == [(str(PATH), "FieldValueForbidden")]  # 32^5 iterations
+    with cel.collect_warnings() as warnings:
+        allowed = f"device.attributes.all(d, {ones}device.attributes[d].all(k, true){')' * 30})"
+        assert reasons(allowed) == []  # 32 x 32 iterations: allowed, the range sizes known
+    assert warnings and "type and cost checks were skipped" in warnings[0]
+
+
+def test_literals_and_identifiers_count_in_the_deep_bound():
+    # 32 x 32 iterations of 100 levels over `[1]`: each level costs its list (10), its accumulator and `y`
+    ones = "[1].all(y, " * 100
+    expression = f"device.attributes.all(d, device.attributes[d].all(k, {ones}y == 1{')' * 100}))"
+    assert deep_bound(expression) > compiler.SELECTOR_EXPRESSION_MAX_COST
+    assert reasons(expression) == [(str(PATH), "FieldValueForbidden")]
+    assert reasons(f"device.attributes.all(d, device.attributes[d].all(k, {'[1].all(y, ' * 50}y == 1{')' * 52}") == []
