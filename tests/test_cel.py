@@ -243,10 +243,29 @@ def test_closed_parts_of_a_deep_nest_are_costed_by_the_faithful_engine():
 
 
 @needs_cel_expr
-def test_long_chains_between_32_and_250_keep_the_skipped_warning():
+def test_long_chains_between_32_and_250_get_every_check():
+    # the parts that type-check alone are written as literals of their types: the rest is shallow
     with cel.collect_warnings() as warnings:
         assert reasons("1" + " + 1" * 40 + " == 41") == []
-    assert warnings and "deeper than the faithful engine allows" in warnings[0]
+        [error] = cel.validate_cel_selector("1" + " + 1" * 40 + ' == "41"', PATH)
+    assert warnings == []
+    assert "found no matching overload for '_==_' applied to '(int, string)'" in error.detail
+    costly = "size(device.attributes.filter(a, device.attributes[a].all(b, true)))"  # 3,662
+    with cel.collect_warnings() as warnings:
+        assert [e.detail for e in cel.validate_cel_selector(" + ".join([costly] * 40) + " > 0", PATH)] == []
+        costlier = costly.replace("all(b, true)", "all(b, device.attributes[a].all(c, true))")
+        assert reasons(" + ".join([costlier] * 40) + " > 0") == [(str(PATH), "FieldValueForbidden")]
+    assert warnings == []
+
+
+@needs_cel_expr
+def test_deep_parts_in_branches_and_loops_keep_the_skipped_warning():
+    # a ternary costs its larger branch, a loop body once per element: no part there is added once
+    for expression in ("device.driver == 'a' ? " + "1" + " + 1" * 40 + " == 41 : false",
+                       "[1, 2].all(x, " + "1" + " + 1" * 40 + " == 41)"):
+        with cel.collect_warnings() as warnings:
+            assert reasons(expression) == []
+        assert warnings and "type and cost checks were skipped" in warnings[0]
 
 
 @needs_cel_expr

@@ -12,7 +12,7 @@ import random
 import pytest
 
 from webhook import cel
-from webhook.cel import compiler, deepcost, engines, grammar
+from webhook.cel import compiler, deepcost, depth, engines, grammar
 from webhook.cel.environment import get_environment
 from webhook.field import Path
 
@@ -32,6 +32,15 @@ def deep_bound(expression: str, parts: bool = True) -> int:
     env = get_environment(False, cel.Features())
     return deepcost.lower_bound(grammar.parse(expression), parts and (lambda text: compiler._part_cost(text, env)),
                                 lambda text: compiler._range_size(text, env))
+
+
+def deep_verdict(expression: str):
+    """The deep path's verdict, whatever the expression's depth: every callback is the real one."""
+    env = get_environment(False, cel.Features())
+    return depth.check_deep_expression(
+        expression, lambda text: compiler._verdict(text, env, rerender=False), False,
+        lambda text: compiler._part_cost(text, env), lambda text: compiler._range_size(text, env),
+        lambda text: compiler._verdict(text, env, rerender=False, deep=False))
 
 
 # --- a seeded generator of well-typed nests
@@ -77,6 +86,51 @@ def test_deep_path_never_exceeds_the_faithful_estimate():
         compared += 1
         tight += bound * 2 >= verdict.cost  # within a factor of two
     assert compared == 60 and tight == 60
+
+
+def _int_term(rng: random.Random, depth_left: int) -> str:
+    """An int expression: sums, products, ternaries, sizes of device maps and strings, comprehensions."""
+    if depth_left == 0:
+        return rng.choice(["1", "size(device.attributes)", 'size(device.driver)', '"abc".size()',
+                           '(device.driver.matches("^[a-z]+$") ? 1 : 2)'])
+    a, b = _int_term(rng, depth_left - 1), _int_term(rng, depth_left - 1)
+    return rng.choice([f"{a} + {b}", f"{a} * {b}", f"({a} - {b})", f"(device.driver == \"x\" ? {a} : {b})",
+                       f"({a} > {b} ? {b} : {a})", f"size([{a}, {b}])",
+                       f"device.attributes.filter(k, {a} > 1).size() + {b}",
+                       f"[1, 2, 3].map(x, x + {a}).size()", f"cel.bind(n, {a}, n + {b})"])
+
+
+def _selector(rng: random.Random) -> str:
+    shape = rng.random()
+    if shape < 0.4:
+        return _nest(rng, rng.randint(1, 4))
+    terms = [f"{_int_term(rng, rng.randint(0, 3))} {rng.choice(['>', '==', '<='])} {rng.randint(0, 9)}"
+             for _ in range(rng.randint(1, 3))]
+    if shape < 0.6:
+        terms.append(_nest(rng, rng.randint(1, 3)))
+    if shape > 0.9:
+        terms.append('"a" + 1 == 2')  # ill-typed
+    return rng.choice([" && ", " || "]).join(terms)
+
+
+def test_the_deep_path_agrees_with_the_faithful_engine_where_both_apply():
+    # Shallow selectors through the deep path: a complete check (no warning) gives the verdict and,
+    # when allowed, cel-go's estimate exactly; otherwise it never refuses what the faithful engine allows.
+    rng = random.Random(2109)
+    complete = 0
+    for _ in range(150):
+        expression = _selector(rng)
+        faithful, deep = compiler.check(expression), deep_verdict(expression)
+        if deep.warning:
+            assert deep.outcome == "ok" or faithful.outcome == "forbidden", expression
+            continue
+        complete += 1
+        assert deep.outcome == faithful.outcome, (expression, deep, faithful)
+        if deep.outcome == "ok":
+            assert deep.cost == faithful.cost, (expression, deep, faithful)
+        elif deep.outcome == "forbidden":  # refused by the bound, or by the whole estimate
+            assert deep.cost <= faithful.cost, (expression, deep, faithful)
+    assert complete >= 100
 
 
 def test_a_range_of_unknown_size_saturates_as_in_cel_go():

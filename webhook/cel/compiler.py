@@ -71,9 +71,9 @@ def _estimate_and_validate(expression: str, env: Environment, checked, serialize
     return cost, coster.type_of(ast.root)
 
 
-def _part_cost(text: str, env: Environment) -> int | None:
-    """cel-go's maximum cost estimate of a closed part of a too-deep selector; None when it does not
-    compile here (too deep as well, or ill-typed)."""
+def _part_cost(text: str, env: Environment) -> tuple[int, tuple] | None:
+    """cel-go's maximum cost estimate and the type of a closed part of a too-deep selector; None when
+    it does not compile here (too deep as well, or ill-typed)."""
     try:
         compiled = env.env_for(text).compile(text)
     except (TypeError, RuntimeError):
@@ -84,11 +84,12 @@ def _part_cost(text: str, env: Environment) -> int | None:
     except DecodeError:  # nested deeper than protobuf's decoder allows
         return None
     try:
-        return onepass.estimate(checked, env.sizes)[0][1]
+        cost, root_type = onepass.estimate(checked, env.sizes)
+        return cost[1], root_type
     except (onepass.Unsupported, RecursionError):
         pass
     estimate = _estimate_and_validate(text, env, checked, serialized)
-    return None if isinstance(estimate, Verdict) else estimate[0][1]
+    return None if isinstance(estimate, Verdict) else (estimate[0][1], estimate[1])
 
 
 def _range_size(text: str, env: Environment) -> int | None:
@@ -117,13 +118,15 @@ def _range_size(text: str, env: Environment) -> int | None:
 def _too_deep(expression: str, env: Environment, derived: bool, one_pass: bool, rerender: bool) -> Verdict:
     return depth.check_deep_expression(
         expression, lambda text: _verdict(text, env, derived, one_pass, rerender=False), rerender,
-        lambda text: _part_cost(text, env), lambda text: _range_size(text, env))
+        lambda text: _part_cost(text, env), lambda text: _range_size(text, env),
+        lambda text: _verdict(text, env, derived, one_pass, rerender=False, deep=False))
 
 
 def _verdict(expression: str, env: Environment, derived: bool = False, one_pass: bool = True,
-             rerender: bool = True) -> Verdict:
+             rerender: bool = True, deep: bool = True) -> Verdict | None:
     """`one_pass=False` skips `onepass` (the differential test compares both ways); `rerender=False`
-    when `expression` is a too-deep expression rendered without redundant parentheses (`depth`)."""
+    when `expression` is a too-deep expression rendered without redundant parentheses (`depth`);
+    `deep=False`: None rather than the deep path when it is too deep."""
     try:
         compiled = env.env_for(expression).compile(expression)
     except TypeError as error:  # the caller sanitises strings; anything else the binding rejects
@@ -131,12 +134,16 @@ def _verdict(expression: str, env: Environment, derived: bool = False, one_pass:
     except RuntimeError as error:
         message = _compiler_message(error)
         if depth.is_nesting_error(message):
+            if not deep:
+                return None
             return _too_deep(expression, env, derived, one_pass, rerender)
         return Verdict(INVALID, "compilation failed: " + message)
     serialized = compiled.serialize()
     try:
         checked = parse(serialized)
     except DecodeError:  # compiled, but nested deeper than protobuf's decoder allows (100 messages)
+        if not deep:
+            return None
         return _too_deep(expression, env, derived, one_pass, rerender)
     estimate = None
     if one_pass:

@@ -19,11 +19,14 @@ from webhook.cel.grammar import VAR_MACROS, Node, unwrap
 from webhook.cel.unparse import render
 
 MAX_PART_COMPILES = 64  # distinct closed parts given to the faithful engine, largest first
+ENGINE_DEPTH = 32  # parts higher than the engine's parser limit are not tried
 MAX_RANGE_COMPILES = 32  # distinct ranges (with their declarations) given to the faithful engine
 RANGE_ITEM = "__deep_range_item"  # the variable of the comprehension that wraps a range to be sized
 _BASE_COSTS = {"list": LIST_CREATE_BASE_COST, "map": MAP_CREATE_BASE_COST, "message": STRUCT_CREATE_BASE_COST}
 _BIND_RANGE_COST = LIST_CREATE_BASE_COST
-_LEAVES = frozenset({"literal", "ident", "field"})  # cel.bind is a comprehension over an empty list literal
+_LEAVES = frozenset({"literal", "ident", "field"})
+# Literals standing for a part of a scalar type whose size cel-go's estimator takes as one.
+_PLACEHOLDERS = {"bool": "true", "int": "0", "uint": "0u", "double": "0.0", "null": "null"}  # cel.bind is a comprehension over an empty list literal
 
 _SIZED_RESULTS = ("map", "filter")  # list results with one element at most per range element
 
@@ -79,16 +82,19 @@ def _scope(node: Node):
     return None
 
 
-def _free_names(root: Node) -> dict[int, frozenset]:
-    """Per node: the names bound in the tree that it uses from outside."""
+def _free_names(root: Node) -> tuple[dict[int, frozenset], dict[int, int]]:
+    """Per node: the names bound in the tree that it uses from outside, and its height (the levels
+    of nodes it holds, parentheses not counted)."""
     names = set()
     for node in _post_order(root):
         scope = _scope(node)
         if scope:
             names.update(scope[2])
     free: dict[int, frozenset] = {}
+    height: dict[int, int] = {}
     for node in _post_order(root):
         kids = [c for c in node.children if c is not None]
+        height[id(node)] = max((height[id(c)] for c in kids), default=0) + (node.kind != "paren")
         scope = _scope(node)
         if node.kind == "ident":
             free[id(node)] = frozenset({node.text} & names)
@@ -98,33 +104,69 @@ def _free_names(root: Node) -> dict[int, frozenset]:
             free[id(node)] = frozenset().union(*(free[id(c)] for c in outside)) | (inner - bound)
         else:
             free[id(node)] = frozenset().union(*(free[id(c)] for c in kids))
-    return free
+    return free, height
 
 
-def _exact_parts(root: Node, part_cost, free: dict) -> dict[int, int]:
-    """cel-go's own estimates of the largest parts that the faithful engine can compile alone.
+def _exact_parts(root: Node, part_cost, free: dict, height: dict) -> dict[int, tuple[int, tuple]]:
+    """cel-go's own estimates (and types) of the largest parts the faithful engine can compile alone,
+    by the id of the part as `unwrap` gives it.
 
     A part qualifies when it is more than a leaf and uses no variable bound outside it (so its
     estimate does not depend on where it stands); the root already failed to compile. Equal texts
-    are compiled once.
+    are compiled once; the argument of has() is never a part of its own (it must stay a selection);
+    parts nested deeper than the engine parses are not tried (their own parts are).
     """
-    exact: dict[int, int] = {}
-    asked: dict[str, int | None] = {}
-    stack = [c for c in reversed(root.children) if c is not None]
+    exact: dict[int, tuple[int, tuple]] = {}
+    asked: dict[str, tuple | None] = {}
+    stack = [c for c in reversed(unwrap(root).children) if c is not None]
     while stack:
-        node = stack.pop()
-        if unwrap(node).kind in _LEAVES:
+        node = unwrap(stack.pop())
+        if node.kind in _LEAVES:
             continue
-        if not free[id(node)]:
+        if not free[id(node)] and height[id(node)] <= ENGINE_DEPTH:
             text = render(node)
             if text not in asked and len(asked) < MAX_PART_COMPILES:
                 asked[text] = part_cost(text)
-            cost = asked.get(text)
-            if cost is not None:
-                exact[id(node)] = cost
+            found = asked.get(text)
+            if found is not None:
+                exact[id(node)] = found
                 continue
+        if node.kind == "call" and node.text == "has" and node.children[0] is None:
+            continue
         stack.extend(c for c in reversed(node.children) if c is not None)
     return exact
+
+
+def skeleton(root: Node, exact: dict[int, tuple[int, tuple]]) -> tuple[str, int] | None:
+    """The expression with each exactly costed part of a scalar type replaced by a literal of that
+    type, and the parts' total cost; None when nothing is replaced.
+
+    The literal has the part's type and, being a scalar, the same size (one), so the faithful
+    engine types the skeleton as cel-go types the whole; parts are replaced only where cel-go adds
+    their cost once (not in a ternary's branch, not in a loop), so its estimate of the whole is the
+    skeleton's (where literals cost nothing) plus the parts' (saturating).
+    """
+    replace: dict[int, str] = {}
+    total = 0
+    stack = [unwrap(root)]
+    while stack:  # only where cel-go adds a part's cost once: not in a branch, not in a loop
+        node = stack.pop()
+        found = exact.get(id(node))
+        literal = found and _PLACEHOLDERS.get(found[1][0])
+        if literal:
+            replace[id(node)] = literal
+            total += found[0]
+            continue
+        if node.kind == "cond":
+            kids = node.children[:1]  # a ternary costs the larger branch
+        elif comprehension(node):
+            kids = node.children[:1]  # the body costs once per element
+        else:
+            kids = node.children
+        stack.extend(unwrap(c) for c in kids if c is not None)
+    if not replace:
+        return None
+    return render(root, replace), min(total, MAX_UINT64)
 
 
 def _declared_range(target: Node, chain, free: dict) -> str:
@@ -178,11 +220,16 @@ def _engine_range_sizes(root: Node, range_size_of, free: dict) -> dict[int, int]
 def lower_bound(root: Node, part_cost=None, range_size_of=None) -> int:
     """A lower bound of the maximum cost cel-go estimates for the tree (saturating like uint64).
 
-    `part_cost(text)`, when given, is the faithful engine's estimate for a closed part (or None);
-    `range_size_of(text)` its maximum size estimate of a range (see `_engine_range_sizes`).
+    `part_cost(text)`, when given, is the faithful engine's (estimate, type) for a closed part (or
+    None); `range_size_of(text)` its maximum size estimate of a range (see `_engine_range_sizes`).
     """
-    free = _free_names(root)
-    exact = _exact_parts(root, part_cost, free) if part_cost else {}
+    return analyse(root, part_cost, range_size_of)[0]
+
+
+def analyse(root: Node, part_cost=None, range_size_of=None) -> tuple[int, dict[int, tuple[int, tuple]]]:
+    """(`lower_bound`, the exactly costed parts for `skeleton`)."""
+    free, height = _free_names(root)
+    exact = _exact_parts(root, part_cost, free, height) if part_cost else {}
     engine_sizes = _engine_range_sizes(root, range_size_of, free) if range_size_of else {}
     namespaces = _call_namespaces(root)
     bounds: dict[int, int] = {}
@@ -195,8 +242,8 @@ def lower_bound(root: Node, part_cost=None, range_size_of=None) -> int:
             stack.extend((c, False) for c in kids)
             continue
         found = comprehension(node)
-        if id(node) in exact:
-            value = exact[id(node)]
+        if id(unwrap(node)) in exact:
+            value = exact[id(unwrap(node))][0]
         elif found is not None:
             target, variables = found
             body = max((bounds[id(a)] for a in node.children[1 + variables:]), default=0)
@@ -212,7 +259,7 @@ def lower_bound(root: Node, part_cost=None, range_size_of=None) -> int:
         else:
             value = _BASE_COSTS.get(node.kind, 0) + sum(bounds[id(c)] for c in kids)
         bounds[id(node)] = min(value, MAX_UINT64)
-    return bounds[id(root)]
+    return bounds[id(root)], exact
 
 
 def _call_namespaces(root: Node) -> set[int]:

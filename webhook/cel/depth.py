@@ -17,7 +17,10 @@ _NESTING_ERRORS = ("recursion limit exceeded", "max recursion depth exceeded", "
 SKIPPED_WARNING = ("CEL selector nests deeper than the faithful engine allows (32 levels): type and cost checks "
                    "were skipped")
 SELECTOR_EXPRESSION_MAX_COST = 1_000_000  # resource/v1 CELSelectorExpressionMaxCost
+MAX_SKELETON_ROUNDS = 10  # cel-go's 250 levels over the engine's 32
 _RENDERED_NOTE = " (positions count in the expression without redundant parentheses)"
+_SKELETON_NOTE = (" (positions count in the expression with its parts that type-check alone written as literals "
+                  "of their types)")
 
 
 def is_nesting_error(message: str) -> bool:
@@ -26,13 +29,14 @@ def is_nesting_error(message: str) -> bool:
 
 
 def check_deep_expression(expression: str, faithful=None, rerender: bool = True, part_cost=None,
-                          range_size=None):
+                          range_size=None, shallow=None):
     """The verdict for `expression`, which the faithful engine found too deep.
 
     `faithful(text)` is the faithful engine's verdict for another text (None: syntax only);
     `rerender` is False when `expression` is a rendering already, so this never goes round twice;
     `part_cost(text)` is the faithful engine's cost of a closed part, or None; `range_size(text)` its
-    size estimate of a range (`deepcost.lower_bound`).
+    size estimate of a range (`deepcost.lower_bound`); `shallow(text)` the faithful engine's verdict,
+    None when `text` is too deep for it as well.
     """
     from webhook.cel.verdict import FORBIDDEN, INVALID, OK, Verdict
 
@@ -49,7 +53,37 @@ def check_deep_expression(expression: str, faithful=None, rerender: bool = True,
             first, newline, rest = verdict.detail.partition("\n")
             verdict = Verdict(INVALID, first + _RENDERED_NOTE + newline + rest, verdict.cost, verdict.warning)
         return verdict
-    bound = deepcost.lower_bound(tree, part_cost, range_size)
+    bound, exact = deepcost.analyse(tree, part_cost, range_size)
     if bound > SELECTOR_EXPRESSION_MAX_COST:
         return Verdict(FORBIDDEN, "too complex, exceeds cost limit", bound)
-    return Verdict(OK, warning=SKIPPED_WARNING)
+    verdict, parts_cost = _skeleton_verdict(tree, exact, part_cost, shallow)
+    if verdict is None:  # the type check could not be done
+        return Verdict(OK, warning=SKIPPED_WARNING)
+    if verdict.outcome == INVALID and verdict.detail.startswith("compilation failed: ERROR: <input>:"):
+        first, newline, rest = verdict.detail.partition("\n")
+        verdict = Verdict(INVALID, first + _SKELETON_NOTE + newline + rest, verdict.cost, verdict.warning)
+    if verdict.outcome != OK or verdict.cost is None:
+        return verdict
+    cost = min(verdict.cost + parts_cost, deepcost.MAX_UINT64)  # every part's estimate, and the rest's
+    if cost > SELECTOR_EXPRESSION_MAX_COST:
+        return Verdict(FORBIDDEN, "too complex, exceeds cost limit", cost)
+    return Verdict(OK, "", cost, verdict.warning)
+
+
+def _skeleton_verdict(tree, exact, part_cost, shallow):
+    """(the faithful engine's verdict on the expression with its parts that type-check alone written
+    as literals, the parts' total cost), or (None, 0) when it stays too deep. A skeleton still too
+    deep is reduced the same way again: a long chain loses about 32 links a round."""
+    total = 0
+    for _ in range(MAX_SKELETON_ROUNDS if shallow is not None else 0):
+        found = deepcost.skeleton(tree, exact)
+        if found is None:
+            break
+        text, cost = found
+        total = min(total + cost, deepcost.MAX_UINT64)
+        verdict = shallow(text)
+        if verdict is not None:
+            return verdict, total
+        tree = grammar.parse(text)
+        exact = deepcost.analyse(tree, part_cost)[1]
+    return None, 0
