@@ -30,7 +30,7 @@ def reasons(expression: str) -> list[tuple[str, str]]:
 def deep_bound(expression: str, parts: bool = True) -> int:
     """The deep path's bound, whatever the expression's depth (the faithful engine sizes ranges)."""
     env = get_environment(False, cel.Features())
-    return deepcost.lower_bound(grammar.parse(expression), parts and (lambda text: compiler._part_cost(text, env)),
+    return deepcost.lower_bound(grammar.parse(expression), (lambda text: compiler._part_cost(text, env)) if parts else None,
                                 lambda text: compiler._range_size(text, env))
 
 

@@ -13,12 +13,15 @@ bound never exceeds what cel-go estimates: a selector is only refused when cel-g
 
 from __future__ import annotations
 
+from collections import deque
+
 from webhook.cel.estimates import LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST, MAX_UINT64, \
     SELECT_AND_IDENT_COST, STRUCT_CREATE_BASE_COST
 from webhook.cel.grammar import VAR_MACROS, Node, unwrap
 from webhook.cel.unparse import render
 
-MAX_PART_COMPILES = 64  # distinct closed parts given to the faithful engine, largest first
+MAX_PART_COMPILES = 64  # distinct closed parts given to the faithful engine per selector and kind
+MAX_PART_BYTES = 20_480  # their text: two maximal selectors (compiling takes 1 to 2 ms per KiB)
 ENGINE_DEPTH = 32  # parts higher than the engine's parser limit are not tried
 MAX_RANGE_COMPILES = 32  # distinct ranges (with their declarations) given to the faithful engine
 RANGE_ITEM = "__deep_range_item"  # the variable of the comprehension that wraps a range to be sized
@@ -82,7 +85,7 @@ def _scope(node: Node):
     return None
 
 
-def _free_names(root: Node) -> tuple[dict[int, frozenset], dict[int, int]]:
+def free_names(root: Node) -> tuple[dict[int, frozenset], dict[int, int]]:
     """Per node: the names bound in the tree that it uses from outside, and its height (the levels
     of nodes it holds, parentheses not counted)."""
     names = set()
@@ -107,34 +110,66 @@ def _free_names(root: Node) -> tuple[dict[int, frozenset], dict[int, int]]:
     return free, height
 
 
-def _exact_parts(root: Node, part_cost, free: dict, height: dict) -> dict[int, tuple[int, tuple]]:
+def exact_parts(root: Node, spine: PartCosts, others: PartCosts | None, free: dict,
+                 height: dict) -> dict[int, tuple[int, tuple]]:
     """cel-go's own estimates (and types) of the largest parts the faithful engine can compile alone,
     by the id of the part as `unwrap` gives it.
 
-    A part qualifies when it is more than a leaf and uses no variable bound outside it (so its
-    estimate does not depend on where it stands); the root already failed to compile. Equal texts
-    are compiled once; the argument of has() is never a part of its own (it must stay a selection);
-    parts nested deeper than the engine parses are not tried (their own parts are).
+    A part qualifies when it is more than a leaf, no higher than the engine parses, and uses no
+    variable bound outside it (so its estimate does not depend on where it stands); the root
+    already failed to compile. The highest path comes first (`spine`: replacing a part there is
+    what makes the rest shallow), then, while `others` allows, the parts beside it. The argument
+    of has() is never a part of its own (it must stay a selection).
     """
     exact: dict[int, tuple[int, tuple]] = {}
-    asked: dict[str, tuple | None] = {}
-    stack = [c for c in reversed(unwrap(root).children) if c is not None]
-    while stack:
-        node = unwrap(stack.pop())
+    top_node = unwrap(root)
+    stack: list[tuple[Node, bool]] = [(top_node, True)]
+    later: deque[Node] = deque()
+    while stack or later:
+        if not stack:
+            if others is None or others.exhausted:
+                break
+            stack.append((later.popleft(), False))
+        node, on_spine = stack.pop()
         if node.kind in _LEAVES:
             continue
-        if not free[id(node)] and height[id(node)] <= ENGINE_DEPTH:
-            text = render(node)
-            if text not in asked and len(asked) < MAX_PART_COMPILES:
-                asked[text] = part_cost(text)
-            found = asked.get(text)
+        if node is not top_node and not free[id(node)] and height[id(node)] <= ENGINE_DEPTH:
+            found = (spine if on_spine else others)(render(node))
             if found is not None:
                 exact[id(node)] = found
                 continue
         if node.kind == "call" and node.text == "has" and node.children[0] is None:
             continue
-        stack.extend(c for c in reversed(node.children) if c is not None)
+        kids = [unwrap(c) for c in node.children if c is not None]
+        if not kids:
+            continue
+        if on_spine:
+            top = max(kids, key=lambda k: height[id(k)])
+            later.extend(k for k in kids if k is not top)
+            stack.append((top, True))
+        else:
+            stack.extend((k, False) for k in reversed(kids))
     return exact
+
+
+class PartCosts:
+    """The faithful engine's (cost, type) of parts by their text: each text compiled once, at most
+    `limit` texts and `byte_limit` bytes of them (then `exhausted`, and every other part unknown)."""
+
+    def __init__(self, part_cost, limit: int = MAX_PART_COMPILES, byte_limit: int = MAX_PART_BYTES) -> None:
+        self.part_cost, self.limit, self.byte_limit = part_cost, limit, byte_limit
+        self.known: dict[str, tuple | None] = {}
+        self.bytes = 0
+
+    @property
+    def exhausted(self) -> bool:
+        return len(self.known) >= self.limit or self.bytes >= self.byte_limit
+
+    def __call__(self, text: str) -> tuple[int, tuple] | None:
+        if text not in self.known and not self.exhausted:
+            self.bytes += len(text)
+            self.known[text] = self.part_cost(text)
+        return self.known.get(text)
 
 
 def skeleton(root: Node, exact: dict[int, tuple[int, tuple]]) -> tuple[str, int] | None:
@@ -226,10 +261,15 @@ def lower_bound(root: Node, part_cost=None, range_size_of=None) -> int:
     return analyse(root, part_cost, range_size_of)[0]
 
 
-def analyse(root: Node, part_cost=None, range_size_of=None) -> tuple[int, dict[int, tuple[int, tuple]]]:
-    """(`lower_bound`, the exactly costed parts for `skeleton`)."""
-    free, height = _free_names(root)
-    exact = _exact_parts(root, part_cost, free, height) if part_cost else {}
+def analyse(root: Node, part_cost=None, range_size_of=None,
+            others: PartCosts | None = None) -> tuple[int, dict[int, tuple[int, tuple]]]:
+    """(`lower_bound`, the exactly costed parts for `skeleton`). `part_cost` and `others`, when they
+    are `PartCosts`, are the budgets of the highest path and of the parts beside it (None: only
+    the highest path); a plain function gets a budget of each."""
+    free, height = free_names(root)
+    if part_cost is not None and not isinstance(part_cost, PartCosts):
+        part_cost, others = PartCosts(part_cost), PartCosts(part_cost)
+    exact = exact_parts(root, part_cost, others, free, height) if part_cost is not None else {}
     engine_sizes = _engine_range_sizes(root, range_size_of, free) if range_size_of else {}
     namespaces = _call_namespaces(root)
     bounds: dict[int, int] = {}

@@ -53,7 +53,10 @@ def check_deep_expression(expression: str, faithful=None, rerender: bool = True,
             first, newline, rest = verdict.detail.partition("\n")
             verdict = Verdict(INVALID, first + _RENDERED_NOTE + newline + rest, verdict.cost, verdict.warning)
         return verdict
-    bound, exact = deepcost.analyse(tree, part_cost, range_size)
+    others = None
+    if part_cost is not None:  # budgets shared by every round; parts beside the highest path in the first only
+        part_cost, others = deepcost.PartCosts(part_cost), deepcost.PartCosts(part_cost)
+    bound, exact = deepcost.analyse(tree, part_cost, range_size, others)
     if bound > SELECTOR_EXPRESSION_MAX_COST:
         return Verdict(FORBIDDEN, "too complex, exceeds cost limit", bound)
     verdict, parts_cost = _skeleton_verdict(tree, exact, part_cost, shallow)
@@ -81,9 +84,11 @@ def _skeleton_verdict(tree, exact, part_cost, shallow):
             break
         text, cost = found
         total = min(total + cost, deepcost.MAX_UINT64)
-        verdict = shallow(text)
-        if verdict is not None:
-            return verdict, total
         tree = grammar.parse(text)
-        exact = deepcost.analyse(tree, part_cost)[1]
+        free, height = deepcost.free_names(tree)
+        if height[id(tree)] <= 2 * deepcost.ENGINE_DEPTH:  # else surely too deep: not compiled
+            verdict = shallow(text)
+            if verdict is not None:
+                return verdict, total
+        exact = deepcost.exact_parts(tree, part_cost, None, free, height)
     return None, 0
