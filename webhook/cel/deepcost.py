@@ -125,18 +125,23 @@ def exact_parts(root: Node, spine: PartCosts, others: PartCosts | None, free: di
     top_node = unwrap(root)
     stack: list[tuple[Node, bool]] = [(top_node, True)]
     later: deque[Node] = deque()
+    path: list[Node] = []  # the highest path so far, from the root
     while stack or later:
         if not stack:
             if others is None or others.exhausted:
                 break
             stack.append((later.popleft(), False))
         node, on_spine = stack.pop()
+        if on_spine:
+            path.append(node)
         if node.kind in _LEAVES:
             continue
         if node is not top_node and not free[id(node)] and height[id(node)] <= ENGINE_DEPTH:
             found = (spine if on_spine else others)(render(node))
             if found is not None:
                 exact[id(node)] = found
+                if on_spine:
+                    _climb(path, exact, spine, free, height)
                 continue
         if node.kind == "call" and node.text == "has" and node.children[0] is None:
             continue
@@ -150,6 +155,38 @@ def exact_parts(root: Node, spine: PartCosts, others: PartCosts | None, free: di
         else:
             stack.extend((k, False) for k in reversed(kids))
     return exact
+
+
+def _climb(path: list[Node], exact: dict, costs: PartCosts, free: dict, height: dict) -> None:
+    """Up the highest path from its exactly costed end: the highest closed ancestor that the engine
+    can parse once that part is written as a literal of its type, costed as the ancestor with the
+    literal plus the part (as `skeleton` does), again from there, while that holds."""
+    while True:
+        part = path[-1]
+        cost, part_type = exact[id(part)]
+        literal = _PLACEHOLDERS.get(part_type[0])
+        if literal is None:
+            return
+        level, best = 1, None
+        for k in range(len(path) - 2, 0, -1):  # not the root: it is the skeleton's
+            parent, child = path[k], path[k + 1]
+            kids = [unwrap(c) for c in parent.children if c is not None]
+            if (parent.kind == "cond" and child is not kids[0]) or (comprehension(parent) and child is not kids[0]) \
+                    or (parent.kind == "call" and parent.text == "has"):
+                break  # not added once (a branch, a loop), or a selection that must stay one
+            level = 1 + max([level] + [height[id(c)] for c in kids if c is not child])
+            if level > ENGINE_DEPTH:
+                break
+            if not free[id(parent)]:
+                best = k
+        if best is None:
+            return
+        found = costs(render(path[best], {id(part): literal}))
+        if found is None:
+            return
+        del exact[id(part)]
+        exact[id(path[best])] = (min(found[0] + cost, MAX_UINT64), found[1])
+        del path[best + 1:]
 
 
 class PartCosts:
