@@ -3,8 +3,13 @@
 Kubernetes accepts such expressions, so rejecting them for depth would be wrong. They get cel-go's
 grammar and limits (`grammar`); then, as far as the faithful engine can follow:
 - nested only through grouping parentheses: the same tree without them (`unparse`) gets every check;
-- still too deep: a lower bound of cel-go's cost (`deepcost`) refuses nests of comprehensions
-  cel-go would refuse; type and cost checks are skipped otherwise, and the verdict says so.
+- still too deep: a lower bound of cel-go's cost (`deepcost`: ranges sized by cel-go's own
+  estimate, parts that compile alone costed by the engine) refuses what cel-go would refuse;
+- then parts that type-check alone, of scalar types and costed once, are written as literals of
+  their types (`deepcost.skeleton`), round after round, until the engine can check the rest: its
+  verdict, with the rest's cost plus the parts', is the whole's;
+- when that cannot be done (a deep part in a ternary's branch or a loop, or one that uses a loop
+  variable), type and cost checks are skipped, and the verdict says so.
 """
 
 from __future__ import annotations
