@@ -210,3 +210,14 @@ def test_literals_and_identifiers_count_in_the_deep_bound():
     assert deep_bound(expression) > compiler.SELECTOR_EXPRESSION_MAX_COST
     assert reasons(expression) == [(str(PATH), "FieldValueForbidden")]
     assert reasons(f"device.attributes.all(d, device.attributes[d].all(k, {'[1].all(y, ' * 50}y == 1{')' * 52}") == []
+
+
+def test_list_attribute_ranges_are_sized_with_list_type_attributes():
+    # DRAListTypeAttributes: an attribute value may be a list of up to 64 (the value bound): 64^4 x 40 levels
+    features = cel.Features(list_type_attributes=True)
+    values = 'device.attributes["dom.example"]["list"]'
+    nest = "".join(f"{values}.all({v}, " for v in "abcd") + "[1].all(y, " * 40 + "true" + ")" * 44
+    [error] = cel.validate_cel_selector(nest, PATH, features=features)
+    assert str(error) == FORBIDDEN
+    allowed = f"{values}.all(a, " + "[1].all(y, " * 40 + "true" + ")" * 41
+    assert cel.validate_cel_selector(allowed, PATH, features=features) == []
