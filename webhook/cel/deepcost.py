@@ -26,10 +26,14 @@ ENGINE_DEPTH = 32  # parts higher than the engine's parser limit are not tried
 MAX_RANGE_COMPILES = 32  # distinct ranges (with their declarations) given to the faithful engine
 RANGE_ITEM = "__deep_range_item"  # the variable of the comprehension that wraps a range to be sized
 _BASE_COSTS = {"list": LIST_CREATE_BASE_COST, "map": MAP_CREATE_BASE_COST, "message": STRUCT_CREATE_BASE_COST}
-_BIND_RANGE_COST = LIST_CREATE_BASE_COST
+_BIND_RANGE_COST = LIST_CREATE_BASE_COST  # cel.bind is a comprehension over an empty list literal
 _LEAVES = frozenset({"literal", "ident", "field"})
+# Macros whose loop step adds the cost of their bodies (by how many): `__result__ && b`, `__result__ || b`,
+# `b ? __result__ + 1 : __result__`, `__result__ + [b]`, `b ? __result__ + [x] : __result__` (cel-go
+# parser/macro.go and ext/comprehensions.go).
+_ADDED_BODIES = {"all": 1, "exists": 1, "exists_one": 1, "existsOne": 1, "map": 1, "filter": 1}
 # Literals standing for a part of a scalar type whose size cel-go's estimator takes as one.
-_PLACEHOLDERS = {"bool": "true", "int": "0", "uint": "0u", "double": "0.0", "null": "null"}  # cel.bind is a comprehension over an empty list literal
+_PLACEHOLDERS = {"bool": "true", "int": "0", "uint": "0u", "double": "0.0", "null": "null"}
 
 _SIZED_RESULTS = ("map", "filter")  # list results with one element at most per range element
 
@@ -209,36 +213,43 @@ class PartCosts:
         return self.known.get(text)
 
 
-def skeleton(root: Node, exact: dict[int, tuple[int, tuple]]) -> tuple[str, int] | None:
+def skeleton(root: Node, exact: dict[int, tuple[int, tuple]],
+             sizes: dict[int, int] | None = None) -> tuple[str, int] | None:
     """The expression with each exactly costed part of a scalar type replaced by a literal of that
     type, and the parts' total cost; None when nothing is replaced.
 
     The literal has the part's type and, being a scalar, the same size (one), so the faithful
-    engine types the skeleton as cel-go types the whole; parts are replaced only where cel-go adds
-    their cost once (not in a ternary's branch, not in a loop), so its estimate of the whole is the
-    skeleton's (where literals cost nothing) plus the parts' (saturating).
+    engine types the skeleton as cel-go types the whole. Parts are replaced only where cel-go adds
+    their cost (not in a ternary's branch): once, or, in the body of a macro whose loop step adds
+    its body (`_ADDED_BODIES`), once per element of each range around it as cel-go sizes it
+    (`sizes`, by comprehension node). So cel-go's estimate of the whole is the skeleton's (where
+    literals cost nothing) plus the parts' so counted (saturating).
     """
     replace: dict[int, str] = {}
     total = 0
-    stack = [unwrap(root)]
-    while stack:  # only where cel-go adds a part's cost once: not in a branch, not in a loop
-        node = stack.pop()
+    stack = [(unwrap(root), 1)]
+    while stack:
+        node, times = stack.pop()
         found = exact.get(id(node))
         literal = found and _PLACEHOLDERS.get(found[1][0])
         if literal:
             replace[id(node)] = literal
-            total += found[0]
+            total = min(total + found[0] * times, MAX_UINT64)
             continue
+        kids = [(c, times) for c in node.children if c is not None]
         if node.kind == "cond":
-            kids = node.children[:1]  # a ternary costs the larger branch
+            kids = kids[:1]  # a ternary costs the larger branch
         elif comprehension(node):
-            kids = node.children[:1]  # the body costs once per element
-        else:
-            kids = node.children
-        stack.extend(unwrap(c) for c in kids if c is not None)
+            target, variables = comprehension(node)
+            size = (sizes or {}).get(id(node))
+            bodies = node.children[1 + variables:]
+            kids = [(target, times)]
+            if size is not None and _ADDED_BODIES.get(node.text) == len(bodies):
+                kids += [(c, min(times * size, MAX_UINT64)) for c in bodies]
+        stack.extend((unwrap(c), t) for c, t in kids)
     if not replace:
         return None
-    return render(root, replace), min(total, MAX_UINT64)
+    return render(root, replace), total
 
 
 def _declared_range(target: Node, chain, free: dict) -> str:
@@ -265,7 +276,7 @@ def _declared_range(target: Node, chain, free: dict) -> str:
     return "".join(reversed(heads)) + inner + ")" * len(heads)
 
 
-def _engine_range_sizes(root: Node, range_size_of, free: dict) -> dict[int, int]:
+def engine_range_sizes(root: Node, range_size_of, free: dict) -> dict[int, int]:
     """cel-go's maximum size estimate of each comprehension's range that the faithful engine can
     size (`range_size_of(text)`: the size of the range of the comprehension over RANGE_ITEM)."""
     sizes: dict[int, int] = {}
@@ -293,21 +304,21 @@ def lower_bound(root: Node, part_cost=None, range_size_of=None) -> int:
     """A lower bound of the maximum cost cel-go estimates for the tree (saturating like uint64).
 
     `part_cost(text)`, when given, is the faithful engine's (estimate, type) for a closed part (or
-    None); `range_size_of(text)` its maximum size estimate of a range (see `_engine_range_sizes`).
+    None); `range_size_of(text)` its maximum size estimate of a range (see `engine_range_sizes`).
     """
     return analyse(root, part_cost, range_size_of)[0]
 
 
 def analyse(root: Node, part_cost=None, range_size_of=None,
-            others: PartCosts | None = None) -> tuple[int, dict[int, tuple[int, tuple]]]:
-    """(`lower_bound`, the exactly costed parts for `skeleton`). `part_cost` and `others`, when they
-    are `PartCosts`, are the budgets of the highest path and of the parts beside it (None: only
-    the highest path); a plain function gets a budget of each."""
+            others: PartCosts | None = None) -> tuple[int, dict[int, tuple[int, tuple]], dict[int, int]]:
+    """(`lower_bound`, the exactly costed parts and the ranges' sizes for `skeleton`). `part_cost` and
+    `others`, when they are `PartCosts`, are the budgets of the highest path and of the parts beside
+    it (None: only the highest path); a plain function gets a budget of each."""
     free, height = free_names(root)
     if part_cost is not None and not isinstance(part_cost, PartCosts):
         part_cost, others = PartCosts(part_cost), PartCosts(part_cost)
     exact = exact_parts(root, part_cost, others, free, height) if part_cost is not None else {}
-    engine_sizes = _engine_range_sizes(root, range_size_of, free) if range_size_of else {}
+    engine_sizes = engine_range_sizes(root, range_size_of, free) if range_size_of else {}
     namespaces = _call_namespaces(root)
     bounds: dict[int, int] = {}
     stack: list[tuple[Node, bool]] = [(root, False)]
@@ -336,7 +347,7 @@ def analyse(root: Node, part_cost=None, range_size_of=None,
         else:
             value = _BASE_COSTS.get(node.kind, 0) + sum(bounds[id(c)] for c in kids)
         bounds[id(node)] = min(value, MAX_UINT64)
-    return bounds[id(root)], exact
+    return bounds[id(root)], exact, engine_sizes
 
 
 def _call_namespaces(root: Node) -> set[int]:

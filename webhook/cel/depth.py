@@ -61,10 +61,12 @@ def check_deep_expression(expression: str, faithful=None, rerender: bool = True,
     others = None
     if part_cost is not None:  # budgets shared by every round; parts beside the highest path in the first only
         part_cost, others = deepcost.PartCosts(part_cost), deepcost.PartCosts(part_cost)
-    bound, exact = deepcost.analyse(tree, part_cost, range_size, others)
+    if range_size is not None:  # shared by every round as well
+        range_size = deepcost.PartCosts(range_size, deepcost.MAX_RANGE_COMPILES)
+    bound, exact, sizes = deepcost.analyse(tree, part_cost, range_size, others)
     if bound > SELECTOR_EXPRESSION_MAX_COST:
         return Verdict(FORBIDDEN, "too complex, exceeds cost limit", bound)
-    verdict, parts_cost = _skeleton_verdict(tree, exact, part_cost, shallow)
+    verdict, parts_cost = _skeleton_verdict(tree, exact, sizes, part_cost, range_size, shallow)
     if verdict is None:  # the type check could not be done
         return Verdict(OK, warning=SKIPPED_WARNING)
     if verdict.outcome == INVALID and verdict.detail.startswith("compilation failed: ERROR: <input>:"):
@@ -78,13 +80,13 @@ def check_deep_expression(expression: str, faithful=None, rerender: bool = True,
     return Verdict(OK, "", cost, verdict.warning)
 
 
-def _skeleton_verdict(tree, exact, part_cost, shallow):
+def _skeleton_verdict(tree, exact, sizes, part_cost, range_size, shallow):
     """(the faithful engine's verdict on the expression with its parts that type-check alone written
     as literals, the parts' total cost), or (None, 0) when it stays too deep. A skeleton still too
-    deep is reduced the same way again: a long chain loses about 32 links a round."""
+    deep is reduced the same way again."""
     total = 0
     for _ in range(MAX_SKELETON_ROUNDS if shallow is not None else 0):
-        found = deepcost.skeleton(tree, exact)
+        found = deepcost.skeleton(tree, exact, sizes)
         if found is None:
             break
         text, cost = found
@@ -96,4 +98,5 @@ def _skeleton_verdict(tree, exact, part_cost, shallow):
             if verdict is not None:
                 return verdict, total
         exact = deepcost.exact_parts(tree, part_cost, None, free, height)
+        sizes = deepcost.engine_range_sizes(tree, range_size, free) if range_size is not None else {}
     return None, 0
