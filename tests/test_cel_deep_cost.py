@@ -135,6 +135,58 @@ def test_the_deep_path_agrees_with_the_faithful_engine_where_both_apply():
     assert complete >= 100
 
 
+class _Mixed:
+    """Typed expressions over every construct a part may meet: has(), optionals, messages, unary
+    operators on numbers of each type, ternaries, binds, macros, capacity quantities."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def bool(self, d: int) -> str:
+        r = self.rng
+        if d <= 0:
+            return r.choice(['has(device.attributes.x)', 'device.attributes[?"dom"].hasValue()', "!true", "true",
+                             "(-1.5 < 0.0)", "(2u > 1u)", 'device.driver.startsWith("a")', "null == null",
+                             "device.allowMultipleAllocations", "google.protobuf.Int64Value{value: 1} == 1",
+                             'device.capacity["d"]["c"].isGreaterThan(quantity("1"))'])
+        x, y = self.bool(d - 1), self.bool(d - 1)
+        return r.choice([f"({x} && {y})", f"({x} || {y})", f"!({x})", f"({x} ? {y} : false)",
+                         f"[1, 2].exists(v, v > 0 && {x})", f"cel.bind(z, {self.int(d - 1)}, z > 0 && {x})",
+                         f"{self.int(d - 1)} > {self.int(d - 1)}", f"({self.double(d - 1)} < 1.0)",
+                         f"[{x}, {y}].all(q, q)", f"device.attributes.exists(k, {x})", f"({x}) == ({y})"])
+
+    def int(self, d: int) -> str:
+        r = self.rng
+        if d <= 0:
+            return r.choice(["1", "-1", "size(device.attributes)", "int(2u)", "dyn(3)"])
+        return r.choice([f"({self.int(d - 1)} + {self.int(d - 1)})", f"-({self.int(d - 1)})",
+                         f"int({self.double(d - 1)})", f"({self.bool(d - 1)} ? {self.int(d - 1)} : 0)",
+                         f"[1, 2].map(w, w + {self.int(d - 1)}).size()", f"({self.int(d - 1)} % 3)"])
+
+    def double(self, d: int) -> str:
+        if d <= 0:
+            return self.rng.choice(["1.5", "-2.0", "double(1)"])
+        return self.rng.choice([f"({self.double(d - 1)} * {self.double(d - 1)})", f"-({self.double(d - 1)})",
+                                f"double({self.int(d - 1)})"])
+
+
+@pytest.mark.parametrize("engine_depth", [2, 4])
+def test_mixed_constructs_agree_with_the_faithful_engine(monkeypatch, engine_depth):
+    # `-part` written as `-0` would read as a literal and lose the negation's cost: found by this test
+    monkeypatch.setattr(deepcost, "ENGINE_DEPTH", engine_depth)
+    mixed = _Mixed(random.Random(engine_depth))
+    complete = 0
+    for _ in range(120):
+        expression = mixed.bool(mixed.rng.randint(1, 4))
+        faithful, deep = compiler.check(expression), deep_verdict(expression)
+        if deep.warning:
+            assert deep.outcome == "ok" or faithful.outcome == "forbidden", expression
+            continue
+        complete += 1
+        assert (deep.outcome, deep.cost) == (faithful.outcome, faithful.cost), expression
+    assert complete >= 20
+
+
 @pytest.mark.parametrize("engine_depth", [2, 4, 6])
 def test_rounds_and_climbs_agree_with_the_faithful_engine(monkeypatch, engine_depth):
     # Pretending the engine parses fewer levels makes shallow selectors take every step of the deep

@@ -32,8 +32,9 @@ _LEAVES = frozenset({"literal", "ident", "field"})
 # `b ? __result__ + 1 : __result__`, `__result__ + [b]`, `b ? __result__ + [x] : __result__` (cel-go
 # parser/macro.go and ext/comprehensions.go).
 _ADDED_BODIES = {"all": 1, "exists": 1, "exists_one": 1, "existsOne": 1, "map": 1, "filter": 1}
-# Literals standing for a part of a scalar type whose size cel-go's estimator takes as one.
-_PLACEHOLDERS = {"bool": "true", "int": "0", "uint": "0u", "double": "0.0", "null": "null"}
+# Literals standing for a part of a scalar type whose size cel-go's estimator takes as one; numbers in
+# parentheses, so that `-part` stays a negation rather than reading as a negative literal.
+_PLACEHOLDERS = {"bool": "true", "int": "(0)", "uint": "(0u)", "double": "(0.0)", "null": "null"}
 
 _SIZED_RESULTS = ("map", "filter")  # list results with one element at most per range element
 
