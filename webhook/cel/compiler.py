@@ -10,10 +10,10 @@ import re
 
 from google.protobuf.message import DecodeError
 
-from webhook.cel import depth, onepass
+from webhook.cel import deepcost, depth, onepass
 from webhook.cel.budget import may_compile, record
 from webhook.cel.cache import VerdictCache
-from webhook.cel.checked import CheckedAst, build, parse, type_name
+from webhook.cel.checked import CALL, COMPREHENSION, CheckedAst, build, parse, type_name
 from webhook.cel.cost import Coster
 from webhook.cel.environment import Environment, Features, get_environment
 from webhook.cel.validators import find_issues, format_issues
@@ -71,9 +71,9 @@ def _estimate_and_validate(expression: str, env: Environment, checked, serialize
     return cost, coster.type_of(ast.root)
 
 
-def _part_cost(text: str, env: Environment) -> int | None:
-    """cel-go's maximum cost estimate of a closed part of a too-deep selector; None when it does not
-    compile here (too deep as well, or ill-typed)."""
+def _part_cost(text: str, env: Environment) -> tuple[int, tuple] | None:
+    """cel-go's maximum cost estimate and the type of a closed part of a too-deep selector; None when
+    it does not compile here (too deep as well, or ill-typed)."""
     try:
         compiled = env.env_for(text).compile(text)
     except (TypeError, RuntimeError):
@@ -84,23 +84,49 @@ def _part_cost(text: str, env: Environment) -> int | None:
     except DecodeError:  # nested deeper than protobuf's decoder allows
         return None
     try:
-        return onepass.estimate(checked, env.sizes)[0][1]
+        cost, root_type = onepass.estimate(checked, env.sizes)
+        return cost[1], root_type
     except (onepass.Unsupported, RecursionError):
         pass
     estimate = _estimate_and_validate(text, env, checked, serialized)
-    return None if isinstance(estimate, Verdict) else estimate[0][1]
+    return None if isinstance(estimate, Verdict) else (estimate[0][1], estimate[1])
+
+
+def _range_size(text: str, env: Environment) -> int | None:
+    """cel-go's maximum size estimate of the range of the comprehension over `deepcost.RANGE_ITEM`
+    in `text`; None when `text` does not compile here."""
+    try:
+        compiled = env.env_for(text).compile(text)
+        serialized = compiled.serialize()
+        ast = build(parse(serialized), serialized)
+        coster = Coster(ast, env.sizes)
+        coster.cost(ast.root)
+    except (TypeError, RuntimeError, DecodeError, RecursionError):
+        return None
+    stack = [ast.root]
+    while stack:  # the wrapped comprehension sits in the loop steps of the declaring ones
+        e = stack.pop()
+        if e.kind == COMPREHENSION:
+            if e.iter_var == deepcost.RANGE_ITEM:
+                return coster.size_or_unknown(e.iter_range)[1]
+            stack.extend((e.accu_init, e.loop_step, e.result))
+        elif e.kind == CALL:
+            stack.extend(e.args)
+    return None
 
 
 def _too_deep(expression: str, env: Environment, derived: bool, one_pass: bool, rerender: bool) -> Verdict:
     return depth.check_deep_expression(
         expression, lambda text: _verdict(text, env, derived, one_pass, rerender=False), rerender,
-        lambda text: _part_cost(text, env))
+        lambda text: _part_cost(text, env), lambda text: _range_size(text, env),
+        lambda text: _verdict(text, env, derived, one_pass, rerender=False, deep=False))
 
 
 def _verdict(expression: str, env: Environment, derived: bool = False, one_pass: bool = True,
-             rerender: bool = True) -> Verdict:
+             rerender: bool = True, deep: bool = True) -> Verdict | None:
     """`one_pass=False` skips `onepass` (the differential test compares both ways); `rerender=False`
-    when `expression` is a too-deep expression rendered without redundant parentheses (`depth`)."""
+    when `expression` is a too-deep expression rendered without redundant parentheses (`depth`);
+    `deep=False`: None rather than the deep path when it is too deep."""
     try:
         compiled = env.env_for(expression).compile(expression)
     except TypeError as error:  # the caller sanitises strings; anything else the binding rejects
@@ -108,12 +134,16 @@ def _verdict(expression: str, env: Environment, derived: bool = False, one_pass:
     except RuntimeError as error:
         message = _compiler_message(error)
         if depth.is_nesting_error(message):
+            if not deep:
+                return None
             return _too_deep(expression, env, derived, one_pass, rerender)
         return Verdict(INVALID, "compilation failed: " + message)
     serialized = compiled.serialize()
     try:
         checked = parse(serialized)
     except DecodeError:  # compiled, but nested deeper than protobuf's decoder allows (100 messages)
+        if not deep:
+            return None
         return _too_deep(expression, env, derived, one_pass, rerender)
     estimate = None
     if one_pass:

@@ -84,13 +84,16 @@ def _flat(items: list[list]) -> list:
     return out
 
 
-def render(root: Node) -> str:
+def render(root: Node, replace: dict[int, str] | None = None) -> str:
+    """`replace` maps ids of nodes (as `unwrap` returns them) to texts written in their place."""
     out: list[str] = []
     stack: list = [unwrap(root)]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
             out.append(item)
+        elif replace and id(item) in replace:
+            out.append(replace[id(item)])
         else:
             stack.extend(reversed(_parts(item)))
     return "".join(out)
