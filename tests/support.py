@@ -188,3 +188,14 @@ def launch_server(workdir: Path, *extra_args: str, cert_dir: Path, verify: ssl.S
         time.sleep(0.1)
     server.stop()
     raise RuntimeError(f"server did not become healthy:\n{server.log_text()}")
+
+
+def validation_causes(body: dict, profile) -> tuple[Counter, list[str]]:
+    """(Counter of (field, reason) causes, warnings) of `/validate` on an AdmissionReview body, in process."""
+    from webhook import admit
+    from webhook.review import decode_review
+
+    response = admit.validate(decode_review(body), profile=profile)
+    causes = Counter((c["field"], c["reason"]) for c in (response.status or {}).get("details", {}).get("causes", []))
+    assert response.allowed is (not causes), response.status
+    return causes, response.warnings

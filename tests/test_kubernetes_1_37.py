@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cases_1_37 import ALL_GATES_1_37, GROUP, Case, cases_by_id, claim, exact, slice_
-from support import review_body
+from support import review_body, validation_causes
 from webhook import admit, kinds
 from webhook.behaviours import BEHAVIOURS
 from webhook.profile import DEFAULT, GATES, SUPPORTED_VERSIONS, ProfileError, make_profile
@@ -20,11 +20,7 @@ PROFILE_1_37 = make_profile("1.37", ALL_GATES_1_37)
 
 
 def _verdict(case: Case, profile) -> tuple[Counter, list[str]]:
-    body = review_body(case.obj, operation=case.operation, old=case.old, sub_resource=case.sub_resource)
-    response = admit.validate(decode_review(body), profile=profile)
-    causes = Counter((c["field"], c["reason"]) for c in (response.status or {}).get("details", {}).get("causes", []))
-    assert response.allowed is (not causes), response.status
-    return causes, response.warnings
+    return validation_causes(review_body(case.obj, operation=case.operation, old=case.old, sub_resource=case.sub_resource), profile)
 
 
 @pytest.mark.parametrize("case", cases_by_id())
