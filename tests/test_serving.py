@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import socket
 import ssl
@@ -136,6 +137,15 @@ def test_malformed_timeout_is_a_400(webhook_server, timeout):
     reply = webhook_server.post(f"/validate?timeout={timeout}", SMALL)
     assert reply.status_code == 400 and "timeout" in reply.text
     assert len(reply.text) < 200 and time.monotonic() - started < 10
+
+
+def test_a_refused_envelope_quotes_a_bounded_part_of_the_request(webhook_server):
+    # `kind must be AdmissionReview, not '…'`: an 800 KB kind of 4-byte characters, each \U000e0001
+    # in the quote, came back as a 2 MB reply.
+    body = {"apiVersion": "admission.k8s.io/v1", "kind": "\U000e0001" * 200_000, "request": {"uid": "1"}}
+    reply = webhook_server.post("/validate", body)
+    assert reply.status_code == 400 and "kind must be AdmissionReview" in reply.text
+    assert len(reply.content) < 8192 and reply.text.rstrip().endswith("...(truncated)")
 
 
 def test_a_long_timeout_is_clamped_to_the_max_request_timeout(server_with):
@@ -462,6 +472,26 @@ def test_connections_are_counted_from_accept_not_from_the_handshake(server_with)
         except ConnectionResetError:
             pass
         sock.close()
+
+
+def test_a_burst_of_connections_is_counted_as_it_is_accepted(server_with):
+    """asyncio accepts a whole backlog at once and makes every protocol before any connection_made:
+    a cap counted there let a burst through whole."""
+    server = server_with("--max-connections", "20", "--header-read-timeout", "30")
+    host, port = server.url.removeprefix("https://").split(":")
+    os.kill(server.process.pid, signal.SIGSTOP)  # the burst waits in the listen backlog
+    try:
+        burst = [socket.create_connection((host, int(port)), timeout=10) for _ in range(60)]
+    finally:
+        os.kill(server.process.pid, signal.SIGCONT)
+    try:
+        time.sleep(2)  # refused connections are aborted as soon as they are accepted
+        closed, _, _ = select.select(burst, [], [], 0)  # readable: EOF or reset
+        assert len(burst) - len(closed) <= 20, f"{len(burst) - len(closed)} connections held"
+        assert len(closed) >= 40
+    finally:
+        for sock in burst:
+            sock.close()
 
 
 def rss_mib(server: RunningServer) -> float:

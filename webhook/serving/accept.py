@@ -47,6 +47,9 @@ class ServerTLSProtocol(asyncio.sslproto.SSLProtocol):
                          ssl_handshake_timeout=handshake_timeout)
         self.max_size = TLS_READ_BUFFER_BYTES
         self._accepted = accepted
+        # Counted from the factory call: asyncio accepts a whole backlog and calls the factory for
+        # each socket before any connection_made runs (connection_lost always follows).
+        accepted.add(self)
         self._hello_received = False
 
     def buffer_updated(self, nbytes: int) -> None:
@@ -66,10 +69,6 @@ class ServerTLSProtocol(asyncio.sslproto.SSLProtocol):
                 return
             self._hello_received = True
         super()._do_handshake()
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._accepted.add(self)
-        super().connection_made(transport)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._accepted.discard(self)

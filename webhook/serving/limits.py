@@ -84,7 +84,7 @@ class LimitedH11Protocol(H11Protocol):
             if self._head_too_large(data):
                 self._refuse_head("request head too large")
                 return
-            if not self._charge_head(len(self.conn.trailing_data[0]) + len(data)):
+            if not self._charge_head(self._buffered_head() + len(data)):
                 self._refuse_head("too many request heads being received")
                 return
         super().data_received(data)
@@ -94,6 +94,12 @@ class LimitedH11Protocol(H11Protocol):
                 self._arm_header_timer()
         else:
             self._cancel_header_timer()
+
+    def _buffered_head(self) -> int:
+        # h11's `trailing_data` copies its whole buffer: a head sent a byte at a time would cost
+        # quadratic copying. The buffer's length is what is charged.
+        buffer = getattr(self.conn, "_receive_buffer", None)
+        return len(buffer) if buffer is not None else len(self.conn.trailing_data[0])
 
     def _charge_head(self, size: int) -> bool:
         budget: HeadBudget = self.config.head_budget
@@ -106,7 +112,7 @@ class LimitedH11Protocol(H11Protocol):
     def _recharge_head(self) -> None:
         # What h11 still buffers of an incomplete head; a complete head is the request budgets' now.
         waiting = self.conn.their_state is h11.IDLE and not self.transport.is_closing()
-        self._charge_head(len(self.conn.trailing_data[0]) if waiting else 0)
+        self._charge_head(self._buffered_head() if waiting else 0)
 
     def _refuse_head(self, message: str) -> None:
         self._charge_head(0)
@@ -119,17 +125,17 @@ class LimitedH11Protocol(H11Protocol):
     def _head_too_large(self, data: bytes) -> bool:
         # h11 limits only a head still incomplete after a read; one read can bring a whole large head.
         limit = self.config.h11_max_incomplete_event_size
-        buffered = self.conn.trailing_data[0]
-        if len(buffered) + len(data) <= limit + 3:
+        if self._buffered_head() + len(data) <= limit + 3:
             return False  # too short to hold a head over the limit: no copy
-        prefix = bytes(buffered) + data[:max(0, limit + 4 - len(buffered))]
+        buffered = self.conn.trailing_data[0]
+        prefix = buffered + data[:max(0, limit + 4 - len(buffered))]
         return len(prefix) > limit + 3 and b"\r\n\r\n" not in prefix
 
     def on_response_complete(self) -> None:
         self._cancel_header_timer()  # the idle timer watches the connection until the next byte...
         super().on_response_complete()
         self._recharge_head()
-        if self.conn.their_state is h11.IDLE and self.conn.trailing_data[0] and not self.transport.is_closing():
+        if self.conn.their_state is h11.IDLE and self._buffered_head() and not self.transport.is_closing():
             self._arm_header_timer()  # ...unless part of the next request head came with this one
 
     def _arm_header_timer(self) -> None:

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from webhook import jsonload, logs
-from webhook.field import bounded_echo
+from webhook.field import TRUNCATED, bounded_echo
 from webhook.profile import DEFAULT, Profile
 from webhook.serving.memory import release_freed_memory
 from webhook.serving.statuses import status_body
@@ -102,7 +102,14 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not valid JSON")
 
 
+# A refusal quotes the request (`kind must be AdmissionReview, not '…'`): a bounded part of it, so
+# that a refusal is never larger than what caused it.
+REFUSAL_MESSAGE_CHARS = 1024
+
+
 def _refuse(message: str) -> Reply:
+    if len(message) > REFUSAL_MESSAGE_CHARS:
+        message = message[:REFUSAL_MESSAGE_CHARS] + TRUNCATED
     text = f"invalid AdmissionReview: {message}"
     return Reply(400, f"{text}\n".encode(), "text/plain; charset=utf-8", review={"reason": logs.text(text)})
 
