@@ -18,8 +18,8 @@ from webhook.cel.cost import Coster
 from webhook.cel.environment import Environment, Features, get_environment
 from webhook.cel.validators import find_issues, format_issues
 from webhook.cel.verdict import FORBIDDEN, INTERNAL, INVALID, OK, Verdict
+from webhook.limits import CEL_SELECTOR_EXPRESSION_MAX_COST as SELECTOR_EXPRESSION_MAX_COST
 
-SELECTOR_EXPRESSION_MAX_COST = 1_000_000  # resource/v1 CELSelectorExpressionMaxCost
 CACHE = VerdictCache()
 
 _STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")

@@ -253,10 +253,17 @@ def skeleton(root: Node, exact: dict[int, tuple[int, tuple]],
     return render(root, replace), total
 
 
-def _declared_range(target: Node, chain, free: dict) -> str:
+def _declared_range(target: Node, chain, free: dict, rendered: dict[int, str]) -> str:
     """A text declaring the variables `target` uses as where it stands, then ranging over it:
     `R1.all(v1, cel.bind(w, I, target.all(item, true)))`. `chain` links the enclosing scopes,
-    innermost first, as (scope node, outer link)."""
+    innermost first, as (scope node, outer link). `rendered` memoises texts of nodes: the scopes
+    around many comprehensions are the same nodes, rendered once."""
+    def text(node: Node) -> str:
+        key = id(node)
+        if key not in rendered:
+            rendered[key] = render(node)
+        return rendered[key]
+
     needed = set(free[id(target)])
     heads: list[str] = []
     while needed and chain is not None:
@@ -269,11 +276,11 @@ def _declared_range(target: Node, chain, free: dict) -> str:
         if found:
             range_node, variables = found
             names = ", ".join(unwrap(a).text for a in scope_node.children[1:1 + variables])
-            heads.append(f"({render(range_node)}).all({names}, ")
+            heads.append(f"({text(range_node)}).all({names}, ")
         else:
             var, init = scope_node.children[1], scope_node.children[2]
-            heads.append(f"cel.bind({unwrap(var).text}, {render(init)}, ")
-    inner = f"({render(target)}).all({RANGE_ITEM}, true)"
+            heads.append(f"cel.bind({unwrap(var).text}, {text(init)}, ")
+    inner = f"({text(target)}).all({RANGE_ITEM}, true)"
     return "".join(reversed(heads)) + inner + ")" * len(heads)
 
 
@@ -282,12 +289,13 @@ def engine_range_sizes(root: Node, range_size_of, free: dict) -> dict[int, int]:
     size (`range_size_of(text)`: the size of the range of the comprehension over RANGE_ITEM)."""
     sizes: dict[int, int] = {}
     asked: dict[str, int | None] = {}
+    rendered: dict[int, str] = {}
     stack: list = [(root, None)]
     while stack:
         node, chain = stack.pop()
         found = comprehension(node)
         if found is not None:
-            text = _declared_range(found[0], chain, free)
+            text = _declared_range(found[0], chain, free, rendered)
             if text not in asked and len(asked) < MAX_RANGE_COMPILES:
                 asked[text] = range_size_of(text)
             if asked.get(text) is not None:

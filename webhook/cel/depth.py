@@ -15,13 +15,13 @@ grammar and limits (`grammar`); then, as far as the faithful engine can follow:
 from __future__ import annotations
 
 from webhook.cel import deepcost, grammar, unparse
+from webhook.limits import CEL_SELECTOR_EXPRESSION_MAX_COST as SELECTOR_EXPRESSION_MAX_COST
 
 # Texts of the compiler's nesting errors, e.g. "Exceeded max recursion depth of 32 when parsing" for
 # long left-associative chains (`1 + 1 + ... + 1`), which cel-go parses up to depth 250.
 _NESTING_ERRORS = ("recursion limit exceeded", "max recursion depth exceeded", "exceeded max recursion depth")
 SKIPPED_WARNING = ("CEL selector nests deeper than the faithful engine allows (32 levels): type and cost checks "
                    "were skipped")
-SELECTOR_EXPRESSION_MAX_COST = 1_000_000  # resource/v1 CELSelectorExpressionMaxCost
 MAX_SKELETON_ROUNDS = 10  # cel-go's 250 levels over the engine's 32
 _RENDERED_NOTE = " (positions count in the expression without redundant parentheses)"
 _SKELETON_NOTE = (" (positions count in the expression with its parts that type-check alone written as literals "

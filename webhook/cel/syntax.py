@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from webhook.cel import grammar
 
-CEL_GO_MAX_RECURSION_DEPTH = grammar.MAX_RECURSION_DEPTH
-
 
 def available() -> bool:
     """Whether the portable engine's package is installed (the engine is named after it)."""
