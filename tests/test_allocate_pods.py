@@ -189,3 +189,24 @@ def test_only_kinds_allocate_does_not_use_is_no_objects_and_nothing_pending_is_s
     objects = [GPU_CLASS, *SLICES, claim("c", request("gpu"), allocation=done), running]
     code, out, _ = allocate(capsys, write(tmp_path / "in.json", objects), "--all-nodes")
     assert code == 0 and out == "nothing to allocate: no pending pod or claim\n"
+
+
+def _rule_1_34(name: str, **selector) -> dict:
+    return {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule", "metadata": {"name": name},
+            "spec": {"deviceSelector": selector, "taint": {"key": "example.com/broken", "effect": "NoExecute"}}}
+
+
+def test_kubernetes_1_34_rules_select_by_class_and_cel_too(tmp_path, capsys):
+    # 1.34's tracker (gate DRADeviceTaints) also matches the rule's class selectors and CEL selectors.
+    a100 = [{"cel": {"expression": 'device.attributes["gpu.example.com"].model == "a100"'}}]
+    h100 = [{"cel": {"expression": 'device.attributes["gpu.example.com"].model == "h100"'}}]
+    argv = ("--pod", "ml/trainer", "--all-nodes", "--kubernetes-version", "1.34", "--feature-gates",
+            "DRADeviceTaints=true")
+    cases = [(_rule_1_34("a100s", pool="node-a", deviceClassName="gpu.example.com", selectors=a100), [False, True]),
+             (_rule_1_34("h100s", selectors=h100), [True, True]),
+             (_rule_1_34("no-class", deviceClassName="missing"), [True, True]),
+             (_rule_1_34("every-gpu", driver="gpu.example.com"), [False, False])]
+    for rule, fits in cases:
+        code, report, err = run_json(capsys, CLUSTER, write(tmp_path / "rule.json", [rule]), *argv)
+        assert [r["allocated"] for r in report] == fits, (rule["metadata"]["name"], err)
+        assert code == (0 if any(fits) else 1)

@@ -191,20 +191,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _notes(inputs) -> None:
-    """What allocate does not use, once per kind, and rules it cannot apply: said, not dropped silently."""
+    """What allocate does not use, once per kind: said, not dropped silently."""
     from collections import Counter
 
-    from webhook.allocation import taintrules
     from webhook.offline.visible import visible
 
     ignored = Counter(kind for _, kind in inputs.ignored)
     if ignored:
         kinds = ", ".join(f"{count} {kind}" if count > 1 else kind for kind, count in ignored.items())
         print(f"dra-webhook allocate: note: ignored (not used to allocate): {visible(kinds)}", file=sys.stderr)
-    for rule, source in inputs.taint_rules:
-        why = taintrules.unsupported(rule)
-        if why:
-            print(f"dra-webhook allocate: note: {visible(f'{source}: {why}; the rule is ignored')}", file=sys.stderr)
 
 
 def _nodes_of(unit, names: list, all_nodes: bool) -> list:

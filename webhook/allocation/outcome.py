@@ -71,10 +71,12 @@ def build_allocator(inputs, profile) -> Allocator:
     state = allocated_state.gather([c for c, _ in inputs.in_use], features.consumable_capacity)
     # The scheduler sees slices through its tracker, with DeviceTaintRules applied (inputs holds only the
     # rules its gate lets the scheduler read).
-    rules = [r for r, _ in getattr(inputs, "taint_rules", []) if not taintrules.unsupported(r)]
-    slices = [Slice.from_object(taintrules.apply_patches(s, rules) if rules else s, source)
+    rules = [r for r, _ in getattr(inputs, "taint_rules", [])]
+    selection = Selection(features)
+    selectors = taintrules.Selectors(inputs.classes, selection) if profile.behaviours.taint_rule_cel_selectors else None
+    slices = [Slice.from_object(taintrules.apply_patches(s, rules, selectors) if rules else s, source)
               for s, source in inputs.slices]
-    return Allocator(features, state, inputs.classes, slices, Selection(features))
+    return Allocator(features, state, inputs.classes, slices, selection)
 
 
 def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True,
