@@ -2,10 +2,10 @@
 
 With DRADeviceTaintRules on (1.34: DRADeviceTaints), the scheduler reads slices through a tracker that
 appends each matching rule's taint (key, value, effect, timeAdded) to the device's `taints`; the
-allocator then checks them with the request's tolerations like a driver's own taints. A rule matches by `spec.deviceSelector`
-`driver`, `pool` and `device`, each optional (none given: every device); in 1.34 also by class and CEL
-selectors. Rules are applied in input order (the tracker's informer order is not defined; the taints are
-only read as a set).
+allocator then checks them with the request's tolerations like a driver's own taints. A rule matches
+by `spec.deviceSelector` `driver`, `pool` and `device`, each optional (none given: every device); in
+1.34 also by class and CEL selectors. Rules are applied in input order (the tracker's informer order is
+not defined; the taints are only read as a set).
 
 A taint from a rule carries the rule's name under `RULE`, a key no input can hold, so an explanation
 can say which rule tainted the device.
