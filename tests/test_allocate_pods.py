@@ -210,3 +210,14 @@ def test_kubernetes_1_34_rules_select_by_class_and_cel_too(tmp_path, capsys):
         code, report, err = run_json(capsys, CLUSTER, write(tmp_path / "rule.json", [rule]), *argv)
         assert [r["allocated"] for r in report] == fits, (rule["metadata"]["name"], err)
         assert code == (0 if any(fits) else 1)
+
+
+def test_pod_names_are_escaped_in_the_text_report_and_on_stderr(tmp_path, capsys):
+    evil = "p\x1b[2J\nnode node-a: all claims allocated"
+    pod = {**_pod("x", "c"), "metadata": {"name": evil, "namespace": "default"}}
+    path = write(tmp_path / "in.json", [GPU_CLASS, *SLICES, claim("c", request("gpu")), pod])
+    code, out, _ = allocate(capsys, path, "--all-nodes")
+    assert code == 0 and "\x1b" not in out
+    assert out.startswith("pod default/p\\x1b[2J\\nnode node-a: all claims allocated: 2 of 2 nodes fit")
+    code, out, err = allocate(capsys, path, "--all-nodes", "--pod", "default/" + evil + "2")
+    assert code == 2 and out == "" and "\x1b" not in err and "\n" not in err.rstrip("\n")
