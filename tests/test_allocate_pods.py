@@ -221,3 +221,20 @@ def test_pod_names_are_escaped_in_the_text_report_and_on_stderr(tmp_path, capsys
     assert out.startswith("pod default/p\\x1b[2J\\nnode node-a: all claims allocated: 2 of 2 nodes fit")
     code, out, err = allocate(capsys, path, "--all-nodes", "--pod", "default/" + evil + "2")
     assert code == 2 and out == "" and "\x1b" not in err and "\n" not in err.rstrip("\n")
+
+
+def test_explanations_name_the_claim_with_its_namespace_and_index_selectors_like_field_paths(tmp_path, capsys):
+    two = resource_slice("node-a-gpus", [gpu("gpu-0"), gpu("gpu-1", model="h100")], node="node-a")
+    a100 = 'device.attributes["gpu.example.com"].model == "a100"'
+    wants_a = claim("a", request("gpu"), namespace="ml")
+    wants_b = claim("b", request("gpu", "gpu.example.com", 3, "true", a100), namespace="ml")
+    pod = {**_pod("p", "a", "b"), "metadata": {"name": "p", "namespace": "ml"}}
+    code, report, _ = run_json(capsys, write(tmp_path / "in.json", [GPU_CLASS, two, wants_a, wants_b, pod]),
+                               "--node", "node-a")
+    assert code == 1 and report["pod"] == "ml/p"
+    first, second = (c["explanation"][0] for c in report["claims"])
+    # Claim a could be allocated alone: the note names the claim that cannot, with its namespace.
+    assert first["note"] == "enough usable devices; allocation fails on claim ml/b request gpu"
+    assert second["note"] == "needs 3, only 1 usable"
+    assert second["removed"][0]["examples"] == [{"device": "gpu.example.com/node-a/gpu-1",
+                                                 "why": f"request selectors[1] is false: {a100}"}]

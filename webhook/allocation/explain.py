@@ -71,9 +71,9 @@ def _selector_verdict(run, key, device: dict, driver: str, selectors: list, owne
         expression = ((selector or {}).get("cel") or {}).get("expression") or ""
         try:
             if not run.a.selection.matches(expression, driver, device):
-                return None, f"{owner} selector #{i} is false: {expression}"
+                return None, f"{owner} selectors[{i}] is false: {expression}"
         except SelectorError as error:
-            return SELECTOR_ERROR, f"{owner} selector #{i}: {error.kind}: {error.detail}"
+            return SELECTOR_ERROR, f"{owner} selectors[{i}]: {error.kind}: {error.detail}"
     return "", ""
 
 
