@@ -238,3 +238,19 @@ def test_explanations_name_the_claim_with_its_namespace_and_index_selectors_like
     assert second["note"] == "needs 3, only 1 usable"
     assert second["removed"][0]["examples"] == [{"device": "gpu.example.com/node-a/gpu-1",
                                                  "why": f"request selectors[1] is false: {a100}"}]
+
+
+def test_kubernetes_1_35_rules_need_both_gates_and_say_so(tmp_path, capsys):
+    # 1.35 serves DeviceTaintRule v1alpha3 only, both gates alpha: the allocator checks taints only with
+    # DRADeviceTaints, the tracker reads rules only with DRADeviceTaintRules.
+    rule = tmp_path / "rule.yaml"
+    rule.write_text(Path(RULE).read_text().replace("v1beta2", "v1alpha3"))
+    argv = ("--pod", "ml/trainer", "--all-nodes", "--kubernetes-version", "1.35", "--feature-gates")
+    code, report, err = run_json(capsys, CLUSTER, str(rule), *argv, "DRADeviceTaintRules=true")
+    assert code == 0 and [r["allocated"] for r in report] == [True, True]
+    assert "with DRADeviceTaints off the allocator checks no taint" in err
+    code, report, err = run_json(capsys, CLUSTER, str(rule), *argv, "DRADeviceTaintRules=true,DRADeviceTaints=true")
+    assert code == 0 and [r["allocated"] for r in report] == [False, True] and "checks no taint" not in err
+    code, report, err = run_json(capsys, CLUSTER, RULE, *argv, "DRADeviceTaintRules=true,DRADeviceTaints=true")
+    assert [r["allocated"] for r in report] == [True, True]
+    assert "DeviceTaintRule (v1beta2 is not served by 1.35)" in err

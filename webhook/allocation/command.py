@@ -135,6 +135,9 @@ def run(args: argparse.Namespace) -> int:
     if unported:
         return _fail(unported)
     _notes(inputs)
+    if inputs.taint_rules and not profile.enabled("DRADeviceTaints"):
+        print("dra-webhook allocate: note: the DeviceTaintRules taint devices, but with DRADeviceTaints off the "
+              "allocator checks no taint (enable it with --feature-gates DRADeviceTaints=true)", file=sys.stderr)
     if not read_inputs.used(inputs):
         ignored = f" ({len(inputs.ignored)} ignored)" if inputs.ignored else ""
         return _fail(f"no objects: the inputs hold no object allocate uses{ignored} (DeviceClass, ResourceSlice, "
