@@ -254,3 +254,10 @@ def test_kubernetes_1_35_rules_need_both_gates_and_say_so(tmp_path, capsys):
     code, report, err = run_json(capsys, CLUSTER, RULE, *argv, "DRADeviceTaintRules=true,DRADeviceTaints=true")
     assert [r["allocated"] for r in report] == [True, True]
     assert "DeviceTaintRule (v1beta2 is not served by 1.35)" in err
+
+
+def test_a_bound_pod_needs_no_node_flag(tmp_path, capsys):
+    objects = [GPU_CLASS, *SLICES, claim("c", request("gpu")), _pod("p", "c", node_name="node-b"),
+               node("node-a"), node("node-b")]
+    code, report, _ = run_json(capsys, write(tmp_path / "in.json", objects), "--pod", "default/p")
+    assert code == 0 and report["node"] == "node-b" and report["pod"] == "default/p"

@@ -7,7 +7,6 @@ import sys
 import time
 
 from webhook.allocation import pods
-
 from webhook.allocation.deadline import DEFAULT_TIMEOUT_SECONDS, DEFAULT_TOTAL_TIMEOUT_SECONDS, Deadline, seconds_text
 from webhook.profile import DEFAULT_VERSION
 
@@ -158,6 +157,8 @@ def run(args: argparse.Namespace) -> int:
         names = [args.node]
     elif len(inputs.nodes) == 1:
         names = [(inputs.nodes[0][0].get("metadata") or {}).get("name") or ""]
+    elif chosen and all(unit.node for unit in chosen):  # pods bound to their nodes: there
+        names = list(dict.fromkeys(unit.node for unit in chosen))
     else:
         found = f"{len(inputs.nodes)} Node objects" if inputs.nodes else "no Node object"
         return _fail(f"which node? The inputs hold {found}: give --node NAME or --all-nodes")
@@ -168,8 +169,8 @@ def run(args: argparse.Namespace) -> int:
     total_end = time.monotonic() + total if total else None
     try:
         allocator = outcome.build_allocator(inputs, profile)
-        answers = [(unit, [_answer(allocator, inputs, unit, name, Deadline(timeout, total_end, total))
-                           for name in _nodes_of(unit, names, args.all_nodes)]) for unit in chosen]
+        answers = [(unit, [pods.answer(allocator, inputs, unit, name, Deadline(timeout, total_end, total))
+                           for name in pods.nodes_of(unit, names, args.all_nodes)]) for unit in chosen]
     except (TypeError, AttributeError, KeyError, ValueError) as error:
         return _fail(f"malformed input: {type(error).__name__}: {error}")
     if not answers:  # Pods in the inputs, none of them waiting for a claim, and no claim of no pod
@@ -204,33 +205,3 @@ def _notes(inputs) -> None:
         kinds = ", ".join(f"{count} {kind}" if count > 1 else kind for kind, count in ignored.items())
         print(f"dra-webhook allocate: note: ignored (not used to allocate): {visible(kinds)}", file=sys.stderr)
 
-
-def _nodes_of(unit, names: list, all_nodes: bool) -> list:
-    """A pod bound to a node is checked there only."""
-    if unit.node and (all_nodes or names == [unit.node]):
-        return [unit.node]
-    return names
-
-
-def _answer(allocator, inputs, unit, name: str, deadline):
-    from webhook.allocation import outcome
-    from webhook.allocation import inputs as read_inputs
-    from webhook.allocation.nodes import NodeSelectorError, selector_matches
-
-    node = read_inputs.node_object(inputs, name)
-    refused = unit.problem
-    if not refused and unit.node and unit.node != name:
-        refused = f"pod {unit.pod} is bound to node {unit.node}"
-    for claim in unit.allocated if not refused else ():
-        selector = ((claim.get("status") or {}).get("allocation") or {}).get("nodeSelector")
-        try:
-            if selector is not None and not selector_matches(selector, node):
-                refused = f"claim {'/'.join(pods.key_of(claim))} is allocated, and not available on this node"
-        except NodeSelectorError as error:
-            refused = f"claim {'/'.join(pods.key_of(claim))}: allocation.nodeSelector: {error}"
-    if refused:
-        done = outcome.NodeOutcome(name, False, refused, [])
-    else:
-        done = outcome.allocate_on(allocator, node, inputs, deadline=deadline, pending=unit.claims)
-    done.pod = unit.pod
-    return done

@@ -134,3 +134,39 @@ def focus(inputs, pod: str | None, claim: str | None) -> list:
                 return [pod_unit(p, pending, in_use, inputs.templates)]
         raise FocusError(f"--pod {pod}: no Pod {'/'.join(wanted)} in the inputs")
     return units(inputs)
+
+
+def nodes_of(unit: Unit, names: list, all_nodes: bool) -> list:
+    """The nodes to answer on: a pod bound to a node is checked there only (on another node given with
+    --node, the answer is that it is bound elsewhere)."""
+    if unit.node and (all_nodes or unit.node in names):
+        return [unit.node]
+    return names
+
+
+def answer(allocator, inputs, unit: Unit, name: str, deadline):
+    """One pod on one node (outcome.NodeOutcome), refused before any search when the scheduler's filter
+    would: a claim missing, the pod bound elsewhere, an allocated claim whose node selector does not match."""
+    from webhook.allocation import inputs as read_inputs
+    from webhook.allocation import outcome
+    from webhook.allocation.nodes import NodeSelectorError, selector_matches
+
+    node = read_inputs.node_object(inputs, name)
+    refused = unit.problem
+    if not refused and unit.node and unit.node != name:
+        refused = f"pod {unit.pod} is bound to node {unit.node}"
+    for claim in unit.allocated if not refused else ():
+        selector = ((claim.get("status") or {}).get("allocation") or {}).get("nodeSelector")
+        try:
+            if selector is not None and not selector_matches(selector, node):
+                refused = f"claim {'/'.join(key_of(claim))} is allocated, and not available on this node"
+        except NodeSelectorError as error:
+            refused = f"claim {'/'.join(key_of(claim))}: allocation.nodeSelector: {error}"
+        if refused:
+            break
+    if refused:
+        done = outcome.NodeOutcome(name, False, refused, [])
+    else:
+        done = outcome.allocate_on(allocator, node, inputs, deadline=deadline, pending=unit.claims)
+    done.pod = unit.pod
+    return done
