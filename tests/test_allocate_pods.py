@@ -261,3 +261,11 @@ def test_a_bound_pod_needs_no_node_flag(tmp_path, capsys):
                node("node-a"), node("node-b")]
     code, report, _ = run_json(capsys, write(tmp_path / "in.json", objects), "--pod", "default/p")
     assert code == 0 and report["node"] == "node-b" and report["pod"] == "default/p"
+
+
+def test_a_claim_being_deleted_keeps_its_pod_pending(tmp_path, capsys):
+    going = claim("c", request("gpu"))
+    going["metadata"]["deletionTimestamp"] = "2026-12-01T10:00:00Z"
+    objects = [GPU_CLASS, *SLICES, going, _pod("p", "c")]
+    code, report, _ = run_json(capsys, write(tmp_path / "in.json", objects), "--node", "node-a")
+    assert code == 1 and report["error"] == "spec.resourceClaims[0]: ResourceClaim default/c is being deleted"

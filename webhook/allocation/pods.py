@@ -80,6 +80,10 @@ def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict) -> Unit:
                 continue
         else:
             continue
+        found = in_use.get(claim_key) or pending.get(claim_key)
+        if found is not None and _meta(found[0]).get("deletionTimestamp") and not unit.problem:
+            # The scheduler's PreFilter: "resourceclaim is being deleted".
+            unit.problem = f"{at}: ResourceClaim {claim_key[0]}/{claim_key[1]} is being deleted"
         if claim_key in in_use:
             unit.allocated.append(in_use[claim_key][0])
         elif claim_key in pending:
