@@ -269,3 +269,19 @@ def test_a_claim_being_deleted_keeps_its_pod_pending(tmp_path, capsys):
     objects = [GPU_CLASS, *SLICES, going, _pod("p", "c")]
     code, report, _ = run_json(capsys, write(tmp_path / "in.json", objects), "--node", "node-a")
     assert code == 1 and report["error"] == "spec.resourceClaims[0]: ResourceClaim default/c is being deleted"
+
+
+def test_a_claim_reserved_for_the_most_consumers_keeps_another_pod_waiting(tmp_path, capsys):
+    done = {"devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "node-a",
+                                     "device": "gpu-0"}]}}
+    full = claim("shared", request("gpu"), allocation=done)
+    full["status"]["reservedFor"] = [{"resource": "pods", "name": f"w{i}", "uid": f"uid-{i}"} for i in range(256)]
+    waiting = _pod("late", "shared", "mine")
+    waiting["metadata"]["uid"] = "uid-late"
+    objects = [GPU_CLASS, *SLICES, full, claim("mine", request("gpu")), waiting]
+    code, report, _ = run_json(capsys, write(tmp_path / "in.json", objects), "--node", "node-b")
+    assert code == 1 and report["error"] == ("spec.resourceClaims[0]: ResourceClaim default/shared is in use: "
+                                             "reserved for 256 consumers, the most it can be")
+    waiting["metadata"]["uid"] = "uid-7"  # one of the 256: it may use the claim
+    code, report, _ = run_json(capsys, write(tmp_path / "in.json", objects), "--node", "node-b")
+    assert code == 0 and report["claims"][0]["name"] == "mine"

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from webhook.limits import RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE
+
 
 @dataclass
 class Unit:
@@ -85,7 +87,15 @@ def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict) -> Unit:
             # The scheduler's PreFilter: "resourceclaim is being deleted".
             unit.problem = f"{at}: ResourceClaim {claim_key[0]}/{claim_key[1]} is being deleted"
         if claim_key in in_use:
-            unit.allocated.append(in_use[claim_key][0])
+            claim = in_use[claim_key][0]
+            reserved = ((claim.get("status") or {}).get("reservedFor")) or []
+            uid = _meta(pod).get("uid")
+            if (len(reserved) >= RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE and not unit.problem
+                    and not any(isinstance(r, dict) and uid and r.get("uid") == uid for r in reserved)):
+                # PreFilter: allocated, cannot be reserved for one more consumer, not reserved for this pod.
+                unit.problem = (f"{at}: ResourceClaim {claim_key[0]}/{claim_key[1]} is in use: reserved for "
+                                f"{len(reserved)} consumers, the most it can be")
+            unit.allocated.append(claim)
         elif claim_key in pending:
             unit.claims.append(pending[claim_key])
         elif not unit.problem:
