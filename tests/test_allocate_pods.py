@@ -285,3 +285,11 @@ def test_a_claim_reserved_for_the_most_consumers_keeps_another_pod_waiting(tmp_p
     waiting["metadata"]["uid"] = "uid-7"  # one of the 256: it may use the claim
     code, report, _ = run_json(capsys, write(tmp_path / "in.json", objects), "--node", "node-b")
     assert code == 0 and report["claims"][0]["name"] == "mine"
+
+
+def test_a_malformed_pod_is_a_usage_error_not_a_traceback(tmp_path, capsys):
+    for spec in ("nope", {"resourceClaims": [{"name": "x", "resourceClaimName": {"a": 1}}]},
+                 {"resourceClaims": [{"name": "x", "resourceClaimTemplateName": ["t"]}]}):
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"}, "spec": spec}
+        code, out, err = allocate(capsys, write(tmp_path / "in.json", [GPU_CLASS, *SLICES, pod]), "--all-nodes")
+        assert code == 2 and out == "" and "malformed input: " in err and "Traceback" not in err, (spec, err)

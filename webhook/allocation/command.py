@@ -145,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
         chosen = pods.focus(inputs, getattr(args, "pod", None), getattr(args, "claim", None))
     except pods.FocusError as error:
         return _fail(str(error))
+    except (TypeError, AttributeError, KeyError, ValueError) as error:  # a Pod is read as given, unchecked
+        return _fail(f"malformed input: {type(error).__name__}: {error}")
     named = read_inputs.node_names(inputs)
     if args.all_nodes:
         names = named
