@@ -293,3 +293,10 @@ def test_a_malformed_pod_is_a_usage_error_not_a_traceback(tmp_path, capsys):
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"}, "spec": spec}
         code, out, err = allocate(capsys, write(tmp_path / "in.json", [GPU_CLASS, *SLICES, pod]), "--all-nodes")
         assert code == 2 and out == "" and "malformed input: " in err and "Traceback" not in err, (spec, err)
+
+
+def test_without_pods_the_pending_claims_are_one_pods_and_a_note_says_so(tmp_path, capsys):
+    objects = [GPU_CLASS, *SLICES, claim("a", request("gpu")), claim("b", request("gpu"))]
+    code, report, err = run_json(capsys, write(tmp_path / "in.json", objects), "--all-nodes")
+    assert code == 1 and [r["allocated"] for r in report] == [False, False]  # 2 GPUs, one per node
+    assert "note: no Pod in the inputs: the 2 pending claims are allocated together, as one pod's" in err

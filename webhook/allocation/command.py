@@ -147,6 +147,10 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(error))
     except (TypeError, AttributeError, KeyError, ValueError) as error:  # a Pod is read as given, unchecked
         return _fail(f"malformed input: {type(error).__name__}: {error}")
+    if not inputs.pods and not args.claim and len(inputs.claims) > 1:
+        print(f"dra-webhook allocate: note: no Pod in the inputs: the {len(inputs.claims)} pending claims are "
+              "allocated together, as one pod's (add the pods, e.g. kubectl get pods, or pick one with --claim)",
+              file=sys.stderr)
     named = read_inputs.node_names(inputs)
     if args.all_nodes:
         names = named
