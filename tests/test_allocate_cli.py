@@ -82,7 +82,7 @@ def test_reason_class_selector_false_names_the_selector(tmp_path, capsys):
     _, report, _ = allocate_json(capsys, tmp_path, objects)
     entry = removed(report)["class selector false"]
     assert entry["count"] == 2
-    assert entry["examples"][0] == {"device": "gpu.example.com/node-1/gpu-0", "why": 'class h100 selector #1 is false: '
+    assert entry["examples"][0] == {"device": "gpu.example.com/node-1/gpu-0", "why": 'class h100 selectors[1] is false: '
                                     'device.attributes["gpu.example.com"].model == "h100"'}
 
 

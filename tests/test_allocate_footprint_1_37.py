@@ -187,13 +187,15 @@ def test_a_shared_claim_pays_per_pod_for_each_pod_and_mapped_claims_cannot_be_sh
                                                                                       "perContainer": "64Mi"}}})
     pods = [_pod("a", "c", "main"), _pod("b", "c", "main", "helper")]
     objects = [CLASS, overhead_only, claim("c", request("r", "dev")), node("node-1"), *pods]
-    code, report = run(capsys, tmp_path, objects, *V137, *ON)
+    code, reports = run(capsys, tmp_path, objects, *V137, *ON)
+    assert [r["pod"] for r in reports] == ["default/a", "default/b"]  # each pending pod answered on its own
+    report = reports[0]
     c = report["claims"][0]
     assert code == 0 and c["nodeAllocatable"] == {"memory": "704Mi"}  # 2 pods x 256Mi + 3 containers x 64Mi
     assert "nodeAllocatableProblems" not in c
     objects[1] = _gpus_with_overhead(1)  # cpu has a mapping: the claim cannot be shared
-    code, report = run(capsys, tmp_path, objects, *V137, *ON)
-    assert report["claims"][0]["nodeAllocatableProblems"] == [
+    code, reports = run(capsys, tmp_path, objects, *V137, *ON)
+    assert reports[0]["claims"][0]["nodeAllocatableProblems"] == [
         "the Pods a, b use the claim, but a claim with mapped node-allocatable resources cannot be shared across "
         "pods: the scheduler refuses all but the first"]
 
@@ -206,7 +208,8 @@ def test_a_template_counts_one_pod_of_its_own(tmp_path, capsys):
     other = json.loads(json.dumps(pod))
     other["metadata"]["name"] = "b"
     objects = [CLASS, _gpus_with_overhead(1), template("t", request("r", "dev")), node("node-1"), pod, other]
-    code, report = run(capsys, tmp_path, objects, *V137, *ON)
-    c = report["claims"][0]
+    code, reports = run(capsys, tmp_path, objects, *V137, *ON)
+    assert [r["pod"] for r in reports] == ["default/a", "default/b"]  # each pending pod answered on its own
+    c = reports[0]["claims"][0]
     assert code == 0 and c["nodeAllocatable"] == {"cpu": "1500m", "memory": "384Mi"}  # 256Mi + 2 x 64Mi
     assert c["nodeAllocatableContainers"] == 2 and "nodeAllocatableProblems" not in c

@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 
+from webhook.allocation import pods
 from webhook.allocation.deadline import DEFAULT_TIMEOUT_SECONDS, DEFAULT_TOTAL_TIMEOUT_SECONDS, Deadline, seconds_text
 from webhook.profile import DEFAULT_VERSION
 
@@ -43,6 +44,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                                                       "if present); the default with exactly one Node object")
     where.add_argument("--all-nodes", action="store_true",
                        help="try every node the inputs name (Node objects, slice nodeNames)")
+    focus = parser.add_mutually_exclusive_group()
+    focus.add_argument("--pod", metavar="NS/NAME", help="answer for this Pod's claims only (default: every pending "
+                                                        "pod of the inputs, and each claim no pod references)")
+    focus.add_argument("--claim", metavar="NS/NAME", help="answer for this pending claim (or template) alone")
     parser.add_argument("--feature-gates", default="", metavar="GATES",
                         help="kube-scheduler feature gates, e.g. DRAPrioritizedList=false; every DRA gate may be "
                              "set, even a locked one (with a warning)")
@@ -53,8 +58,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         help="give up on a node after this long, as the scheduler's DRA filter does (its "
                              "filterTimeout, default %s; 0: no limit)" % seconds_text(DEFAULT_TIMEOUT_SECONDS))
     parser.add_argument("--total-timeout", type=duration, default=DEFAULT_TOTAL_TIMEOUT_SECONDS, metavar="DURATION",
-                        help="with --all-nodes, give up on the nodes not done after this long in all "
-                             "(default %s; 0: no limit)" % seconds_text(DEFAULT_TOTAL_TIMEOUT_SECONDS))
+                        help="with --all-nodes or several pods, give up on the nodes and pods not done "
+                             "after this long in all (default %s; 0: no limit)"
+                             % seconds_text(DEFAULT_TOTAL_TIMEOUT_SECONDS))
     from webhook.offline.command import add_input_limit
 
     add_input_limit(parser)
@@ -127,34 +133,81 @@ def run(args: argparse.Namespace) -> int:
     unported = _counters_beside_devices(inputs, profile)
     if unported:
         return _fail(unported)
+    _notes(inputs)
+    if inputs.taint_rules and not profile.enabled("DRADeviceTaints"):
+        print("dra-webhook allocate: note: the DeviceTaintRules taint devices, but with DRADeviceTaints off the "
+              "allocator checks no taint (enable it with --feature-gates DRADeviceTaints=true)", file=sys.stderr)
+    if not read_inputs.used(inputs):
+        ignored = f" ({len(inputs.ignored)} ignored)" if inputs.ignored else ""
+        return _fail(f"no objects: the inputs hold no object allocate uses{ignored} (DeviceClass, ResourceSlice, "
+                     "ResourceClaim, ResourceClaimTemplate, DeviceTaintRule, Pod, Node)")
+    try:
+        chosen = pods.focus(inputs, getattr(args, "pod", None), getattr(args, "claim", None))
+    except pods.FocusError as error:
+        return _fail(str(error))
+    except (TypeError, AttributeError, KeyError, ValueError) as error:  # a Pod is read as given, unchecked
+        return _fail(f"malformed input: {type(error).__name__}: {error}")
+    if not inputs.pods and not args.claim and len(inputs.claims) > 1:
+        print(f"dra-webhook allocate: note: no Pod in the inputs: the {len(inputs.claims)} pending claims are "
+              "allocated together, as one pod's (add the pods, e.g. kubectl get pods, or pick one with --claim)",
+              file=sys.stderr)
+    named = read_inputs.node_names(inputs)
     if args.all_nodes:
-        names = read_inputs.node_names(inputs)
+        names = named
         if not names:
             return _fail("--all-nodes: the inputs name no node (no Node object, no slice with nodeName)")
     elif args.node:
+        if args.node not in named:
+            return _fail(f"--node {args.node}: no input names this node (the inputs name "
+                         f"{', '.join(named[:10]) + (' ...' if len(named) > 10 else '') if named else 'no node'})")
         names = [args.node]
     elif len(inputs.nodes) == 1:
         names = [(inputs.nodes[0][0].get("metadata") or {}).get("name") or ""]
+    elif chosen and all(unit.node for unit in chosen):  # pods bound to their nodes: there
+        names = list(dict.fromkeys(unit.node for unit in chosen))
     else:
         found = f"{len(inputs.nodes)} Node objects" if inputs.nodes else "no Node object"
         return _fail(f"which node? The inputs hold {found}: give --node NAME or --all-nodes")
     timeout = getattr(args, "timeout", DEFAULT_TIMEOUT_SECONDS)
-    total = getattr(args, "total_timeout", DEFAULT_TOTAL_TIMEOUT_SECONDS) if args.all_nodes else 0
+    # The total bounds every answer together: all nodes, and all pods.
+    several = args.all_nodes or len(chosen) > 1
+    total = getattr(args, "total_timeout", DEFAULT_TOTAL_TIMEOUT_SECONDS) if several else 0
     total_end = time.monotonic() + total if total else None
     try:
         allocator = outcome.build_allocator(inputs, profile)
-        results = [outcome.allocate_on(allocator, read_inputs.node_object(inputs, name), inputs,
-                                       deadline=Deadline(timeout, total_end, total))
-                   for name in names]
+        answers = [(unit, [pods.answer(allocator, inputs, unit, name, Deadline(timeout, total_end, total))
+                           for name in pods.nodes_of(unit, names, args.all_nodes)]) for unit in chosen]
     except (TypeError, AttributeError, KeyError, ValueError) as error:
         return _fail(f"malformed input: {type(error).__name__}: {error}")
-    writer = render.write_json if args.output == "json" else render.write_text
-    writer(results, args.all_nodes, sys.stdout)
-    if any(r.fits for r in results):
+    if not answers:  # Pods in the inputs, none of them waiting for a claim, and no claim of no pod
+        sys.stdout.write("[]\n" if args.output == "json" else "nothing to allocate: no pending pod or claim\n")
         return EXIT_ALLOCATED
-    if any(r.gave_up for r in results):
+    writer = render.write_json if args.output == "json" else render.write_text
+    # One answer keeps the report of one pod (JSON: one entry, or one per node); text says whose it is.
+    if len(answers) != 1 or (answers[0][0].pod is not None and args.output == "text"):
+        writer = render.write_units_json if args.output == "json" else render.write_units_text
+        writer(answers, args.all_nodes, sys.stdout)
+    else:
+        writer(answers[0][1], args.all_nodes, sys.stdout)
+    unplaced = [outcomes for _, outcomes in answers if not any(r.fits for r in outcomes)]
+    if not unplaced:
+        return EXIT_ALLOCATED
+    if any(r.gave_up for outcomes in unplaced for r in outcomes):
         if not profile.enabled("DRASchedulerFilterTimeout") and timeout:
             print("dra-webhook allocate: note: with DRASchedulerFilterTimeout off the scheduler has no time limit "
                   "and keeps searching", file=sys.stderr)
         return EXIT_GAVE_UP
     return EXIT_NOT_ALLOCATED
+
+
+def _notes(inputs) -> None:
+    """What allocate does not use, once per kind: said, not dropped silently."""
+    from collections import Counter
+
+    from webhook.offline.visible import visible
+
+    ignored = Counter(kind for _, kind in inputs.ignored)
+    if ignored:
+        kinds = ", ".join(f"{count} {kind}" if count > 1 else kind for kind, count in ignored.items())
+        print(f"dra-webhook allocate: note: ignored (not used to allocate): {visible(kinds)}", file=sys.stderr)
+

@@ -16,6 +16,7 @@ from webhook.allocation.allocator import AllocationError, Candidate
 from webhook.allocation.constraints import MatchAttribute, lookup_attribute
 from webhook.allocation.pools import GatherError, slice_relevant
 from webhook.allocation.nodes import NodeSelectorError, node_matches
+from webhook.allocation import taintrules
 from webhook.allocation.requests import blocking_taint
 from webhook.allocation.selection import SelectorError
 
@@ -70,9 +71,9 @@ def _selector_verdict(run, key, device: dict, driver: str, selectors: list, owne
         expression = ((selector or {}).get("cel") or {}).get("expression") or ""
         try:
             if not run.a.selection.matches(expression, driver, device):
-                return None, f"{owner} selector #{i} is false: {expression}"
+                return None, f"{owner} selectors[{i}] is false: {expression}"
         except SelectorError as error:
-            return SELECTOR_ERROR, f"{owner} selector #{i}: {error.kind}: {error.detail}"
+            return SELECTOR_ERROR, f"{owner} selectors[{i}]: {error.kind}: {error.detail}"
     return "", ""
 
 
@@ -188,8 +189,7 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
             if run.features.device_taints:
                 taint = blocking_taint(device, request)
                 if taint is not None:
-                    out.remove(TAINTED, label, f"taint {taint.get('key')}={taint.get('value') or ''}:"
-                                               f"{taint.get('effect')} is not tolerated")
+                    out.remove(TAINTED, label, f"{taintrules.describe(taint)} is not tolerated")
                     continue
             candidate = Candidate(device_id, device, s, pools[(s.driver, s.pool)])
             if device.get("consumesCounters"):

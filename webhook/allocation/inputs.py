@@ -1,4 +1,5 @@
-"""Reading `allocate` inputs: classes, slices, claims (in use or to allocate), templates and Nodes.
+"""Reading `allocate` inputs: classes, slices, claims (in use or to allocate), templates, DeviceTaintRules,
+Pods and Nodes.
 
 Objects are defaulted as the API server would and converted to v1 first, so every version reads the
 same. A template is allocated as the claim it creates.
@@ -23,7 +24,9 @@ class Inputs:
     claims: list = field(default_factory=list)  # [(v1 ResourceClaim, source)] to allocate
     in_use: list = field(default_factory=list)  # [(v1 ResourceClaim, source)] with status.allocation
     nodes: list = field(default_factory=list)  # [(Node, source)]
-    pods: list = field(default_factory=list)  # [(Pod, source)]: requests already on their nodes
+    pods: list = field(default_factory=list)  # [(Pod, source)]: what is allocated together; requests on nodes
+    templates: dict = field(default_factory=dict)  # (namespace, name) -> (claim it creates, source)
+    taint_rules: list = field(default_factory=list)  # [(DeviceTaintRule, source)], in input order
     problems: list = field(default_factory=list)  # [(source, message)] documents that cannot be used
     ignored: list = field(default_factory=list)  # [(source, kind)]
 
@@ -60,6 +63,9 @@ def add(out: Inputs, obj: dict, source: str, now: datetime, profile: Profile = D
     if kind in ("Node", "Pod") and api_version == "v1":
         (out.nodes if kind == "Node" else out.pods).append((obj, source))
         return
+    if group == GROUP and kind == "DeviceTaintRule":
+        _add_taint_rule(out, obj, version, source, now, profile)
+        return
     if group != GROUP or kind not in ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"):
         out.ignored.append((source, kind or "object"))
         return
@@ -84,6 +90,31 @@ def add(out: Inputs, obj: dict, source: str, now: datetime, profile: Profile = D
                               "namespace": meta.get("namespace") or "default"},
                  "spec": spec if isinstance(spec, dict) else {}}
         out.claims.append((claim, source + " (template)"))
+        out.templates[(claim["metadata"]["namespace"], claim["metadata"]["name"])] = (claim, source + " (template)")
+
+
+def _add_taint_rule(out: Inputs, obj: dict, version: str, source: str, now: datetime, profile: Profile) -> None:
+    """A DeviceTaintRule the scheduler would see: its API version served and its gate on (else ignored,
+    and said so). The scheduler's slice tracker reads rules only with that gate."""
+    api = kinds.KINDS["DeviceTaintRule"].api_version(profile, version)
+    if not isinstance(api, kinds.ApiVersion):
+        out.ignored.append((source, f"DeviceTaintRule ({version or '?'} is not served by {profile.version})"))
+        return
+    if api.gate and not profile.gate(api.gate):
+        out.ignored.append((source, f"DeviceTaintRule ({api.gate} is off)"))
+        return
+    try:
+        defaulted = kinds.apply_defaults("DeviceTaintRule", version, obj, None, "CREATE", now, profile)
+    except (TypeError, ValueError, AttributeError, KeyError) as error:
+        out.problems.append((source, f"cannot read DeviceTaintRule: {error}"))
+        return
+    out.taint_rules.append((defaulted, source))
+
+
+def used(inputs: Inputs) -> int:
+    """How many objects allocate reads (documents of other kinds are only listed as ignored)."""
+    return (len(inputs.classes) + len(inputs.slices) + len(inputs.claims) + len(inputs.in_use) + len(inputs.nodes)
+            + len(inputs.pods) + len(inputs.taint_rules))
 
 
 def node_names(inputs: Inputs) -> list:
@@ -91,12 +122,16 @@ def node_names(inputs: Inputs) -> list:
     names: list = []
     for node, _ in inputs.nodes:
         names.append(((node.get("metadata") or {}).get("name")) or "")
-    for s, _ in inputs.slices:
-        spec = s.get("spec") or {}
+    for pod, _ in inputs.pods:
+        spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
         names.append(spec.get("nodeName") or "")
-        for device in spec.get("devices") or []:
-            names.append((device or {}).get("nodeName") or "")
-    return list(dict.fromkeys(n for n in names if n))
+    for s, _ in inputs.slices:
+        spec = s.get("spec") if isinstance(s.get("spec"), dict) else {}
+        names.append(spec.get("nodeName") or "")
+        devices = spec.get("devices") if isinstance(spec.get("devices"), list) else []
+        names.extend(device.get("nodeName") or "" for device in devices if isinstance(device, dict))
+    # Names are only compared and printed: anything but a string is no node name (a malformed input).
+    return list(dict.fromkeys(n for n in names if n and isinstance(n, str)))
 
 
 def node_object(inputs: Inputs, name: str) -> dict:

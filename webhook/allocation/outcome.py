@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from webhook.allocation import footprint, nodeallocatable
+from webhook.allocation import footprint, nodeallocatable, taintrules
 from webhook.behaviours import RESOURCES
 from webhook.allocation import state as allocated_state
 from webhook.allocation.allocator import AllocationError, Allocator
@@ -45,6 +45,7 @@ class NodeOutcome:
     fit: dict | None = None  # {"fits", "free", "short"} against status.allocatable
     notes: list = field(default_factory=list)
     gave_up: bool = False  # the time ran out: neither allocated nor known not to be allocatable
+    pod: str | None = None  # "namespace/name" of the pod whose claims these are (None: no pod)
 
     @property
     def fits(self) -> bool:
@@ -52,7 +53,7 @@ class NodeOutcome:
         return self.allocated and (self.fit is None or self.fit["fits"])
 
     def to_dict(self) -> dict:
-        out = {"node": self.node, "allocated": self.allocated, "error": self.error,
+        out = {"node": self.node, "pod": self.pod, "allocated": self.allocated, "error": self.error,
                "claims": [c.to_dict() for c in self.claims]}
         if self.footprint is not None:
             out["nodeAllocatable"] = self.footprint.to_dict()
@@ -68,15 +69,23 @@ class NodeOutcome:
 def build_allocator(inputs, profile) -> Allocator:
     features = Features.from_profile(profile)
     state = allocated_state.gather([c for c, _ in inputs.in_use], features.consumable_capacity)
-    slices = [Slice.from_object(s, source) for s, source in inputs.slices]
-    return Allocator(features, state, inputs.classes, slices, Selection(features))
+    # The scheduler sees slices through its tracker, with DeviceTaintRules applied (inputs holds only the
+    # rules its gate lets the scheduler read).
+    rules = [r for r, _ in getattr(inputs, "taint_rules", [])]
+    selection = Selection(features)
+    selectors = taintrules.Selectors(inputs.classes, selection) if profile.behaviours.taint_rule_cel_selectors else None
+    slices = [Slice.from_object(taintrules.apply_patches(s, rules, selectors) if rules else s, source)
+              for s, source in inputs.slices]
+    return Allocator(features, state, inputs.classes, slices, selection)
 
 
 def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True,
-                deadline: Deadline = NO_DEADLINE) -> NodeOutcome:
-    claims = [c for c, _ in inputs.claims]
+                deadline: Deadline = NO_DEADLINE, pending: list | None = None) -> NodeOutcome:
+    """`pending`: the [(claim, source)] allocated together (one pod's); all of the inputs' by default."""
+    pending = inputs.claims if pending is None else pending
+    claims = [c for c, _ in pending]
     outcomes = []
-    for claim, source in inputs.claims:
+    for claim, source in pending:
         meta = claim.get("metadata") or {}
         outcomes.append(ClaimOutcome(meta.get("namespace") or "", meta.get("name") or "", source))
     name = (node.get("metadata") or {}).get("name") or ""
@@ -153,9 +162,13 @@ def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome) 
     done.fit = footprint.fit(total, node, pods, nodeallocatable.pod_requests if reshaped else None)
 
 
+def _claim_name(o: ClaimOutcome) -> str:
+    return f"{o.namespace}/{o.name}" if o.namespace else o.name
+
+
 def _blame(outcomes: list) -> None:
     """A request that could be served alone is not the problem: name the requests that cannot."""
-    short = list(dict.fromkeys(f"{o.name}/{e.request}" for o in outcomes for e in o.explanation
+    short = list(dict.fromkeys(f"claim {_claim_name(o)} request {e.request}" for o in outcomes for e in o.explanation
                                if e.wanted != "All" and e.usable < int(e.wanted) or e.wanted == "All" and not e.usable))
     if not short:
         return

@@ -117,3 +117,35 @@ def _request(e, out) -> None:
             out.write(f"        ... and {count - len(examples)} more\n")
     if e.note:
         out.write(f"      {e.note}\n")
+
+
+def _unit_name(unit) -> str:
+    if unit.pod is not None:
+        return f"pod {unit.pod}"
+    return "claim " + ", ".join(_claim_name(_Named(c)) for c, _ in unit.claims) if unit.claims else "no claim"
+
+
+class _Named:
+    def __init__(self, claim: dict) -> None:
+        meta = claim.get("metadata") or {}
+        self.namespace, self.name = meta.get("namespace") or "", meta.get("name") or ""
+
+
+def write_units_json(answers: list, all_nodes: bool, out) -> None:
+    """Several pods (or claims of no pod): one entry per pod and node, each with its `pod`."""
+    out.write("[\n" + ",\n".join(json.dumps(o.to_dict()) for _, outcomes in answers for o in outcomes) + "\n]\n")
+
+
+def write_units_text(answers: list, all_nodes: bool, out) -> None:
+    """Grouped by pod: a header per pod (with --all-nodes, the nodes that fit it), then its nodes."""
+    lines = Lines(out)
+    for index, (unit, outcomes) in enumerate(answers):
+        if index:
+            lines.write("\n")
+        header = _unit_name(unit)
+        if all_nodes:
+            fits = [o.node for o in outcomes if o.fits]
+            header += f": {len(fits)} of {len(outcomes)} nodes fit" + (f": {', '.join(fits)}" if fits else "")
+        lines.write(header + "\n")
+        for outcome in outcomes:
+            _node(outcome, lines)

@@ -1,0 +1,186 @@
+"""What is allocated together: the pending claims of one pod, as the scheduler allocates them.
+
+The scheduler's DRA plugin works on one pod at a time: its `spec.resourceClaims` name a claim directly
+(`resourceClaimName`) or through a template (`resourceClaimTemplateName`), whose generated claim's
+name is in `status.resourceClaimStatuses` (an entry without a name: no claim is needed). A template
+whose claim does not exist yet is allocated as the claim it will create. Claims already allocated are
+in use (they reserve their devices for everyone) and their node selector must match the node; a pod
+with `spec.nodeName` is checked on that node only.
+
+Without any Pod in the inputs, the pending claims are allocated together, as one pod's (the upstream
+allocator table relies on that); with Pods, every pending pod is answered on its own, and claims no
+pod references each on their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from webhook.limits import RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE
+
+
+@dataclass
+class Unit:
+    """Claims allocated together, and where."""
+
+    pod: str | None  # "namespace/name"; None: claims that no pod in the inputs references
+    claims: list = field(default_factory=list)  # [(v1 claim, source)] to allocate
+    node: str = ""  # spec.nodeName: the only node
+    allocated: list = field(default_factory=list)  # the pod's claims already allocated (v1)
+    problem: str = ""  # why the scheduler cannot allocate for this pod at all (a claim is missing)
+
+
+class FocusError(ValueError):
+    """`--pod` or `--claim` names nothing allocate can answer for."""
+
+
+def _meta(obj: dict) -> dict:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
+def key_of(obj: dict) -> tuple:
+    meta = _meta(obj)
+    return (meta.get("namespace") or "default", meta.get("name") or "")
+
+
+def parse_ref(text: str) -> tuple:
+    """NS/NAME, or NAME in namespace default (as kubectl)."""
+    namespace, _, name = text.rpartition("/")
+    return (namespace or "default", name)
+
+
+def _finished(pod: dict) -> bool:
+    # The scheduler never places a pod that has finished.
+    return ((pod.get("status") or {}).get("phase")) in ("Succeeded", "Failed")
+
+
+def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict) -> Unit:
+    namespace, name = key_of(pod)
+    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    status = pod.get("status") if isinstance(pod.get("status"), dict) else {}
+    generated = {s.get("name"): s.get("resourceClaimName") for s in status.get("resourceClaimStatuses") or []
+                 if isinstance(s, dict)}
+    unit = Unit(f"{namespace}/{name}", node=spec.get("nodeName") or "")
+    for index, entry in enumerate(spec.get("resourceClaims") or []):
+        entry = entry if isinstance(entry, dict) else {}
+        at = f"spec.resourceClaims[{index}]"
+        if entry.get("resourceClaimName"):
+            claim_key = (namespace, entry["resourceClaimName"])
+        elif entry.get("resourceClaimTemplateName"):
+            if entry.get("name") in generated:
+                if not generated[entry.get("name")]:
+                    continue  # ResourceClaimStatus without a name: no claim needed
+                claim_key = (namespace, generated[entry.get("name")])
+            else:
+                template = templates.get((namespace, entry["resourceClaimTemplateName"]))
+                if template is None:
+                    unit.problem = (f"{at}: ResourceClaimTemplate {namespace}/{entry['resourceClaimTemplateName']} "
+                                    "is not in the inputs")
+                else:
+                    unit.claims.append(template)
+                continue
+        else:
+            continue
+        found = in_use.get(claim_key) or pending.get(claim_key)
+        if found is not None and _meta(found[0]).get("deletionTimestamp") and not unit.problem:
+            # The scheduler's PreFilter: "resourceclaim is being deleted".
+            unit.problem = f"{at}: ResourceClaim {claim_key[0]}/{claim_key[1]} is being deleted"
+        if claim_key in in_use:
+            claim = in_use[claim_key][0]
+            reserved = ((claim.get("status") or {}).get("reservedFor")) or []
+            uid = _meta(pod).get("uid")
+            if (len(reserved) >= RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE and not unit.problem
+                    and not any(isinstance(r, dict) and uid and r.get("uid") == uid for r in reserved)):
+                # PreFilter: allocated, cannot be reserved for one more consumer, not reserved for this pod.
+                unit.problem = (f"{at}: ResourceClaim {claim_key[0]}/{claim_key[1]} is in use: reserved for "
+                                f"{len(reserved)} consumers, the most it can be")
+            unit.allocated.append(claim)
+        elif claim_key in pending:
+            unit.claims.append(pending[claim_key])
+        elif not unit.problem:
+            unit.problem = f"{at}: ResourceClaim {claim_key[0]}/{claim_key[1]} is not in the inputs"
+    return unit
+
+
+def units(inputs) -> list:
+    """Every unit the inputs ask about, pods first, in input order."""
+    if not inputs.pods:
+        return [Unit(None, list(inputs.claims))]
+    pending = {key_of(c): (c, s) for c, s in inputs.claims if not s.endswith("(template)")}
+    in_use = {key_of(c): (c, s) for c, s in inputs.in_use}
+    out, used = [], set()
+    for pod, _ in inputs.pods:
+        namespace = key_of(pod)[0]
+        for entry in (pod.get("spec") or {}).get("resourceClaims") or []:
+            if isinstance(entry, dict) and entry.get("resourceClaimTemplateName"):
+                used.add(id(inputs.templates.get((namespace, entry["resourceClaimTemplateName"]), (None,))[0]))
+        if _finished(pod):
+            continue
+        unit = pod_unit(pod, pending, in_use, inputs.templates)
+        used.update(id(c) for c, _ in unit.claims)
+        # A pod with nothing left to allocate is not waiting for DRA; a bound one whose claims are not in
+        # the inputs is running somewhere (a partial dump), not pending.
+        if unit.claims or (unit.problem and not unit.node):
+            out.append(unit)
+    out.extend(Unit(None, [(c, s)]) for c, s in inputs.claims if id(c) not in used)
+    return out
+
+
+def focus(inputs, pod: str | None, claim: str | None) -> list:
+    """The units `--pod` or `--claim` ask for (every unit without them); FocusError when nothing matches."""
+    if claim:
+        wanted = parse_ref(claim)
+        for c, s in inputs.in_use:
+            if key_of(c) == wanted:
+                raise FocusError(f"--claim {claim}: ResourceClaim {'/'.join(wanted)} is already allocated")
+        found = [(c, s) for c, s in inputs.claims if key_of(c) == wanted]
+        if not found:
+            raise FocusError(f"--claim {claim}: no pending ResourceClaim or ResourceClaimTemplate "
+                             f"{'/'.join(wanted)} in the inputs")
+        return [Unit(None, found[:1])]
+    if pod:
+        wanted = parse_ref(pod)
+        for p, _ in inputs.pods:
+            if key_of(p) == wanted:
+                pending = {key_of(c): (c, s) for c, s in inputs.claims if not s.endswith("(template)")}
+                in_use = {key_of(c): (c, s) for c, s in inputs.in_use}
+                return [pod_unit(p, pending, in_use, inputs.templates)]
+        raise FocusError(f"--pod {pod}: no Pod {'/'.join(wanted)} in the inputs")
+    return units(inputs)
+
+
+def nodes_of(unit: Unit, names: list, all_nodes: bool) -> list:
+    """The nodes to answer on: a pod bound to a node is checked there only (on another node given with
+    --node, the answer is that it is bound elsewhere)."""
+    if unit.node and (all_nodes or unit.node in names):
+        return [unit.node]
+    return names
+
+
+def answer(allocator, inputs, unit: Unit, name: str, deadline):
+    """One pod on one node (outcome.NodeOutcome), refused before any search when the scheduler's filter
+    would: a claim missing, the pod bound elsewhere, an allocated claim whose node selector does not match."""
+    from webhook.allocation import inputs as read_inputs
+    from webhook.allocation import outcome
+    from webhook.allocation.nodes import NodeSelectorError, selector_matches
+
+    node = read_inputs.node_object(inputs, name)
+    refused = unit.problem
+    if not refused and unit.node and unit.node != name:
+        refused = f"pod {unit.pod} is bound to node {unit.node}"
+    for claim in unit.allocated if not refused else ():
+        selector = ((claim.get("status") or {}).get("allocation") or {}).get("nodeSelector")
+        try:
+            if selector is not None and not selector_matches(selector, node):
+                refused = f"claim {'/'.join(key_of(claim))} is allocated, and not available on this node"
+        except NodeSelectorError as error:
+            refused = f"claim {'/'.join(key_of(claim))}: allocation.nodeSelector: {error}"
+        if refused:
+            break
+    if refused:
+        done = outcome.NodeOutcome(name, False, refused, [])
+    else:
+        done = outcome.allocate_on(allocator, node, inputs, deadline=deadline, pending=unit.claims)
+    done.pod = unit.pod
+    return done
