@@ -4,6 +4,7 @@ Kubernetes version, and agree with the server (flags, paths, ports, Secret and w
 from __future__ import annotations
 
 import base64
+import json
 import re
 import shutil
 import stat
@@ -12,6 +13,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
+import jsonschema
 import kubernetes_validate
 import pytest
 import yaml
@@ -26,6 +28,8 @@ NO_KUBECTL = "kubectl not found: overlays are rendered only with `kubectl kustom
 # Every Kubernetes version the rules support (webhook/behaviours.py), as kubernetes-validate names them.
 K8S_VERSIONS = ("1.34.0", "1.35.0", "1.36.0", "1.37.0")
 CLUSTER_SCOPED = {"Namespace", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"}
+# cert-manager's kinds are not among Kubernetes' schemas: a subset of its v1 API, closed to other fields.
+CERT_MANAGER = json.loads((Path(__file__).resolve().parent / "schemas" / "cert-manager-v1-subset.json").read_text())
 _scratch = tempfile.TemporaryDirectory(prefix="deploy-test-")  # removed when the test process ends
 
 
@@ -78,16 +82,33 @@ def rendered(overlay: str) -> tuple[dict, ...]:
         return tuple(kubectl_kustomize(DEPLOY / "base") if KUBECTL else base_by_hand())
     if overlay == "self-signed":
         return tuple(kubectl_kustomize(self_signed_copy() / "deploy" / "overlays" / "self-signed"))
+    if overlay == "example":
+        return tuple(kubectl_kustomize(DEPLOY / "example"))
     return tuple(kubectl_kustomize(DEPLOY / "overlays" / overlay))
 
 
 def schema_cases():
-    for overlay in ("base", "cert-manager", "self-signed"):
+    for overlay in ("base", "cert-manager", "self-signed", "example"):
         if overlay != "base" and not KUBECTL:
             yield pytest.param(overlay, None, id=f"{overlay}-not-rendered")
             continue
         for doc in rendered(overlay):
             yield pytest.param(overlay, doc, id=f"{overlay}-{doc['kind']}-{doc['metadata']['name']}")
+
+
+def go_duration_seconds(text: str) -> float:
+    units = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+    return sum(float(n) * units[u] for n, u in re.findall(r"([0-9.]+)(ns|us|µs|ms|s|m|h)", text))
+
+
+def validate_cert_manager(doc: dict) -> None:
+    jsonschema.validate(doc, {**CERT_MANAGER, "$ref": f"#/definitions/{doc['kind']}"})
+    spec = doc["spec"]
+    if "duration" in spec:  # cert-manager's own checks: at least 1 h, renewal at least 5 min before the end
+        assert go_duration_seconds(spec["duration"]) >= 3600
+        assert 300 <= go_duration_seconds(spec.get("renewBefore", "5m")) < go_duration_seconds(spec["duration"])
+    if spec.get("privateKey", {}).get("algorithm") == "ECDSA":
+        assert spec["privateKey"].get("size", 256) in (256, 384, 521)
 
 
 def find(docs, kind: str, name: str | None = None) -> dict:
@@ -101,7 +122,8 @@ def test_manifest_matches_the_strict_schema_of_every_supported_kubernetes_versio
     if doc is None:
         pytest.skip(NO_KUBECTL)
     if doc["apiVersion"].startswith("cert-manager.io/"):
-        pytest.skip(f"{doc['kind']} is a cert-manager CRD; kubernetes-validate ships only Kubernetes' own schemas")
+        validate_cert_manager(doc)
+        return
     for version in K8S_VERSIONS:
         assert kubernetes_validate.validate(doc, version, strict=True) == version.rpartition(".")[0]
 
