@@ -171,9 +171,11 @@ def test_without_an_image_in_the_overlay_the_pods_name_what_is_missing():
 
 def test_webhooks_are_bounded_and_their_pods_critical():
     docs = kubectl_kustomize(DEPLOY / "example")
+    readme = (DEPLOY / "README.md").read_text()
     for kind in REGISTRATION:
         [webhook] = find(docs, kind)["webhooks"]
         assert 1 <= webhook["timeoutSeconds"] <= 30  # the API server's range
+        assert f"timeoutSeconds: {webhook['timeoutSeconds']}" in readme and "1 to 30 seconds" in readme
     pod = pod_template(docs)["spec"]
     assert pod["priorityClassName"] == "system-cluster-critical"
     # Where quota admission limits that class, a quota scoped to it must admit every replica.
