@@ -50,7 +50,8 @@ def base_by_hand() -> list[dict]:
             docs.append(doc)
     values = {}
     for var in kustomization["vars"]:
-        [source] = [d for d in docs if d["kind"] == var["objref"]["kind"] and d["metadata"]["name"] == var["objref"]["name"]]
+        objref = var["objref"]
+        [source] = [d for d in docs if (d["kind"], d["metadata"]["name"]) == (objref["kind"], objref["name"])]
         section, field = var["fieldref"]["fieldpath"].split(".")
         values[var["name"]] = source[section][field]
 
