@@ -1,9 +1,11 @@
-"""deploy/: the kustomize base and overlays render, match the Kubernetes 1.36 schemas, and agree
-with the server (flags, paths, ports, Secret and webhook names)."""
+"""deploy/: the kustomize base and overlays render, match the strict schemas of every supported
+Kubernetes version, and agree with the server (flags, paths, ports, Secret and webhook names)."""
 
 from __future__ import annotations
 
 import base64
+import json
+import re
 import shutil
 import stat
 import subprocess
@@ -11,19 +13,23 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
+import jsonschema
 import kubernetes_validate
 import pytest
 import yaml
 
 from support import cli
-from webhook import __version__, certs, kustomize
+from webhook import certs, kustomize
 from webhook.cli import build_parser
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 KUBECTL = shutil.which("kubectl")
 NO_KUBECTL = "kubectl not found: overlays are rendered only with `kubectl kustomize`"
-K8S_VERSION = "1.36.0"
+# Every Kubernetes version the rules support (webhook/behaviours.py), as kubernetes-validate names them.
+K8S_VERSIONS = ("1.34.0", "1.35.0", "1.36.0", "1.37.0")
 CLUSTER_SCOPED = {"Namespace", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"}
+# cert-manager's kinds are not among Kubernetes' schemas: a subset of its v1 API, closed to other fields.
+CERT_MANAGER = json.loads((Path(__file__).resolve().parent / "schemas" / "cert-manager-v1-subset.json").read_text())
 _scratch = tempfile.TemporaryDirectory(prefix="deploy-test-")  # removed when the test process ends
 
 
@@ -34,19 +40,31 @@ def kubectl_kustomize(directory: Path) -> list[dict]:
 
 
 def base_by_hand() -> list[dict]:
-    """The base rendered without kustomize: its resources, namespace and image tag applied."""
+    """The base rendered without kustomize: its resources, namespace and vars applied."""
     kustomization = yaml.safe_load((DEPLOY / "base" / "kustomization.yaml").read_text())
-    tags = {image["name"]: image["newTag"] for image in kustomization.get("images", [])}
     docs = []
     for name in kustomization["resources"]:
         for doc in yaml.safe_load_all((DEPLOY / "base" / name).read_text()):
             if doc["kind"] not in CLUSTER_SCOPED:
                 doc["metadata"]["namespace"] = kustomization["namespace"]
-            for container in doc.get("spec", {}).get("template", {}).get("spec", {}).get("containers", []):
-                if container["image"] in tags:
-                    container["image"] = f"{container['image']}:{tags[container['image']]}"
             docs.append(doc)
-    return docs
+    values = {}
+    for var in kustomization["vars"]:
+        objref = var["objref"]
+        [source] = [d for d in docs if (d["kind"], d["metadata"]["name"]) == (objref["kind"], objref["name"])]
+        section, field = var["fieldref"]["fieldpath"].split(".")
+        values[var["name"]] = source[section][field]
+
+    def resolve(node):
+        if isinstance(node, dict):
+            return {key: resolve(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [resolve(value) for value in node]
+        if isinstance(node, str):
+            return re.sub(r"\$\((\w+)\)", lambda m: values.get(m[1], m[0]), node)
+        return node
+
+    return [resolve(doc) for doc in docs]
 
 
 def self_signed_copy() -> Path:
@@ -65,16 +83,33 @@ def rendered(overlay: str) -> tuple[dict, ...]:
         return tuple(kubectl_kustomize(DEPLOY / "base") if KUBECTL else base_by_hand())
     if overlay == "self-signed":
         return tuple(kubectl_kustomize(self_signed_copy() / "deploy" / "overlays" / "self-signed"))
+    if overlay == "example":
+        return tuple(kubectl_kustomize(DEPLOY / "example"))
     return tuple(kubectl_kustomize(DEPLOY / "overlays" / overlay))
 
 
 def schema_cases():
-    for overlay in ("base", "cert-manager", "self-signed"):
+    for overlay in ("base", "cert-manager", "self-signed", "example"):
         if overlay != "base" and not KUBECTL:
             yield pytest.param(overlay, None, id=f"{overlay}-not-rendered")
             continue
         for doc in rendered(overlay):
             yield pytest.param(overlay, doc, id=f"{overlay}-{doc['kind']}-{doc['metadata']['name']}")
+
+
+def go_duration_seconds(text: str) -> float:
+    units = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+    return sum(float(n) * units[u] for n, u in re.findall(r"([0-9.]+)(ns|us|µs|ms|s|m|h)", text))
+
+
+def validate_cert_manager(doc: dict) -> None:
+    jsonschema.validate(doc, {**CERT_MANAGER, "$ref": f"#/definitions/{doc['kind']}"})
+    spec = doc["spec"]
+    if "duration" in spec:  # cert-manager's own checks: at least 1 h, renewal at least 5 min before the end
+        assert go_duration_seconds(spec["duration"]) >= 3600
+        assert 300 <= go_duration_seconds(spec.get("renewBefore", "5m")) < go_duration_seconds(spec["duration"])
+    if spec.get("privateKey", {}).get("algorithm") == "ECDSA":
+        assert spec["privateKey"].get("size", 256) in (256, 384, 521)
 
 
 def find(docs, kind: str, name: str | None = None) -> dict:
@@ -84,12 +119,14 @@ def find(docs, kind: str, name: str | None = None) -> dict:
 
 
 @pytest.mark.parametrize("overlay,doc", list(schema_cases()))
-def test_manifest_matches_the_kubernetes_1_36_strict_schema(overlay, doc):
+def test_manifest_matches_the_strict_schema_of_every_supported_kubernetes_version(overlay, doc):
     if doc is None:
         pytest.skip(NO_KUBECTL)
     if doc["apiVersion"].startswith("cert-manager.io/"):
-        pytest.skip(f"{doc['kind']} is a cert-manager CRD; kubernetes-validate ships only Kubernetes' own schemas")
-    assert kubernetes_validate.validate(doc, K8S_VERSION, strict=True) == "1.36"
+        validate_cert_manager(doc)
+        return
+    for version in K8S_VERSIONS:
+        assert kubernetes_validate.validate(doc, version, strict=True) == version.rpartition(".")[0]
 
 
 @pytest.mark.skipif(not KUBECTL, reason=NO_KUBECTL)
@@ -128,7 +165,8 @@ def test_deployment_is_hardened_and_highly_available():
     assert security["seccompProfile"]["type"] == "RuntimeDefault"
     assert set(container["resources"]["requests"]) == {"cpu", "memory"}
     assert set(container["resources"]["limits"]) == {"cpu", "memory"}
-    assert container["image"] == f"dra-webhook:{__version__}"  # the image tag follows the package version
+    # No image anyone could serve: the operator's overlay sets it (deploy/README.md).
+    assert container["image"] == "dra-webhook:set-images-in-your-overlay"
     args = build_parser().parse_args(container["args"])
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
     assert ports["health"] == args.health_port  # probes reach the plain-HTTP health port

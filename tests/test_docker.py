@@ -19,6 +19,9 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
+from packaging.markers import default_environment
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from support import free_port
 from webhook import __version__
@@ -68,15 +71,82 @@ def run_commands(stage: Stage) -> list[list[str]]:
     return commands
 
 
-def test_two_stages_on_a_slim_python_base():
+def test_two_stages_on_a_slim_python_base_pinned_by_digest():
     assert len(STAGES) == 2 and BUILD.name
     for stage in STAGES:
-        assert re.fullmatch(r"python:\d+\.\d+-slim", stage.image), stage.image
+        # The tag is for readers; the digest is what is pulled, so a rebuild starts from the same bytes.
+        assert re.fullmatch(r"python:\d+\.\d+-slim@sha256:[0-9a-f]{64}", stage.image), stage.image
+    assert BUILD.image == RUNTIME.image
     required = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
     image_version = tuple(int(n) for n in RUNTIME.image.split(":")[1].split("-")[0].split("."))
     assert image_version >= tuple(int(n) for n in required.removeprefix(">=").split("."))
     assert any("pip wheel" in args for args in BUILD.all("RUN"))  # wheels are built in the first stage
     assert not RUNTIME.all("COPY"), "the runtime stage takes only the wheels (bind-mounted), no sources"
+
+
+def labels(stage: Stage) -> dict[str, str]:
+    """The stage's LABELs, with ${ARG}s replaced by the ARG defaults (as `docker build` without --build-arg)."""
+    defaults = dict(arg.partition("=")[::2] for arg in stage.all("ARG"))
+    found = {}
+    for args in stage.all("LABEL"):
+        for pair in shlex.split(args):
+            key, _, value = pair.partition("=")
+            found[key] = re.sub(r"\$\{(\w+)\}", lambda m: shlex.split(defaults[m[1]] or "''")[0], value)
+    return found
+
+
+def test_oci_labels_name_the_project_its_version_and_its_base():
+    found = labels(RUNTIME)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert found["org.opencontainers.image.title"] == project["name"]
+    assert found["org.opencontainers.image.description"] == project["description"]
+    assert found["org.opencontainers.image.licenses"] == project["license"]
+    assert found["org.opencontainers.image.version"] == __version__
+    name, _, digest = RUNTIME.image.partition("@")
+    assert found["org.opencontainers.image.base.digest"] == digest
+    assert found["org.opencontainers.image.base.name"] == f"docker.io/library/{name}"
+    for key in ("revision", "source"):  # set with --build-arg; present so tools find the key
+        assert f"org.opencontainers.image.{key}" in found
+
+
+def lock_entries() -> dict[str, tuple[str, list[str]]]:
+    """requirements.lock: normalized name -> (version, sha256 hashes)."""
+    text = re.sub(r"\\\n", " ", (ROOT / "requirements.lock").read_text())
+    entries = {}
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            words = line.split()
+            name, _, version = words[0].partition("==")
+            hashes = [w.removeprefix("--hash=sha256:") for w in words[1:]]
+            assert version and all(w.startswith("--hash=sha256:") for w in words[1:]), line
+            assert hashes and all(re.fullmatch(r"[0-9a-f]{64}", h) for h in hashes), line
+            entries[canonicalize_name(name)] = (version, hashes)
+    return entries
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_lock_pins_every_runtime_dependency_of_the_image_with_hashes(machine):
+    entries = lock_entries()
+    environment = {**default_environment(), "platform_system": "Linux", "sys_platform": "linux",
+                   "platform_machine": machine, "python_version": "3.11", "implementation_name": "cpython"}
+    for line in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]:
+        requirement = Requirement(line)
+        if requirement.marker and not requirement.marker.evaluate(environment):
+            continue
+        name = canonicalize_name(requirement.name)
+        assert name in entries, f"{name} is a dependency but not in requirements.lock"
+        assert requirement.specifier.contains(entries[name][0], prereleases=True), (name, entries[name][0])
+    assert canonicalize_name("dra-webhook") not in entries
+
+
+def test_the_build_installs_only_what_the_lock_names():
+    dependencies, project = run_commands(BUILD)
+    assert dependencies[:2] == ["pip", "wheel"] and "--require-hashes" in dependencies
+    assert dependencies[dependencies.index("-r") + 1] == "requirements.lock"
+    assert "--only-binary=:all:" in dependencies  # nothing compiled from an sdist
+    assert project[:2] == ["pip", "wheel"] and "--no-deps" in project and project[-1] == "."
+    [install] = run_commands(RUNTIME)
+    assert "--no-index" in install  # the runtime stage sees only the wheels built from the lock
 
 
 def test_runs_as_a_numeric_non_root_user():
