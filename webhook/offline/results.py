@@ -35,6 +35,7 @@ class Message:
     field: str = ""
     reason: str = ""
     line: int | None = None
+    column: int | None = None  # 1-based, with `line`: where the cause's field is written
 
 
 @dataclass

@@ -16,7 +16,7 @@ from datetime import datetime
 from itertools import chain
 from typing import Any, Iterator
 
-from webhook.offline import loading, parallel
+from webhook.offline import loading, parallel, positions
 from webhook.offline.results import ERROR, FAILED, PASSED, SKIPPED, Message, Result
 from webhook.profile import Profile
 
@@ -238,7 +238,8 @@ def review_batch(batch: list[loading.Chunk | Result], options: Options) -> list[
             continue
         for doc in documents:
             try:
-                out.append(review_document(item.file, doc.document, doc.line, doc.value, options))
+                result = review_document(item.file, doc.document, doc.line, doc.value, options)
+                out.append(positions.place(result, item.text, item.line))
             except RecursionError:  # parsed, but too deep for what walks it (validation, sizing): that input only
                 out.append(Result(item.file, "document", ERROR, "unreadable", line=doc.line, document=doc.document,
                                   messages=[Message("cannot review: nested too deeply", line=doc.line)]))
@@ -312,7 +313,8 @@ def _messages(wire: dict) -> list[Message]:
     causes = (status.get("details") or {}).get("causes") or []
     if causes:
         return [Message(c.get("message", ""), c.get("field", ""), c.get("reason", "")) for c in causes]
-    return [Message(status.get("message") or "denied", reason=status.get("reason", ""))]
+    message, reason = status.get("message") or "denied", status.get("reason", "")
+    return positions.strict_causes(message, reason) or [Message(message, reason=reason)]
 
 
 def _label(request) -> str:

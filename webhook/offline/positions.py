@@ -1,0 +1,197 @@
+"""Where a cause's field was written: its line and column in the source of the document.
+
+A cause names its field as Go's field.Path renders it (`spec.devices.requests[0].exactly.count`, a map key
+in brackets: `attributes[dra.example.com/model]`). It is looked up in the document composed again (YAML
+nodes carry their start marks; JSON composes as YAML flow, and what libyaml refuses of JSON gets no
+position), only for a result that has causes, so an allowed document costs nothing. Composing is linear
+in the text (aliases are shared nodes, never expanded) and a lookup walks one node per path element, so a
+document costs what its text does. A field that is not there points at its nearest existing parent; a
+mapping entry at its key (an unknown field's key itself). The paths of the v1 object that older versions
+are converted to are found where the user wrote them: a v1beta1 request's fields flat beside its name (no
+`exactly`), a v1beta1 slice device's under `basic`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from typing import Any, Iterator
+
+import yaml
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+from webhook.offline import yamlload
+from webhook.offline.results import Message, Result
+
+# Paths longer than this are not looked up (a path names a field of a decoded object: never this long).
+MAX_PATH_CHARS = 4096
+# How deep `<<` merge keys are followed when a field is not written in the mapping itself.
+MAX_MERGE_DEPTH = 16
+
+_STRICT = re.compile(r'(unknown|duplicate) field ("(?:[^"\\]|\\.)*")')
+
+
+def strict_causes(text: str, reason: str) -> list[Message] | None:
+    """The fields a strict decoding error names, one message each (the API server sends them as one
+    message, no causes); None when `text` is not one."""
+    head, found, tail = text.partition("strict decoding error: ")
+    if not found:
+        return None
+    out = []
+    for match in _STRICT.finditer(tail):
+        try:
+            name = json.loads(match.group(2))  # Go's %q: the same escapes for what a field path holds
+        except ValueError:
+            continue
+        out.append(Message(f"strict decoding error: {match.group(1)} field {match.group(2)}", name, reason))
+    return out or None
+
+
+def parse_path(path: str) -> list[str | int] | None:
+    """A rendered field.Path as its elements: names and keys as strings, indexes as ints; None if it is
+    not one."""
+    if not path or len(path) > MAX_PATH_CHARS:
+        return None
+    out: list[str | int] = []
+    i, n = 0, len(path)
+    while i < n:
+        if path[i] == "[":
+            # A key may hold ']' or '.': it ends at the ']' followed by the end, '.' or '['.
+            end = i + 1
+            while True:
+                end = path.find("]", end)
+                if end < 0:
+                    return None
+                if end + 1 == n or path[end + 1] in ".[":
+                    break
+                end += 1
+            inside = path[i + 1:end]
+            out.append(int(inside) if inside.isdigit() else inside)
+            i = end + 1
+        else:
+            if path[i] == "." and out:
+                i += 1
+            end = i
+            while end < n and path[end] not in ".[":
+                end += 1
+            if end == i:
+                return None
+            out.append(path[i:end])
+            i = end
+    return out
+
+
+def _key_text(node: yaml.Node) -> str | None:
+    """A key as sigs.k8s.io/yaml turns it into a JSON name (None for a key that is not a scalar)."""
+    if type(node) is not ScalarNode:
+        return None
+    if node.tag == yamlload._PLAIN:
+        return str(yamlload._key(yamlload.resolve_plain(node.value)))
+    return node.value
+
+
+def _entry(node: yaml.Node, name: str, depth: int = 0) -> tuple[yaml.Node, yaml.Node] | None:
+    """The (key, value) nodes of `name` in a mapping node, the last one written winning as when the
+    value is built; then what `<<` merge keys bring."""
+    found = None
+    merges = []
+    for key, value in node.value:
+        text = _key_text(key)
+        if text == name:
+            found = (key, value)
+        elif text == "<<" and key.tag == yamlload._PLAIN:
+            merges.append(value)
+    if found is not None or depth >= MAX_MERGE_DEPTH:
+        return found
+    for value in merges:
+        for source in (value.value if type(value) is SequenceNode else [value]):
+            if type(source) is MappingNode:
+                found = _entry(source, name, depth + 1)
+                if found is not None:
+                    return found
+    return None
+
+
+def locate(root: yaml.Node, path: list[str | int]) -> tuple[yaml.Mark, bool]:
+    """The start mark of where `path` is written below `root` (a mapping entry: its key), and whether it
+    is there; if it is not, the mark of its nearest existing parent."""
+    node, mark = root, root.start_mark
+    for element in path:
+        if type(node) is SequenceNode and isinstance(element, int):
+            if element >= len(node.value):
+                return mark, False
+            node = node.value[element]
+            mark = node.start_mark
+            continue
+        if type(node) is not MappingNode:
+            return mark, False
+        name = str(element)
+        found = _entry(node, name)
+        if found is None and name == "exactly":
+            continue  # a v1beta1 request: its fields are flat, beside its name
+        if found is None:
+            basic = _entry(node, "basic")  # a v1beta1 slice device: its fields are under `basic`
+            if basic is not None and type(basic[1]) is MappingNode:
+                found = _entry(basic[1], name)
+        if found is None:
+            return mark, False
+        key, node = found
+        mark = key.start_mark
+    return mark, True
+
+
+def root_node(text: str, item: int | None = None) -> yaml.Node | None:
+    """The composed first document of a chunk's text (the `item`th entry of its `items` for a List
+    item); None when it cannot be composed."""
+    try:
+        node = next((node for node in yamlload.compose_all(text) if node is not None), None)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    if item is not None:
+        items = _entry(node, "items") if type(node) is MappingNode else None
+        if items is None or type(items[1]) is not SequenceNode or item >= len(items[1].value):
+            return None
+        node = items[1].value[item]
+    return node
+
+
+_ITEM = re.compile(r"\.items\[(\d+)\]$")
+
+
+def place(result: Result, text: str, line: int, column: int = 0) -> Result:
+    """`result` with the line and column of each of its messages' fields, in a document read from `text`
+    (a chunk) whose first line is `line` of the file, shifted right by `column` (a Markdown block's
+    indentation)."""
+    if not any(m.field for m in result.messages):
+        return result
+    match = _ITEM.search(result.document or "")
+    root = root_node(text, int(match.group(1)) if match else None)
+    if root is None:
+        return result
+    kind = _entry(root, "kind") if type(root) is MappingNode else None
+    if kind is not None and type(kind[1]) is ScalarNode and kind[1].value == "AdmissionReview":
+        mark, found = locate(root, ["request", "object"])  # a recorded request: its causes are the object's
+        if not found:
+            return result
+        root = _entry(_entry(root, "request")[1], "object")[1]
+    result.messages = list(_placed(result.messages, root, line, column))
+    return result
+
+
+def _placed(messages: list[Message], root: yaml.Node, line: int, column: int) -> Iterator[Message]:
+    for message in messages:
+        path = parse_path(message.field) if message.field else None
+        if path is None:
+            yield message
+            continue
+        mark, _ = locate(root, path)
+        yield replace(message, line=mark.line + line, column=mark.column + 1 + column)
+
+
+def place_value(messages: list[Message], node: Any, line: int = 1) -> list[Message]:
+    """`messages` placed in an object composed elsewhere (a suite's inline object): `node` its root, in a
+    text whose first line is `line`."""
+    if node is None:
+        return messages
+    return list(_placed(messages, node, line, 0))
