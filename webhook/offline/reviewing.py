@@ -189,8 +189,8 @@ def known_namespaces(paths: list[str], texts: _Texts) -> dict:
             continue
         if "Namespace" not in text:
             continue
-        for chunk in loading.split(loading.label(path), text, json_file=path.lower().endswith(".json")):
-            if "Namespace" in chunk.text:
+        for chunk in loading.chunks(path, text):
+            if "Namespace" in chunk.text and not chunk.fragment:
                 try:
                     found.extend(doc.value for doc in loading.parse(chunk))
                 except loading.InputError:
@@ -214,7 +214,7 @@ def _batches(paths: list[str], progress: parallel.Progress | None,
             continue
         if progress is not None:
             progress.add(len(text))
-        for chunk in loading.split(name, text, json_file=path.lower().endswith(".json")):
+        for chunk in loading.chunks(path, text):
             batch.append(chunk)
             size += len(chunk.text)
             if size >= _BATCH_BYTES:
@@ -230,6 +230,10 @@ def review_batch(batch: list[loading.Chunk | Result], options: Options) -> list[
         if isinstance(item, Result):
             out.append(item)
             continue
+        if item.fragment:  # docs show parts of manifests: counted, never denied
+            out.append(Result(item.file, "(fragment)", SKIPPED, "fragment", line=item.line, document=str(item.index),
+                              messages=[Message(f"fragment, not checked: {item.fragment}")]))
+            continue
         try:
             documents = loading.parse(item)
         except loading.InputError as exc:
@@ -239,7 +243,7 @@ def review_batch(batch: list[loading.Chunk | Result], options: Options) -> list[
         for doc in documents:
             try:
                 result = review_document(item.file, doc.document, doc.line, doc.value, options)
-                out.append(positions.place(result, item.text, item.line))
+                out.append(positions.place(result, item.text, item.line, item.column))
             except RecursionError:  # parsed, but too deep for what walks it (validation, sizing): that input only
                 out.append(Result(item.file, "document", ERROR, "unreadable", line=doc.line, document=doc.document,
                                   messages=[Message("cannot review: nested too deeply", line=doc.line)]))
