@@ -239,3 +239,21 @@ def test_directories_include_markdown_only_when_asked(tmp_path, capsys):
     code, report = results(capsys, str(tmp_path), "--markdown")
     assert [r["verdict"] for r in report["results"]] == ["allowed", "allowed", "denied", "skipped", "denied"]
     assert code == 1
+
+
+def test_the_docs_hook_reads_the_markdown_files_pre_commit_passes(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    hook = {h["id"]: h for h in yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())}["dra-webhook-docs"]
+    assert hook["types"] == ["markdown"] and hook["require_serial"] is True
+    files = [str(write(tmp_path / "README.md", README)), str(write(tmp_path / "docs/guide.md", GUIDE))]
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    result = subprocess.run([*hook["entry"].split(), *files], capture_output=True, text=True, cwd=tmp_path, env=env,
+                            timeout=60)
+    assert result.stdout.count("object(s):") == 1 and "5 object(s): 2 allowed, 2 denied" in result.stdout
+    assert result.returncode == 1
