@@ -174,7 +174,8 @@ def test_heredocs_with_other_delimiters_prompts_and_pipes(tmp_path, capsys):
     text = (
         "```bash\n"
         "cat <<'MANIFEST' | kubectl create -f -\n" + BAD_CLASS + "MANIFEST\n"  # name at line 6
-        "kubectl apply -f - <<-\tEOT\n" + "".join(f"\t{x}\n" for x in BAD_CLASS.splitlines()) + "\tEOT\n"  # 12, after a tab
+        "kubectl apply -f - <<-\tEOT\n"  # name at line 12, after a tab
+        + "".join(f"\t{x}\n" for x in BAD_CLASS.splitlines()) + "\tEOT\n"
         "kubectl get deviceclasses <<EOF\nnot: read\nEOF\n"  # no kubectl apply/create -f -: not read
         "```\n"
         "```shell-session\n"
@@ -257,3 +258,32 @@ def test_the_docs_hook_reads_the_markdown_files_pre_commit_passes(tmp_path):
                             timeout=60)
     assert result.stdout.count("object(s):") == 1 and "5 object(s): 2 allowed, 2 denied" in result.stdout
     assert result.returncode == 1
+
+
+def test_a_suite_points_at_the_cause_in_a_markdown_document_and_in_itself(tmp_path, capsys):
+    write(tmp_path / "guide.md", GUIDE)
+    suite = write(tmp_path / "suite.yaml", """\
+apiVersion: dra-webhook/v1alpha1
+kind: TestSuite
+tests:
+  - name: the guide's claim
+    object: guide.md#3
+    expect: {allowed: true}
+  - name: inline
+    object:
+      apiVersion: resource.k8s.io/v1
+      kind: DeviceClass
+      metadata:
+        name: Bad_Name
+    expect: {allowed: true}
+""")
+    code = cli.main(["test", str(suite), "-o", "json"])
+    report = json.loads(capsys.readouterr().out)
+    placed = [(m.get("file"), m.get("line"), m.get("column")) for r in report["results"] for m in r["messages"]
+              if m.get("column")]
+    assert placed == [(str(tmp_path / "guide.md"), 67, 12), (None, 12, 9)]
+    assert code == 1
+    cli.main(["test", str(suite), "-o", "github"])
+    errors = [line.split(",title=")[0] for line in capsys.readouterr().out.splitlines() if line.startswith("::error")]
+    assert f"::error file={tmp_path / 'guide.md'},line=67,col=12" in errors
+    assert f"::error file={suite},line=12,col=9" in errors

@@ -167,3 +167,27 @@ def test_paths_render_as_go_field_path():
         "spec", "devices", 1, "attributes", "dra.example.com/model", "string"]
     assert parse_path("metadata.labels[a]b]") == ["metadata", "labels", "a]b"]
     assert parse_path("") is None and parse_path("a[0") is None and parse_path("x" * 5000) is None
+
+
+def test_a_suite_points_at_unexpected_causes_in_the_file_it_names(tmp_path, capsys):
+    write(tmp_path / "claims.yaml", TWO_MISTAKES)
+    suite = write(tmp_path / "suite.yaml", """\
+apiVersion: dra-webhook/v1alpha1
+kind: TestSuite
+tests:
+  - name: negative count
+    object: claims.yaml#1
+    expect:
+      allowed: false
+      causes:
+        - field: spec.devices.requests[0].exactly.selectors
+          reason: FieldValueInvalid
+""")
+    code = cli.main(["test", str(suite), "-o", "json"])
+    (result,) = json.loads(capsys.readouterr().out)["results"]
+    assert [(m["message"], m.get("file"), m.get("line"), m.get("column")) for m in result["messages"]] == [
+        ("missing cause spec.devices.requests[0].exactly.selectors FieldValueInvalid", str(tmp_path / "claims.yaml"),
+         23, 9),
+        ("unexpected cause spec.devices.requests[0].exactly.count FieldValueInvalid", str(tmp_path / "claims.yaml"),
+         25, 9)]
+    assert code == 1

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
-from typing import Any, Iterator
+from typing import Iterator
 
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
@@ -149,10 +149,7 @@ def root_node(text: str, item: int | None = None) -> yaml.Node | None:
     except (yaml.YAMLError, RecursionError):
         return None
     if item is not None:
-        items = _entry(node, "items") if type(node) is MappingNode else None
-        if items is None or type(items[1]) is not SequenceNode or item >= len(items[1].value):
-            return None
-        node = items[1].value[item]
+        node = node_at(node, ["items", item])
     return node
 
 
@@ -171,10 +168,9 @@ def place(result: Result, text: str, line: int, column: int = 0) -> Result:
         return result
     kind = _entry(root, "kind") if type(root) is MappingNode else None
     if kind is not None and type(kind[1]) is ScalarNode and kind[1].value == "AdmissionReview":
-        mark, found = locate(root, ["request", "object"])  # a recorded request: its causes are the object's
-        if not found:
+        root = recorded_object(root)  # a recorded request: its causes are the object's
+        if root is None:
             return result
-        root = _entry(_entry(root, "request")[1], "object")[1]
     result.messages = list(_placed(result.messages, root, line, column))
     return result
 
@@ -189,9 +185,40 @@ def _placed(messages: list[Message], root: yaml.Node, line: int, column: int) ->
         yield replace(message, line=mark.line + line, column=mark.column + 1 + column)
 
 
-def place_value(messages: list[Message], node: Any, line: int = 1) -> list[Message]:
-    """`messages` placed in an object composed elsewhere (a suite's inline object): `node` its root, in a
-    text whose first line is `line`."""
-    if node is None:
-        return messages
-    return list(_placed(messages, node, line, 0))
+_CAUSE_PROBLEM = re.compile(r"^(?:missing|unexpected) cause (\S+) ")
+
+
+def place_messages(messages: list[Message], root: yaml.Node | None, file: str | None, line: int = 1,
+                   column: int = 0) -> list[Message]:
+    """A test's messages, each about a field (a cause, or a problem such as `unexpected cause spec.x
+    FieldValueInvalid`) at that field where the object is written: `root` composed from a text whose first
+    line is `line` of `file` (None: the suite's own file)."""
+    out = []
+    for message in messages:
+        match = _CAUSE_PROBLEM.match(message.text)
+        field = message.field or (match.group(1) if match else "")
+        path = parse_path(field) if field and root is not None else None
+        if path is None:
+            out.append(message)
+            continue
+        mark, _ = locate(root, path)
+        out.append(replace(message, line=mark.line + line, column=mark.column + 1 + column, file=file))
+    return out
+
+
+def node_at(root: yaml.Node | None, path: list[str | int]) -> yaml.Node | None:
+    """The node written at `path` below `root` (as written: no older versions' places), or None."""
+    node = root
+    for element in path:
+        if type(node) is SequenceNode and isinstance(element, int) and element < len(node.value):
+            node = node.value[element]
+        elif type(node) is MappingNode and (found := _entry(node, str(element))) is not None:
+            node = found[1]
+        else:
+            return None
+    return node
+
+
+def recorded_object(root: yaml.Node | None) -> yaml.Node | None:
+    """The `request.object` of a composed AdmissionReview."""
+    return node_at(root, ["request", "object"])

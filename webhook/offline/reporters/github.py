@@ -12,10 +12,11 @@ def write(run: Run, out: TextIO) -> None:
     for result in run.results:
         if result.outcome in (FAILED, ERROR):
             title = f"{result.name}: {result.verdict}"
-            placed = [m for m in result.messages if m.line and m.field]  # each on its field's line
+            placed = [m for m in result.messages if m.line and m.column]  # each on its field's line
             rest = [m for m in result.messages if m not in placed]
             for m in placed:
-                out.write(_command("error", title, visible(f"{m.field}: {m.text}"), result, m.line, m.column))
+                text = visible(f"{m.field}: {m.text}" if m.field else m.text)
+                out.write(_command("error", title, text, result, m.line, m.column, m.file))
             if rest or not placed:
                 text = "\n".join(visible(f"{m.field}: {m.text}" if m.field else m.text) for m in rest)
                 out.write(_command("error", title, text or result.verdict, result))
@@ -26,10 +27,10 @@ def write(run: Run, out: TextIO) -> None:
 
 
 def _command(level: str, title: str, message: str, result: Result, line: int | None = None,
-             column: int | None = None) -> str:
+             column: int | None = None, file: str | None = None) -> str:
     # Escaped twice: control characters made visible (a terminal reads the log too), then the workflow
     # command's own escapes; line breaks between messages are ours, sent as %0A.
-    properties = f"file={_escape_property(visible(result.file))}"
+    properties = f"file={_escape_property(visible(file or result.file))}"
     if line or result.line:
         properties += f",line={line or result.line}"
     if line and column:

@@ -36,7 +36,7 @@ def _case(parent: ET.Element, classname: str, result: Result) -> None:
     name = result.name if result.document is None else f"{result.name} #{result.document}"
     case = ET.SubElement(parent, "testcase", name=visible(name), classname=classname, file=visible(result.file),
                          time=f"{result.seconds:.3f}")
-    line = next((m.line for m in result.messages if m.line and m.field), result.line)  # the first cause's field
+    line = next((m.line for m in result.messages if m.column and not m.file), result.line)  # the first cause's field
     if line:
         case.set("line", str(line))
     text = "\n".join(visible(_where(result, m) + (f"{m.field}: {m.text}" if m.field else m.text))
@@ -53,7 +53,7 @@ def _case(parent: ET.Element, classname: str, result: Result) -> None:
 
 
 def _where(result: Result, message: Message) -> str:
-    return f"{result.file}:{message.line}:{message.column}: " if message.line and message.column else ""
+    return f"{message.file or result.file}:{message.line}:{message.column}: " if message.line and message.column else ""
 
 
 def _count(results: list[Result], outcome: str) -> int:

@@ -61,9 +61,10 @@ def _findings(result: Result) -> list[tuple[str, str, str, Message | None]]:
 
 
 def _location(result: Result, message: Message | None = None) -> dict | None:
-    if result.file == STDIN:
+    file = message.file if message is not None and message.file else result.file
+    if file == STDIN:
         return None
-    uri = quote(PurePath(result.file).as_posix(), errors="surrogateescape")  # a name not UTF-8: its own bytes
+    uri = quote(PurePath(file).as_posix(), errors="surrogateescape")  # a name not UTF-8: its own bytes
     location: dict = {"physicalLocation": {"artifactLocation": {"uri": uri}}}
     if message is not None and message.line:
         region = {"startLine": message.line}
