@@ -125,7 +125,8 @@ def positions(directory: Path) -> None:
     results = reviewing.review_batch(chunks, options)
     assert all(r.verdict == "denied" and r.messages[0].line for r in results)
     total = best_of(lambda: reviewing.review_batch(chunks, options), rounds=3, number=1)
-    place = best_of(lambda: [placing.place(r, c.text, c.line) for r, c in zip(results, chunks)], rounds=3, number=1)
+    place = best_of(lambda: [placing.place(r, placing.Source(c.text, c.line)) for r, c in zip(results, chunks)],
+                    rounds=3, number=1)
     print(f"5. cause positions, 500 typical objects, each denied ({path.stat().st_size // 1024} KiB), one process")
     print(f"   review with positions {total:8.3f} s, of which positions {place:.3f} s: "
           f"{total / (total - place):.2f}x the review without them (allowed objects: no cost)")

@@ -38,9 +38,11 @@ _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
 _PROMPT = re.compile(r"^(?:[$%]|#(?=\s*(?:kubectl|cat)\b))\s+")  # `# ` is root's prompt only before a command
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2")
 _KUBECTL_STDIN = re.compile(r"\bkubectl\b.*\b(?:apply|create)\b.*(?:\s-f\s*-|\s--filename[= ]-)(?=\s|$|\|)")
-_ELISION = re.compile(r"^\s*(?:#\s*)?(?:\.\.\.|\u2026)", re.MULTILINE)
+_ELISION = re.compile(r"^[ \t]*(?:#[ \t]*)?(?:\.\.\.|\u2026)", re.MULTILINE)
 _PLACEHOLDER = re.compile(r"<[A-Za-z][A-Za-z0-9_.-]*(?: [A-Za-z0-9_.-]+)*>")
 _TEMPLATE = re.compile(r"\{\{")
+# A line longer than this is no command a reader types (and the patterns above stay linear in the line).
+MAX_COMMAND_CHARS = 4096
 _SHELL_VARIABLE = re.compile(r"\$(?:\{|\(|[A-Za-z_])")
 _OBJECT_KEYS = re.compile(r"^(?:apiVersion|kind)[ \t]*:", re.MULTILINE)
 
@@ -95,8 +97,10 @@ def _heredocs(content: list[str]) -> Iterator[tuple[int, int, str, bool]]:
     i = 0
     while i < len(content):
         command = _PROMPT.sub("", content[i].strip(), count=1)
-        match = _HEREDOC.search(command)
         i += 1
+        if len(command) > MAX_COMMAND_CHARS or "<<" not in command or "kubectl" not in command:
+            continue
+        match = _HEREDOC.search(command)
         if not match or not _KUBECTL_STDIN.search(command):
             continue
         strip_tabs, quoted, delimiter = match.group(1) == "-", bool(match.group(2)), match.group(3)

@@ -141,29 +141,42 @@ def locate(root: yaml.Node, path: list[str | int]) -> tuple[yaml.Mark, bool]:
     return mark, True
 
 
-def root_node(text: str, item: int | None = None) -> yaml.Node | None:
-    """The composed first document of a chunk's text (the `item`th entry of its `items` for a List
-    item); None when it cannot be composed."""
+def root_node(text: str) -> yaml.Node | None:
+    """The composed first document of a chunk's text; None when it cannot be composed."""
     try:
-        node = next((node for node in yamlload.compose_all(text) if node is not None), None)
+        return next((node for node in yamlload.compose_all(text) if node is not None), None)
     except (yaml.YAMLError, RecursionError):
         return None
-    if item is not None:
-        node = node_at(node, ["items", item])
-    return node
 
 
 _ITEM = re.compile(r"\.items\[(\d+)\]$")
 
 
-def place(result: Result, text: str, line: int, column: int = 0) -> Result:
-    """`result` with the line and column of each of its messages' fields, in a document read from `text`
-    (a chunk) whose first line is `line` of the file, shifted right by `column` (a Markdown block's
-    indentation)."""
+class Source:
+    """A chunk's text, composed once when a first result of it needs positions (a `List` of many denied
+    items is composed once, not once per item)."""
+
+    def __init__(self, text: str, line: int, column: int = 0):
+        self.text, self.line, self.column = text, line, column
+        self._root: yaml.Node | None = None
+        self._composed = False
+
+    def root(self) -> yaml.Node | None:
+        if not self._composed:
+            self._root, self._composed = root_node(self.text), True
+        return self._root
+
+
+def place(result: Result, source: Source) -> Result:
+    """`result` with the line and column of each of its messages' fields, in a document read from `source`
+    (a chunk) whose first line is `source.line` of the file, shifted right by `source.column` (a Markdown
+    block's indentation)."""
     if not any(m.field for m in result.messages):
         return result
+    root = source.root()
     match = _ITEM.search(result.document or "")
-    root = root_node(text, int(match.group(1)) if match else None)
+    if match:
+        root = node_at(root, ["items", int(match.group(1))])
     if root is None:
         return result
     kind = _entry(root, "kind") if type(root) is MappingNode else None
@@ -171,7 +184,7 @@ def place(result: Result, text: str, line: int, column: int = 0) -> Result:
         root = recorded_object(root)  # a recorded request: its causes are the object's
         if root is None:
             return result
-    result.messages = list(_placed(result.messages, root, line, column))
+    result.messages = list(_placed(result.messages, root, source.line, source.column))
     return result
 
 

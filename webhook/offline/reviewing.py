@@ -240,10 +240,11 @@ def review_batch(batch: list[loading.Chunk | Result], options: Options) -> list[
             out.append(Result(item.file, "document", ERROR, "unreadable", line=exc.line, document=str(item.index),
                               messages=[Message(str(exc), line=exc.line)]))
             continue
+        source = positions.Source(item.text, item.line, item.column)
         for doc in documents:
             try:
                 result = review_document(item.file, doc.document, doc.line, doc.value, options)
-                out.append(positions.place(result, item.text, item.line, item.column))
+                out.append(positions.place(result, source))
             except RecursionError:  # parsed, but too deep for what walks it (validation, sizing): that input only
                 out.append(Result(item.file, "document", ERROR, "unreadable", line=doc.line, document=doc.document,
                                   messages=[Message("cannot review: nested too deeply", line=doc.line)]))
