@@ -287,3 +287,15 @@ tests:
     errors = [line.split(",title=")[0] for line in capsys.readouterr().out.splitlines() if line.startswith("::error")]
     assert f"::error file={tmp_path / 'guide.md'},line=67,col=12" in errors
     assert f"::error file={suite},line=12,col=9" in errors
+
+
+def test_unlabelled_fences_are_read_only_when_they_hold_objects(tmp_path, capsys):
+    text = ("```\n" + BAD_CLASS + "```\n"  # an object: checked (name at line 5)
+            "```\n$ kubectl get deviceclasses\nNAME   AGE\ngpu    1d\n```\n"  # output: not read
+            "````\n" + BAD_CLASS + "  # ...\n````\n"  # an object, elided: a fragment
+            "```text\n" + BAD_CLASS + "```\n")  # another language: not read
+    path = write(tmp_path / "plain.md", text)
+    code, report = results(capsys, str(path))
+    assert [(r["verdict"], r["line"]) for r in report["results"]] == [("denied", 2), ("fragment", 13)]
+    assert report["results"][0]["messages"][0]["line"] == 5
+    assert code == 1
