@@ -299,3 +299,12 @@ def test_unlabelled_fences_are_read_only_when_they_hold_objects(tmp_path, capsys
     assert [(r["verdict"], r["line"]) for r in report["results"]] == [("denied", 2), ("fragment", 13)]
     assert report["results"][0]["messages"][0]["line"] == 5
     assert code == 1
+
+
+def test_a_block_after_a_skip_comment_is_not_read(tmp_path, capsys):
+    text = ("This one is refused:\n\n<!-- dra-webhook: skip -->\n\n```yaml\n" + BAD_CLASS + "```\n"
+            "```yaml\n" + BAD_CLASS + "```\n")
+    path = write(tmp_path / "refused.md", text)
+    code, report = results(capsys, str(path))
+    assert [(r["verdict"], r["line"]) for r in report["results"]] == [("denied", 12)]
+    assert code == 1

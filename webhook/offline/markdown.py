@@ -14,6 +14,9 @@ What is read:
   (`cat <<EOF | kubectl apply -f -`); prompts (`$ `, `% `) and the console's `> ` before each line of
   the body are taken off.
 
+A block right after the comment `<!-- dra-webhook: skip -->` (blank lines between allowed) is not read: a
+guide may show what the API server refuses.
+
 A block that is clearly a fragment (`...`, `# ...`, a placeholder such as `<your-namespace>`, a template's
 `{{ }}`, a shell variable in a heredoc that expands them, a document without `apiVersion` or `kind`)
 becomes one chunk marked as such: reported "fragment, not checked", never parsed for a verdict. Every
@@ -35,6 +38,7 @@ _JSON = {"json"}
 _SHELL = {"sh", "shell", "bash", "zsh", "console", "shell-session", "shellsession", "terminal"}
 
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
+_SKIP = re.compile(r"^[ \t]*<!--[ \t]*dra-webhook:[ \t]*skip[ \t]*-->[ \t]*$")
 _PROMPT = re.compile(r"^(?:[$%]|#(?=\s*(?:kubectl|cat)\b))\s+")  # `# ` is root's prompt only before a command
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2")
 _KUBECTL_STDIN = re.compile(r"\bkubectl\b.*\b(?:apply|create)\b.*(?:\s-f\s*-|\s--filename[= ]-)(?=\s|$|\|)")
@@ -65,9 +69,12 @@ def _bodies(lines: list[str]) -> Iterator[tuple[int, int, str, str, bool]]:
     """(first line, indentation taken off, text, language, whether shell variables expand in it) of every
     fenced block to read, and of every heredoc of a shell block."""
     i, count = 0, len(lines)
+    skip = False  # the last line that was not blank asks to skip the next block
     while i < count:
-        match = _FENCE.match(lines[i].rstrip("\r"))
+        line = lines[i].rstrip("\r")
+        match = _FENCE.match(line)
         if not match or (match.group(2)[0] == "`" and "`" in match.group(3)):
+            skip = bool(_SKIP.match(line)) or (skip and not line.strip())
             i += 1
             continue
         indent, fence, info = match.groups()
@@ -77,6 +84,8 @@ def _bodies(lines: list[str]) -> Iterator[tuple[int, int, str, str, bool]]:
             end += 1
         content = [_dedent(line.rstrip("\r"), len(indent)) for line in lines[i + 1:end]]
         language = (info.strip().lstrip("{.").split() or [""])[0].rstrip("}").lower()
+        if skip:
+            language, skip = "(skipped)", False
         if language in _SHELL:
             for offset, column, body, expands in _heredocs(content):
                 yield i + 2 + offset, len(indent) + column, body, "yaml", expands
