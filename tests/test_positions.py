@@ -191,3 +191,11 @@ tests:
         ("unexpected cause spec.devices.requests[0].exactly.count FieldValueInvalid", str(tmp_path / "claims.yaml"),
          25, 9)]
     assert code == 1
+
+
+def test_unknown_keys_with_quotes_commas_and_control_characters_keep_their_field(tmp_path, capsys):
+    path = write(tmp_path / "class.yaml", 'apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n'
+                 '  name: x\nspec:\n  \'we"ird, key\': 1\n  "bell\\x07": 2\n')
+    assert causes(capsys, str(path)) == [('spec.we"ird, key', 6, 3), ("spec.bell\x07", 7, 3)]
+    _, out = review(capsys, str(path), "-o", "github")
+    assert "spec.bell\\x07: strict decoding error" in out and "\x07" not in out  # escaped, as every output

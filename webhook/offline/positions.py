@@ -13,7 +13,6 @@ are converted to are found where the user wrote them: a v1beta1 request's fields
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import replace
 from typing import Iterator
@@ -29,7 +28,9 @@ MAX_PATH_CHARS = 4096
 # How deep `<<` merge keys are followed when a field is not written in the mapping itself.
 MAX_MERGE_DEPTH = 16
 
-_STRICT = re.compile(r'(unknown|duplicate) field ("(?:[^"\\]|\\.)*")')
+# The items of a strict decoding error: `unknown field "spec.x", duplicate field "spec.y"`, each name as
+# the decoder wrote it (quotes and commas of a key included, so items are cut where the next one starts).
+_STRICT_ITEM = re.compile(r'(unknown|duplicate) field "(.*?)"(?=, (?:unknown|duplicate) field "|$)', re.DOTALL)
 
 
 def strict_causes(text: str, reason: str) -> list[Message] | None:
@@ -38,13 +39,8 @@ def strict_causes(text: str, reason: str) -> list[Message] | None:
     head, found, tail = text.partition("strict decoding error: ")
     if not found:
         return None
-    out = []
-    for match in _STRICT.finditer(tail):
-        try:
-            name = json.loads(match.group(2))  # Go's %q: the same escapes for what a field path holds
-        except ValueError:
-            continue
-        out.append(Message(f"strict decoding error: {match.group(1)} field {match.group(2)}", name, reason))
+    out = [Message(f'strict decoding error: {match.group(1)} field "{match.group(2)}"', match.group(2), reason)
+           for match in _STRICT_ITEM.finditer(tail)]
     return out or None
 
 
