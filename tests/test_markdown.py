@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
+
 from webhook import cli
 
 # A guide as users write them: a valid DeviceClass, a heredoc template whose `expression:` sits beside
@@ -287,6 +289,13 @@ tests:
     errors = [line.split(",title=")[0] for line in capsys.readouterr().out.splitlines() if line.startswith("::error")]
     assert f"::error file={tmp_path / 'guide.md'},line=67,col=12" in errors
     assert f"::error file={suite},line=12,col=9" in errors
+    cli.main(["test", str(suite), "-o", "sarif"])
+    log = json.loads(capsys.readouterr().out)
+    jsonschema.validate(log, json.loads((Path(__file__).parent / "schemas/sarif-2.1.0-subset.json").read_text()))
+    locations = [r["locations"][0]["physicalLocation"] for r in log["runs"][0]["results"]]
+    regions = [(location["artifactLocation"]["uri"], location["region"]) for location in locations]
+    assert (str(tmp_path / "guide.md"), {"startLine": 67, "startColumn": 12}) in regions
+    assert (str(suite), {"startLine": 12, "startColumn": 9}) in regions
 
 
 def test_unlabelled_fences_are_read_only_when_they_hold_objects(tmp_path, capsys):

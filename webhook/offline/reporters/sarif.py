@@ -54,8 +54,11 @@ def _findings(result: Result) -> list[tuple[str, str, str, Message | None]]:
             text = f"{result.name}: " + (f"{message.field}: {message.text}" if message.field else message.text)
             found.append((message.reason or "denied", "error", text, message))
     elif result.outcome in (FAILED, ERROR):
-        text = "; ".join(m.text for m in result.messages) or result.verdict
+        placed = [m for m in result.messages if m.line and m.column]  # a failed test's causes, at their fields
+        text = "; ".join(m.text for m in result.messages if m not in placed) or result.verdict
         found.append((result.verdict, "error", f"{result.name}: {text}", None))
+        found.extend((result.verdict, "error", f"{result.name}: " + (f"{m.field}: {m.text}" if m.field else m.text), m)
+                     for m in placed)
     found.extend(("warning", "warning", f"{result.name}: {w}", None) for w in result.warnings)
     return found
 
