@@ -199,3 +199,24 @@ def test_unknown_keys_with_quotes_commas_and_control_characters_keep_their_field
     assert causes(capsys, str(path)) == [('spec.we"ird, key', 6, 3), ("spec.bell\x07", 7, 3)]
     _, out = review(capsys, str(path), "-o", "github")
     assert "spec.bell\\x07: strict decoding error" in out and "\x07" not in out  # escaped, as every output
+
+
+def test_a_field_brought_by_a_merge_key_points_where_it_is_written(tmp_path, capsys):
+    path = write(tmp_path / "merged.yaml", """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: merged
+spec:
+  devices:
+    requests:
+    - &base
+      name: a
+      exactly:
+        deviceClassName: gpu
+        count: -1
+    - <<: *base
+      name: b
+""")
+    assert causes(capsys, str(path)) == [("spec.devices.requests[0].exactly.count", 12, 9),
+                                         ("spec.devices.requests[1].exactly.count", 12, 9)]

@@ -25,8 +25,8 @@ from webhook.offline.results import Message, Result
 
 # Paths longer than this are not looked up (a path names a field of a decoded object: never this long).
 MAX_PATH_CHARS = 4096
-# How deep `<<` merge keys are followed when a field is not written in the mapping itself.
-MAX_MERGE_DEPTH = 16
+# How many mappings `<<` merge keys may bring into a lookup of a field not written in the mapping itself.
+MAX_MERGED = 1000
 
 # The items of a strict decoding error: `unknown field "spec.x", duplicate field "spec.y"`, each name as
 # the decoder wrote it (quotes and commas of a key included, so items are cut where the next one starts).
@@ -87,25 +87,39 @@ def _key_text(node: yaml.Node) -> str | None:
     return node.value
 
 
-def _entry(node: yaml.Node, name: str, depth: int = 0) -> tuple[yaml.Node, yaml.Node] | None:
-    """The (key, value) nodes of `name` in a mapping node, the last one written winning as when the
-    value is built; then what `<<` merge keys bring."""
-    found = None
-    merges = []
-    for key, value in node.value:
-        text = _key_text(key)
-        if text == name:
-            found = (key, value)
-        elif text == "<<" and key.tag == yamlload._PLAIN:
-            merges.append(value)
-    if found is not None or depth >= MAX_MERGE_DEPTH:
-        return found
-    for value in merges:
-        for source in (value.value if type(value) is SequenceNode else [value]):
-            if type(source) is MappingNode:
-                found = _entry(source, name, depth + 1)
-                if found is not None:
-                    return found
+def _keys(node: MappingNode) -> tuple[dict[str, tuple[yaml.Node, yaml.Node]], list[yaml.Node]]:
+    """A mapping node's entries by name (the last one written winning, as when the value is built) and
+    its `<<` merge values; indexed once per node and kept on it, so a lookup costs the same however many
+    keys the mapping has and however many causes are looked up in it."""
+    index = node.__dict__.get("_names")
+    if index is None:
+        entries: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+        merges = []
+        for key, value in node.value:
+            text = _key_text(key)
+            if text == "<<" and key.tag == yamlload._PLAIN:
+                merges.append(value)
+            elif text is not None:
+                entries[text] = (key, value)
+        index = node._names = (entries, merges)
+    return index
+
+
+def _entry(node: MappingNode, name: str) -> tuple[yaml.Node, yaml.Node] | None:
+    """The (key, value) nodes of `name` in a mapping node, else in what its merge keys bring (earlier maps
+    first, as they win; MAX_MERGED mappings visited at most)."""
+    pending, seen = [node], set()
+    while pending and len(seen) < MAX_MERGED:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        entries, merges = _keys(current)
+        if name in entries:
+            return entries[name]
+        for value in reversed(merges):
+            sources = value.value if type(value) is SequenceNode else [value]
+            pending.extend(source for source in reversed(sources) if type(source) is MappingNode)
     return None
 
 
