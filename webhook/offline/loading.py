@@ -22,6 +22,7 @@ import yaml
 from webhook.offline import yamlload
 
 SUFFIXES = (".yaml", ".yml", ".json")
+MARKDOWN_SUFFIXES = (".md", ".markdown")  # read when named, or in directories with --markdown
 STDIN = "<stdin>"
 # An input larger than this is refused before it is parsed (--max-input-bytes): reading /dev/zero, or
 # a generated file gone wrong, must end with an error for that input, not with the memory of the machine.
@@ -67,7 +68,7 @@ def expand_paths(paths: list[str]) -> Iterator[tuple[str, str | None]]:
     `markdown_in_directories`) and skipping hidden files and directories (a name starting with '.'),
     unless named explicitly.
     """
-    suffixes = SUFFIXES + ((".md", ".markdown") if markdown_in_directories else ())
+    suffixes = SUFFIXES + (MARKDOWN_SUFFIXES if markdown_in_directories else ())
     for raw in paths:
         if raw == "-":
             yield "-", None
@@ -172,7 +173,7 @@ def split(file: str, text: str, *, json_file: bool = False) -> Iterator[Chunk]:
 
 def chunks(path: str, text: str) -> Iterator[Chunk]:
     """The chunks of one input by its name: a Markdown file's blocks, a JSON file whole, YAML by document."""
-    if path.lower().endswith((".md", ".markdown")):
+    if path.lower().endswith(MARKDOWN_SUFFIXES):
         from webhook.offline import markdown
 
         return markdown.chunks(label(path), text)

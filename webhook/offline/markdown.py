@@ -32,7 +32,6 @@ from typing import Iterator
 
 from webhook.offline import loading
 
-SUFFIXES = (".md", ".markdown")
 _YAML = {"yaml", "yml"}
 _JSON = {"json"}
 _SHELL = {"sh", "shell", "bash", "zsh", "console", "shell-session", "shellsession", "terminal"}
@@ -49,10 +48,6 @@ _TEMPLATE = re.compile(r"\{\{")
 MAX_COMMAND_CHARS = 4096
 _SHELL_VARIABLE = re.compile(r"\$(?:\{|\(|[A-Za-z_])")
 _OBJECT_KEYS = re.compile(r"^(?:apiVersion|kind)[ \t]*:", re.MULTILINE)
-
-
-def is_markdown(path: str) -> bool:
-    return path.lower().endswith(SUFFIXES)
 
 
 def chunks(file: str, text: str) -> Iterator[loading.Chunk]:
