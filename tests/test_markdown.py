@@ -182,13 +182,14 @@ def test_heredocs_with_other_delimiters_prompts_and_pipes(tmp_path, capsys):
         "```\n"
         "```shell-session\n"
         '% kubectl apply --filename=- <<"END"\n> ' + body + "> END\n"  # line 23, after the PS2 prompt
-        "```\n")
+        "```\n"
+        "```sh\nkubectl -n dra apply -f -<<EOF\n" + BAD_CLASS + "EOF\n```\n")  # line 31
     path = write(tmp_path / "heredocs.md", text)
     code, report = results(capsys, str(path))
     lines = text.splitlines()
     places = [(r["verdict"], m["line"], m["column"]) for r in report["results"] for m in r["messages"]]
-    assert places == [("denied", 6, 3), ("denied", 12, 4), ("denied", 23, 5)]
-    assert [lines[line - 1][column - 1:column + 4] for _, line, column in places] == ["name:"] * 3
+    assert places == [("denied", 6, 3), ("denied", 12, 4), ("denied", 23, 5), ("denied", 31, 3)]
+    assert [lines[line - 1][column - 1:column + 4] for _, line, column in places] == ["name:"] * 4
     assert code == 1
 
 
