@@ -223,6 +223,7 @@ def test_fragments_are_counted_never_denied(tmp_path, capsys):
     text = ("```yaml\n" + BAD_CLASS + "spec:\n  ...\n```\n"
             "```yaml\n" + BAD_CLASS.replace("Bad_Name", "<your-class-name>") + "```\n"
             "```yaml\nspec:\n  devices:\n    requests:\n    - name: gpu\n      count: -2\n```\n"
+            "```yaml\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nspec:\n  devices: {requests: []}\n```\n"
             "```sh\nkubectl apply -f - <<EOF\n" + BAD_CLASS.replace("Bad_Name", "${CLASS}") + "EOF\n```\n")
     path = write(tmp_path / "fragments.md", text)
     code, report = results(capsys, str(path))
@@ -230,8 +231,9 @@ def test_fragments_are_counted_never_denied(tmp_path, capsys):
         ("fragment", 2, "fragment, not checked: elided with '...'"),
         ("fragment", 10, "fragment, not checked: placeholder <your-class-name>"),
         ("fragment", 16, "fragment, not checked: no apiVersion and kind"),
-        ("fragment", 24, "fragment, not checked: shell variables in the heredoc")]
-    assert report["summary"]["fragment"] == 4
+        ("fragment", 23, "fragment, not checked: no metadata.name"),
+        ("fragment", 30, "fragment, not checked: shell variables in the heredoc")]
+    assert report["summary"]["fragment"] == 5
     assert code == 0
 
 

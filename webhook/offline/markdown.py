@@ -18,7 +18,8 @@ A block right after the comment `<!-- dra-webhook: skip -->` (blank lines betwee
 guide may show what the API server refuses.
 
 A block that is clearly a fragment (`...`, `# ...`, a placeholder such as `<your-namespace>`, a template's
-`{{ }}`, a shell variable in a heredoc that expands them, a document without `apiVersion` or `kind`)
+`{{ }}`, a shell variable in a heredoc that expands them, a document without `apiVersion` or `kind`, one
+of ours without `metadata.name` or `generateName`)
 becomes one chunk marked as such: reported "fragment, not checked", never parsed for a verdict. Every
 chunk carries the line (and indentation) of its text in the Markdown file, so every position reported
 is the Markdown file's own.
@@ -151,7 +152,7 @@ def _block_chunks(file: str, body: str, language: str, expands: bool) -> Iterato
         try:
             values = [doc.value for doc in loading.parse(chunk)]
         except loading.InputError:
-            if language == "" and "resource.k8s.io" not in chunk.text:
+            if language == "":
                 continue  # unlabelled, and not YAML after all
             if "resource.k8s.io" not in chunk.text:
                 yield replace(chunk, fragment="does not parse as YAML")
@@ -160,11 +161,22 @@ def _block_chunks(file: str, body: str, language: str, expands: bool) -> Iterato
             continue
         if not values:
             continue
-        if all(isinstance(v, dict) and isinstance(v.get("apiVersion"), str) and isinstance(v.get("kind"), str)
-               for v in values):
+        if not all(isinstance(v, dict) and isinstance(v.get("apiVersion"), str) and isinstance(v.get("kind"), str)
+                   for v in values):
+            if language != "":
+                yield replace(chunk, fragment="no apiVersion and kind")
+        elif any(_unnamed(v) for v in values):
+            yield replace(chunk, fragment="no metadata.name")  # shows a spec, not an object to create
+        else:
             yield chunk
-        elif language != "":
-            yield replace(chunk, fragment="no apiVersion and kind")
+
+
+def _unnamed(value: dict) -> bool:
+    """One of ours without a name: kubectl would refuse it before any check, so docs mean it as a sketch."""
+    if not value["apiVersion"].startswith("resource.k8s.io/"):
+        return False
+    meta = value.get("metadata")
+    return not (isinstance(meta, dict) and (meta.get("name") or meta.get("generateName")))
 
 
 def _objects(file: str, body: str, language: str) -> list | None:
