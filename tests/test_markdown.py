@@ -320,3 +320,12 @@ def test_a_block_after_a_skip_comment_is_not_read(tmp_path, capsys):
     code, report = results(capsys, str(path))
     assert [(r["verdict"], r["line"]) for r in report["results"]] == [("denied", 12)]
     assert code == 1
+
+
+def test_markdown_without_manifests_is_skipped_not_an_empty_run(tmp_path, capsys):
+    path = write(tmp_path / "CHANGELOG.md", "# Changes\n\n```sh\nmake test\n```\n")
+    code, out = review(capsys, str(path), "-v")
+    assert out.splitlines() == [f"{path}: (Markdown): skipped", "  no manifest in it",
+                                "1 object(s): 0 allowed, 0 denied, 0 unreadable, 1 skipped",
+                                "exit 0: no object to check (1 skipped)"]
+    assert code == 0

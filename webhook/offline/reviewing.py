@@ -214,12 +214,16 @@ def _batches(paths: list[str], progress: parallel.Progress | None,
             continue
         if progress is not None:
             progress.add(len(text))
+        found = False
         for chunk in loading.chunks(path, text):
+            found = True
             batch.append(chunk)
             size += len(chunk.text)
             if size >= _BATCH_BYTES:
                 yield batch
                 batch, size = [], 0
+        if not found and path.lower().endswith(loading.MARKDOWN_SUFFIXES):  # most docs hold no manifest: fine
+            batch.append(Result(name, "(Markdown)", SKIPPED, "skipped", messages=[Message("no manifest in it")]))
     if batch:
         yield batch
 
