@@ -4,8 +4,8 @@ A cause names its field as Go's field.Path renders it (`spec.devices.requests[0]
 in brackets: `attributes[dra.example.com/model]`). It is looked up in the document composed again (YAML
 nodes carry their start marks; JSON composes as YAML flow, and what libyaml refuses of JSON gets no
 position), only for a result that has causes, so an allowed document costs nothing. Composing is linear
-in the text (aliases are shared nodes, never expanded) and a lookup walks one node per path element, so a
-document costs what its text does. A field that is not there points at its nearest existing parent; a
+in the text (aliases are shared nodes, never expanded), a mapping's keys are indexed once, and a lookup
+walks one node per path element, so a document costs what its text does however many causes it has. A field that is not there points at its nearest existing parent; a
 mapping entry at its key (an unknown field's key itself). The paths of the v1 object that older versions
 are converted to are found where the user wrote them: a v1beta1 request's fields flat beside its name (no
 `exactly`), a v1beta1 slice device's under `basic`.
@@ -36,7 +36,7 @@ _STRICT_ITEM = re.compile(r'(unknown|duplicate) field "(.*?)"(?=, (?:unknown|dup
 def strict_causes(text: str, reason: str) -> list[Message] | None:
     """The fields a strict decoding error names, one message each (the API server sends them as one
     message, no causes); None when `text` is not one."""
-    head, found, tail = text.partition("strict decoding error: ")
+    _, found, tail = text.partition("strict decoding error: ")
     if not found:
         return None
     out = [Message(f'strict decoding error: {match.group(1)} field "{match.group(2)}"', match.group(2), reason)
