@@ -164,7 +164,9 @@ def test_sarif_for_review_validates_with_a_result_per_cause_and_warning(manifest
         ("warning", "warning"), ("FieldValueInvalid", "error"), ("unreadable", "error")]
     denied = results[1]
     assert denied["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": str(manifests / "a.yaml")}, "region": {"startLine": 45}}
+        "artifactLocation": {"uri": str(manifests / "a.yaml")}, "region": {"startLine": 48, "startColumn": 3}}
+    lines = (manifests / "a.yaml").read_text().splitlines()
+    assert lines[47] == "  name: Bad_Name"
     assert denied["message"]["text"].startswith("ResourceSlice/Bad_Name (CREATE): metadata.name: Invalid value")
     rules = {r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]}
     assert rules == {"warning", "FieldValueInvalid", "unreadable"}
@@ -214,7 +216,7 @@ def test_github_for_review_has_errors_and_warnings(manifests, capsys):
     code, out = review(capsys, str(manifests), "-o", "github")
     levels = [line.split(" ", 1)[0] for line in out.splitlines() if line.startswith("::")]
     assert levels == ["::warning", "::error", "::error"]
-    assert f"::error file={manifests / 'a.yaml'},line=45,title=ResourceSlice/Bad_Name (CREATE)%3A denied::" in out
+    assert f"::error file={manifests / 'a.yaml'},line=48,col=3,title=ResourceSlice/Bad_Name (CREATE)%3A denied::" in out
 
 
 def test_github_passing_run_has_no_annotations(tmp_path, capsys):

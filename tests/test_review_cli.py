@@ -116,7 +116,8 @@ def test_admission_review_documents_are_used_as_they_are(tmp_path, capsys):
     path = write(tmp_path / "review.json", body)
     code, out, _ = review(capsys, str(path))
     assert out.splitlines()[0] == f"{path}:1 (document 0): ResourceSlice/node-1-gpu (UPDATE): denied"
-    assert out.splitlines()[1].startswith("  metadata.uid: Invalid value")
+    column = path.read_text().index('"uid": "9d4e2a71') + 1  # the object's uid, not the request's
+    assert out.splitlines()[1].startswith(f"  {path}:1:{column}: metadata.uid: Invalid value")
     code, items = review_json(capsys, str(path))
     assert items[0]["response"]["uid"] == "fixed-uid"
     assert code == 1
@@ -150,7 +151,7 @@ def test_text_lists_failures_only_unless_verbose_and_skips_other_groups(tmp_path
     code, out, _ = review(capsys, str(path))
     assert out.splitlines() == [
         f"{path}:19 (document 2): ResourceSlice/Bad_Name (CREATE): denied",
-        "  metadata.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case "
+        f"  {path}:22:3: metadata.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case "
         "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
         "'example.com', regex used for validation is "
         "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",

@@ -112,9 +112,10 @@ def _cel_engine(choice: str) -> str:
 
 def run_review(args: argparse.Namespace) -> int:
     from webhook.allocation import poolcheck
-    from webhook.offline import parallel, reviewing
+    from webhook.offline import loading, parallel, reviewing
     from webhook.offline.results import Run, decide
 
+    loading.markdown_in_directories = args.markdown
     now = offline_now(args)
     options = reviewing.Options(profile=args.profile, now=now, namespace=args.namespace,
                                 apply_defaults=not args.no_defaults, kinds=args.kinds, skip_kinds=args.skip_kinds,
@@ -189,6 +190,9 @@ def add_review(sub) -> argparse.ArgumentParser:
     review.add_argument("--explain", action="store_true",
                         help="text output: also print what each ResourceSlice device takes from its node per "
                              "allocation (nodeAllocatableResourceMappings)")
+    review.add_argument("--markdown", action="store_true",
+                        help="also check the manifests inside Markdown files (*.md, *.markdown) found in directories "
+                             "(a Markdown file named on the command line is always read)")
     review.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
                         help="check documents in N processes, results still in input order (default: the CPUs "
                              "available, for inputs of 128 KiB and more)")

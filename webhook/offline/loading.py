@@ -22,11 +22,13 @@ import yaml
 from webhook.offline import yamlload
 
 SUFFIXES = (".yaml", ".yml", ".json")
+MARKDOWN_SUFFIXES = (".md", ".markdown")  # read when named, or in directories with --markdown
 STDIN = "<stdin>"
 # An input larger than this is refused before it is parsed (--max-input-bytes): reading /dev/zero, or
 # a generated file gone wrong, must end with an error for that input, not with the memory of the machine.
 DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024
 max_input_bytes = DEFAULT_MAX_INPUT_BYTES  # the command's setting; read in the process that reads the files
+markdown_in_directories = False  # review --markdown: directories are searched for *.md, *.markdown too
 
 
 class InputError(Exception):
@@ -46,6 +48,8 @@ class Chunk:
     line: int  # 1-based line of the chunk's first line
     text: str
     json: bool = False  # a .json file: try the (much faster) JSON parser first
+    column: int = 0  # columns the text was shifted left by (a Markdown block's indentation)
+    fragment: str = ""  # a Markdown block that is a fragment, not a manifest: why (never parsed for a verdict)
 
 
 @dataclass(frozen=True)
@@ -60,9 +64,11 @@ class Document:
 def expand_paths(paths: list[str]) -> Iterator[tuple[str, str | None]]:
     """(path, None) for each file to read, (path, why) for a path that cannot be used.
 
-    Files as given; directories recursively, sorted, keeping *.yaml, *.yml and *.json and skipping
-    hidden files and directories (a name starting with '.'), unless named explicitly.
+    Files as given; directories recursively, sorted, keeping *.yaml, *.yml and *.json (and Markdown with
+    `markdown_in_directories`) and skipping hidden files and directories (a name starting with '.'),
+    unless named explicitly.
     """
+    suffixes = SUFFIXES + (MARKDOWN_SUFFIXES if markdown_in_directories else ())
     for raw in paths:
         if raw == "-":
             yield "-", None
@@ -70,7 +76,7 @@ def expand_paths(paths: list[str]) -> Iterator[tuple[str, str | None]]:
         path = Path(raw)
         if path.is_dir():
             for found in sorted(path.rglob("*")):
-                if found.is_file() and found.suffix.lower() in SUFFIXES and not _hidden(found.relative_to(path)):
+                if found.is_file() and found.suffix.lower() in suffixes and not _hidden(found.relative_to(path)):
                     yield str(found), None
         elif path.exists():
             yield raw, None
@@ -163,6 +169,15 @@ def split(file: str, text: str, *, json_file: bool = False) -> Iterator[Chunk]:
             first_line = line
         yield Chunk(file, index, first_line, piece)
         index += 1
+
+
+def chunks(path: str, text: str) -> Iterator[Chunk]:
+    """The chunks of one input by its name: a Markdown file's blocks, a JSON file whole, YAML by document."""
+    if path.lower().endswith(MARKDOWN_SUFFIXES):
+        from webhook.offline import markdown
+
+        return markdown.chunks(label(path), text)
+    return split(label(path), text, json_file=path.lower().endswith(".json"))
 
 
 def parse(chunk: Chunk) -> list[Document]:
@@ -288,7 +303,9 @@ def load(paths: list[str]) -> Iterator[tuple[str, Any, str | None]]:
         if problem is not None:
             yield name, None, problem
             continue
-        for chunk in split(name, text, json_file=path.lower().endswith(".json")):
+        for chunk in chunks(path, text):
+            if chunk.fragment:
+                continue
             try:
                 found = parse(chunk)
             except InputError as exc:
@@ -302,8 +319,8 @@ def read_documents(path: str) -> list[Any]:
     """Every document of one file by index (an empty document is None), for suites' references;
     InputError if the file cannot be read or parsed."""
     documents: list[Any] = []
-    for chunk in split(path, read_text(path), json_file=path.lower().endswith(".json")):
-        values = _values(chunk)
+    for chunk in chunks(path, read_text(path)):
+        values = _values(chunk) if not chunk.fragment else []
         documents.append(values[0][0] if values else None)
     return documents
 

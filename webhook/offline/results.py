@@ -35,6 +35,8 @@ class Message:
     field: str = ""
     reason: str = ""
     line: int | None = None
+    column: int | None = None  # 1-based, with `line`: where the cause's field is written
+    file: str | None = None  # that field's file, when not the result's (a suite's test of an object in a file)
 
 
 @dataclass

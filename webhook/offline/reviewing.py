@@ -16,7 +16,7 @@ from datetime import datetime
 from itertools import chain
 from typing import Any, Iterator
 
-from webhook.offline import loading, parallel
+from webhook.offline import loading, parallel, positions
 from webhook.offline.results import ERROR, FAILED, PASSED, SKIPPED, Message, Result
 from webhook.profile import Profile
 
@@ -189,8 +189,8 @@ def known_namespaces(paths: list[str], texts: _Texts) -> dict:
             continue
         if "Namespace" not in text:
             continue
-        for chunk in loading.split(loading.label(path), text, json_file=path.lower().endswith(".json")):
-            if "Namespace" in chunk.text:
+        for chunk in loading.chunks(path, text):
+            if "Namespace" in chunk.text and not chunk.fragment:
                 try:
                     found.extend(doc.value for doc in loading.parse(chunk))
                 except loading.InputError:
@@ -214,12 +214,16 @@ def _batches(paths: list[str], progress: parallel.Progress | None,
             continue
         if progress is not None:
             progress.add(len(text))
-        for chunk in loading.split(name, text, json_file=path.lower().endswith(".json")):
+        found = False
+        for chunk in loading.chunks(path, text):
+            found = True
             batch.append(chunk)
             size += len(chunk.text)
             if size >= _BATCH_BYTES:
                 yield batch
                 batch, size = [], 0
+        if not found and path.lower().endswith(loading.MARKDOWN_SUFFIXES):  # most docs hold no manifest: fine
+            batch.append(Result(name, "(Markdown)", SKIPPED, "skipped", messages=[Message("no manifest in it")]))
     if batch:
         yield batch
 
@@ -230,15 +234,21 @@ def review_batch(batch: list[loading.Chunk | Result], options: Options) -> list[
         if isinstance(item, Result):
             out.append(item)
             continue
+        if item.fragment:  # docs show parts of manifests: counted, never denied
+            out.append(Result(item.file, "(fragment)", SKIPPED, "fragment", line=item.line, document=str(item.index),
+                              messages=[Message(f"fragment, not checked: {item.fragment}")]))
+            continue
         try:
             documents = loading.parse(item)
         except loading.InputError as exc:
             out.append(Result(item.file, "document", ERROR, "unreadable", line=exc.line, document=str(item.index),
                               messages=[Message(str(exc), line=exc.line)]))
             continue
+        source = positions.Source(item.text, item.line, item.column)
         for doc in documents:
             try:
-                out.append(review_document(item.file, doc.document, doc.line, doc.value, options))
+                result = review_document(item.file, doc.document, doc.line, doc.value, options)
+                out.append(positions.place(result, source))
             except RecursionError:  # parsed, but too deep for what walks it (validation, sizing): that input only
                 out.append(Result(item.file, "document", ERROR, "unreadable", line=doc.line, document=doc.document,
                                   messages=[Message("cannot review: nested too deeply", line=doc.line)]))
@@ -312,7 +322,8 @@ def _messages(wire: dict) -> list[Message]:
     causes = (status.get("details") or {}).get("causes") or []
     if causes:
         return [Message(c.get("message", ""), c.get("field", ""), c.get("reason", "")) for c in causes]
-    return [Message(status.get("message") or "denied", reason=status.get("reason", ""))]
+    message, reason = status.get("message") or "denied", status.get("reason", "")
+    return positions.strict_causes(message, reason) or [Message(message, reason=reason)]
 
 
 def _label(request) -> str:

@@ -21,7 +21,7 @@ import yaml
 
 from webhook import admit
 from webhook.manifest import DEFAULT_NAMESPACE
-from webhook.offline import loading, yamlload
+from webhook.offline import loading, positions, yamlload
 from webhook.offline.expect import check
 from webhook.offline.results import ERROR, FAILED, PASSED, Message, Result
 from webhook.offline.suite_schema import TestCase, TestSuite, validate
@@ -112,7 +112,14 @@ def run_suite(path: str, warnings_as_errors: bool = False, cache: dict[Path, lis
                        group=group, messages=errors)]
     files = _Files(Path(path).parent, {} if cache is None else cache)
     return [_run_test(test, path, group, line_of(node, ("tests", index)), files, warnings_as_errors, profile,
-                      namespace, now, cluster.field_validation) for index, test in enumerate(suite.tests)]
+                      namespace, now, cluster.field_validation, _inline(node, index))
+            for index, test in enumerate(suite.tests)]
+
+
+def _inline(node: yaml.Node | None, index: int) -> dict[str, yaml.Node]:
+    """The composed `object` and `review` written in the suite for test `index` (positions of causes)."""
+    found = {key: positions.node_at(node, ["tests", index, key]) for key in ("object", "review")}
+    return {key: value for key, value in found.items() if isinstance(value, yaml.MappingNode)}
 
 
 def _load_suite(path: str) -> tuple[TestSuite | None, yaml.Node | None, list[Message]]:
@@ -164,6 +171,23 @@ class _Files:
 
     def __init__(self, base: Path, cache: dict[Path, list[Any]]):
         self.base, self.cache = base, cache
+        self.indexes: dict[str, int] = {}  # reference -> the document it resolved to
+
+    def written(self, source: Any) -> tuple[str, yaml.Node | None, int, int] | None:
+        """Where a resolved reference's document is written: (file, composed root, first line, column)."""
+        if not isinstance(source, str) or source not in self.indexes:
+            return None
+        match = _DOCUMENT_INDEX.match(source)
+        path = str(self.base / (match["path"] if match else source))
+        try:
+            chunks = list(loading.chunks(path, loading.read_text(path)))
+        except loading.InputError:
+            return None
+        index = self.indexes[source]
+        if index >= len(chunks):
+            return None
+        chunk = chunks[index]
+        return path, positions.root_node(chunk.text), chunk.line, chunk.column
 
     def resolve(self, source: Any, key: str) -> Any:
         if isinstance(source, dict):
@@ -186,6 +210,7 @@ class _Files:
             index = present[0]
         elif index not in present:
             raise loading.InputError(f"{key}: {reference} has no document at index {index}")
+        self.indexes[source] = index
         document = documents[index]
         if not isinstance(document, dict):
             raise loading.InputError(f"{key}: {source} is not an object (a mapping)")
@@ -194,7 +219,7 @@ class _Files:
 
 def _run_test(test: TestCase, path: str, group: str, line: int | None, files: _Files, warnings_as_errors: bool,
               profile: Profile, namespace: str, now: datetime | None,
-              field_validation: str = admit.STRICT) -> Result:
+              field_validation: str = admit.STRICT, inline: dict[str, yaml.Node] | None = None) -> Result:
     started = time.perf_counter()
     where = dict(line=line, group=group)
     try:
@@ -216,8 +241,33 @@ def _run_test(test: TestCase, path: str, group: str, line: int | None, files: _F
     wire.pop("patchType", None)
     problems = check(test.expect, wire, defaulted, warnings_as_errors)
     return Result(path, test.name, FAILED if problems else PASSED, "failed" if problems else "passed", **where,
-                  messages=[Message(p) for p in problems], warnings=list(response.warnings), response=wire,
+                  messages=_placed(problems, wire, test, files, inline or {}), warnings=list(response.warnings),
+                  response=wire,
                   patch=response.patch if response.allowed else None, seconds=time.perf_counter() - started)
+
+
+def _placed(problems: list[str], wire: dict, test: TestCase, files: _Files,
+            inline: dict[str, yaml.Node]) -> list[Message]:
+    """The problems, and the causes of an unexpected denial, at their fields where the test's object is
+    written (the suite itself, or the file it names)."""
+    messages = [Message(p) for p in problems]
+    if any(p.startswith("expected allowed, got denied") for p in problems):
+        status = wire.get("status") or {}
+        causes = (status.get("details") or {}).get("causes") or []
+        messages += [Message(c.get("message", ""), c.get("field", ""), c.get("reason", "")) for c in causes] or \
+            positions.strict_causes(status.get("message") or "", status.get("reason", "")) or []
+    if not any(m.field or m.text.startswith(("missing cause ", "unexpected cause ")) for m in messages):
+        return messages
+    key = "review" if test.review is not None else "object"
+    if key in inline:
+        file, root, line, column = None, inline[key], 1, 0
+    else:
+        written = files.written(test.review if key == "review" else test.object)
+        if written is None:
+            return messages
+        file, root, line, column = written
+    root = positions.recorded_object(root) if key == "review" else root
+    return positions.place_messages(messages, root, file, line, column)
 
 
 def _review_body(test: TestCase, files: _Files, uid: str) -> dict:

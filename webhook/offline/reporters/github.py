@@ -11,20 +11,30 @@ from webhook.offline.visible import visible
 def write(run: Run, out: TextIO) -> None:
     for result in run.results:
         if result.outcome in (FAILED, ERROR):
-            text = "\n".join(visible(f"{m.field}: {m.text}" if m.field else m.text) for m in result.messages)
-            out.write(_command("error", f"{result.name}: {result.verdict}", text or result.verdict, result))
+            title = f"{result.name}: {result.verdict}"
+            placed = [m for m in result.messages if m.line and m.column]  # each on its field's line
+            rest = [m for m in result.messages if m not in placed]
+            for m in placed:
+                text = visible(f"{m.field}: {m.text}" if m.field else m.text)
+                out.write(_command("error", title, text, result, m.line, m.column, m.file))
+            if rest or not placed:
+                text = "\n".join(visible(f"{m.field}: {m.text}" if m.field else m.text) for m in rest)
+                out.write(_command("error", title, text or result.verdict, result))
         for warning in result.warnings:
             out.write(_command("warning", f"{result.name}: warning", visible(warning), result))
     out.write(visible(run.summary_line()) + "\n")
     out.write(visible(f"exit {run.exit.code}: {run.exit.reason}") + "\n")
 
 
-def _command(level: str, title: str, message: str, result: Result) -> str:
+def _command(level: str, title: str, message: str, result: Result, line: int | None = None,
+             column: int | None = None, file: str | None = None) -> str:
     # Escaped twice: control characters made visible (a terminal reads the log too), then the workflow
     # command's own escapes; line breaks between messages are ours, sent as %0A.
-    properties = f"file={_escape_property(visible(result.file))}"
-    if result.line:
-        properties += f",line={result.line}"
+    properties = f"file={_escape_property(visible(file or result.file))}"
+    if line or result.line:
+        properties += f",line={line or result.line}"
+    if line and column:
+        properties += f",col={column}"
     properties += f",title={_escape_property(visible(title))}"
     return f"::{level} {properties}::{_escape_data(message)}\n"
 

@@ -17,7 +17,8 @@ def item(result: Result) -> dict:
     out["name"] = result.name
     out["verdict"] = result.verdict
     out["messages"] = [{k: v for k, v in (("field", m.field), ("reason", m.reason), ("message", m.text),
-                                           ("line", m.line)) if v} for m in result.messages]
+                                           ("file", m.file), ("line", m.line), ("column", m.column)) if v}
+                       for m in result.messages]
     out["warnings"] = result.warnings
     if result.response is not None:
         out["response"] = result.response

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 from xml.etree import ElementTree as ET
 
-from webhook.offline.results import ERROR, FAILED, SKIPPED, Result, Run
+from webhook.offline.results import ERROR, FAILED, SKIPPED, Message, Result, Run
 from webhook.offline.visible import visible
 
 # Every string from the inputs goes through `visible`: XML 1.0 cannot hold most control characters at
@@ -36,9 +36,11 @@ def _case(parent: ET.Element, classname: str, result: Result) -> None:
     name = result.name if result.document is None else f"{result.name} #{result.document}"
     case = ET.SubElement(parent, "testcase", name=visible(name), classname=classname, file=visible(result.file),
                          time=f"{result.seconds:.3f}")
-    if result.line:
-        case.set("line", str(result.line))
-    text = "\n".join(visible(f"{m.field}: {m.text}" if m.field else m.text) for m in result.messages)
+    line = next((m.line for m in result.messages if m.column and not m.file), result.line)  # the first cause's field
+    if line:
+        case.set("line", str(line))
+    text = "\n".join(visible(_where(result, m) + (f"{m.field}: {m.text}" if m.field else m.text))
+                     for m in result.messages)
     first = visible(result.messages[0].text) if result.messages else result.verdict
     if result.outcome == FAILED:
         ET.SubElement(case, "failure", message=first, type=result.verdict).text = text
@@ -48,6 +50,10 @@ def _case(parent: ET.Element, classname: str, result: Result) -> None:
         ET.SubElement(case, "skipped", message=first)
     if result.warnings:
         ET.SubElement(case, "system-out").text = "\n".join(f"warning: {visible(w)}" for w in result.warnings)
+
+
+def _where(result: Result, message: Message) -> str:
+    return f"{message.file or result.file}:{message.line}:{message.column}: " if message.line and message.column else ""
 
 
 def _count(results: list[Result], outcome: str) -> int:

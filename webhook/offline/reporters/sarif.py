@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from webhook import __version__
 from webhook.offline.loading import STDIN
-from webhook.offline.results import ERROR, FAILED, Result, Run
+from webhook.offline.results import ERROR, FAILED, Message, Result, Run
 from webhook.offline.visible import visible
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -25,11 +25,11 @@ RULES = {
 def write(run: Run, out: TextIO) -> None:
     results, rules = [], {}
     for result in run.results:
-        for rule, level, text in _findings(result):
+        for rule, level, text, message in _findings(result):
             rule = visible(rule)
             rules.setdefault(rule, RULES.get(rule, f"Denied by the API server's validation: {rule}"))
             entry = {"ruleId": rule, "level": level, "message": {"text": visible(text)}}
-            location = _location(result)
+            location = _location(result, message)
             if location:
                 entry["locations"] = [location]
             results.append(entry)
@@ -47,24 +47,33 @@ def write(run: Run, out: TextIO) -> None:
     out.write("\n")
 
 
-def _findings(result: Result) -> list[tuple[str, str, str]]:
-    found = []
-    if result.verdict == "denied":  # one finding per cause
+def _findings(result: Result) -> list[tuple[str, str, str, Message | None]]:
+    found: list[tuple[str, str, str, Message | None]] = []
+    if result.verdict == "denied":  # one finding per cause, where its field is written
         for message in result.messages or []:
             text = f"{result.name}: " + (f"{message.field}: {message.text}" if message.field else message.text)
-            found.append((message.reason or "denied", "error", text))
+            found.append((message.reason or "denied", "error", text, message))
     elif result.outcome in (FAILED, ERROR):
-        text = "; ".join(m.text for m in result.messages) or result.verdict
-        found.append((result.verdict, "error", f"{result.name}: {text}"))
-    found.extend(("warning", "warning", f"{result.name}: {w}") for w in result.warnings)
+        placed = [m for m in result.messages if m.line and m.column]  # a failed test's causes, at their fields
+        text = "; ".join(m.text for m in result.messages if m not in placed) or result.verdict
+        found.append((result.verdict, "error", f"{result.name}: {text}", None))
+        found.extend((result.verdict, "error", f"{result.name}: " + (f"{m.field}: {m.text}" if m.field else m.text), m)
+                     for m in placed)
+    found.extend(("warning", "warning", f"{result.name}: {w}", None) for w in result.warnings)
     return found
 
 
-def _location(result: Result) -> dict | None:
-    if result.file == STDIN:
+def _location(result: Result, message: Message | None = None) -> dict | None:
+    file = message.file if message is not None and message.file else result.file
+    if file == STDIN:
         return None
-    uri = quote(PurePath(result.file).as_posix(), errors="surrogateescape")  # a name not UTF-8: its own bytes
+    uri = quote(PurePath(file).as_posix(), errors="surrogateescape")  # a name not UTF-8: its own bytes
     location: dict = {"physicalLocation": {"artifactLocation": {"uri": uri}}}
-    if result.line:
+    if message is not None and message.line:
+        region = {"startLine": message.line}
+        if message.column:
+            region["startColumn"] = message.column
+        location["physicalLocation"]["region"] = region
+    elif result.line:
         location["physicalLocation"]["region"] = {"startLine": result.line}
     return location

@@ -1,0 +1,189 @@
+"""The manifests inside Markdown: fenced code blocks and the heredocs of `kubectl apply -f - <<EOF`.
+
+One linear pass over the lines finds the fenced code blocks as CommonMark has them: a line of three or
+more backticks or tildes opens one (its indentation, however deep a list nests it, is taken off the
+lines inside, as CommonMark takes it off up to the fence's own), the info string's first word is its
+language, a line of the same character at least as long closes it, and the end of the file closes
+what is left open. Not implemented: fences inside block quotes (`> `), indented code blocks, HTML.
+
+What is read:
+- ```yaml, ```yml, ```json blocks: every document;
+- unlabelled blocks, when they hold Kubernetes objects (`apiVersion` and `kind` in every document);
+- in sh, shell, bash, zsh and console blocks, the body of a heredoc (`<<EOF`, `<<-EOF`, `<<'EOF'`, any
+  delimiter) fed to `kubectl apply` or `kubectl create` with `-f -`, on the line or through a pipe
+  (`cat <<EOF | kubectl apply -f -`); prompts (`$ `, `% `) and the console's `> ` before each line of
+  the body are taken off.
+
+A block right after the comment `<!-- dra-webhook: skip -->` (blank lines between allowed) is not read: a
+guide may show what the API server refuses.
+
+A block that is clearly a fragment (`...`, `# ...`, a placeholder such as `<your-namespace>`, a template's
+`{{ }}`, a shell variable in a heredoc that expands them, a document without `apiVersion` or `kind`, one
+of ours without `metadata.name` or `generateName`)
+becomes one chunk marked as such: reported "fragment, not checked", never parsed for a verdict. Every
+chunk carries the line (and indentation) of its text in the Markdown file, so every position reported
+is the Markdown file's own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Iterator
+
+from webhook.offline import loading
+
+_YAML = {"yaml", "yml"}
+_JSON = {"json"}
+_SHELL = {"sh", "shell", "bash", "zsh", "console", "shell-session", "shellsession", "terminal"}
+
+_FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
+_SKIP = re.compile(r"^[ \t]*<!--[ \t]*dra-webhook:[ \t]*skip[ \t]*-->[ \t]*$")
+_PROMPT = re.compile(r"^(?:[$%]|#(?=\s*(?:kubectl|cat)\b))\s+")  # `# ` is root's prompt only before a command
+_HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2")
+_KUBECTL_STDIN = re.compile(r"\bkubectl\b.*\b(?:apply|create)\b.*(?:\s-f\s*-|\s--filename[= ]-)(?=\s|$|\||<)")
+_ELISION = re.compile(r"^[ \t]*(?:#[ \t]*)?(?:\.\.\.|\u2026)", re.MULTILINE)
+_PLACEHOLDER = re.compile(r"<[A-Za-z][A-Za-z0-9_.-]*(?: [A-Za-z0-9_.-]+)*>")
+_TEMPLATE = re.compile(r"\{\{")
+# A line longer than this is no command a reader types (and the patterns above stay linear in the line).
+MAX_COMMAND_CHARS = 4096
+_SHELL_VARIABLE = re.compile(r"\$(?:\{|\(|[A-Za-z_])")
+_OBJECT_KEYS = re.compile(r"^(?:apiVersion|kind)[ \t]*:", re.MULTILINE)
+
+
+def chunks(file: str, text: str) -> Iterator[loading.Chunk]:
+    """The chunks of a Markdown file: one per document found in it (fragments included, marked), numbered
+    in order, each at its line in the file."""
+    index = 0
+    for line, column, body, language, expands in _bodies(text.split("\n")):
+        for chunk in _block_chunks(file, body, language, expands):
+            yield replace(chunk, index=index, line=chunk.line + line - 1, column=column)
+            index += 1
+
+
+def _bodies(lines: list[str]) -> Iterator[tuple[int, int, str, str, bool]]:
+    """(first line, indentation taken off, text, language, whether shell variables expand in it) of every
+    fenced block to read, and of every heredoc of a shell block."""
+    i, count = 0, len(lines)
+    skip = False  # the last line that was not blank asks to skip the next block
+    while i < count:
+        line = lines[i].rstrip("\r")
+        match = _FENCE.match(line)
+        if not match or (match.group(2)[0] == "`" and "`" in match.group(3)):
+            skip = bool(_SKIP.match(line)) or (skip and not line.strip())
+            i += 1
+            continue
+        indent, fence, info = match.groups()
+        closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+        end = i + 1
+        while end < count and not closing.match(lines[end].rstrip("\r")):
+            end += 1
+        content = [_dedent(line.rstrip("\r"), len(indent)) for line in lines[i + 1:end]]
+        language = (info.strip().lstrip("{.").split() or [""])[0].rstrip("}").lower()
+        if skip:
+            language, skip = "(skipped)", False
+        if language in _SHELL:
+            for offset, column, body, expands in _heredocs(content):
+                yield i + 2 + offset, len(indent) + column, body, "yaml", expands
+        elif language in _YAML or language in _JSON or language == "":
+            yield i + 2, len(indent), "\n".join(content) + "\n", language, False
+        i = end + 1
+
+
+def _dedent(line: str, width: int) -> str:
+    taken = 0
+    while taken < width and taken < len(line) and line[taken] in " \t":
+        taken += 1
+    return line[taken:]
+
+
+def _heredocs(content: list[str]) -> Iterator[tuple[int, int, str, bool]]:
+    """(line offset in the block, column offset, body, expands) of each heredoc fed to kubectl apply/create."""
+    i = 0
+    while i < len(content):
+        command = _PROMPT.sub("", content[i].strip(), count=1)
+        i += 1
+        if len(command) > MAX_COMMAND_CHARS or "<<" not in command or "kubectl" not in command:
+            continue
+        match = _HEREDOC.search(command)
+        if not match or not _KUBECTL_STDIN.search(command):
+            continue
+        strip_tabs, quoted, delimiter = match.group(1) == "-", bool(match.group(2)), match.group(3)
+        start = i
+        tabs = 0
+        if strip_tabs and start < len(content):  # the shell takes every leading tab off; columns: the first line's
+            tabs = len(content[start]) - len(content[start].lstrip("\t"))
+        body = []
+        while i < len(content):
+            line = content[i]
+            line = line[2:] if line.startswith("> ") or line == ">" else line  # the console's PS2 prompt
+            if (line.lstrip("\t") if strip_tabs else line).rstrip() == delimiter:
+                break
+            body.append(line.lstrip("\t") if strip_tabs else line)
+            i += 1
+        i += 1
+        prompted = start < len(content) and content[start].startswith("> ")
+        yield start, (2 if prompted else 0) + tabs, "\n".join(body) + "\n", not quoted
+
+
+def _fragment(body: str, expands: bool) -> str:
+    """Why a block is a fragment of a manifest, not one ("" if it is not one)."""
+    if _ELISION.search(body):
+        return "elided with '...'"
+    if _TEMPLATE.search(body):
+        return "a template ('{{ }}')"
+    placeholder = _PLACEHOLDER.search(body)
+    if placeholder:
+        return f"placeholder {placeholder.group(0)}"
+    if expands and _SHELL_VARIABLE.search(body):
+        return "shell variables in the heredoc"
+    return ""
+
+
+def _block_chunks(file: str, body: str, language: str, expands: bool) -> Iterator[loading.Chunk]:
+    if language == "" and not _OBJECT_KEYS.search(body) and '"apiVersion"' not in body:
+        return  # an unlabelled block that is no manifest: output, a listing, prose
+    why = _fragment(body, expands)
+    if why:
+        if language != "" or _objects(file, body, language) is not None:
+            yield loading.Chunk(file, 0, 1, body, fragment=why)
+        return
+    for chunk in loading.split(file, body, json_file=language == "json"):
+        try:
+            values = [doc.value for doc in loading.parse(chunk)]
+        except loading.InputError:
+            if language == "":
+                continue  # unlabelled, and not YAML after all
+            if "resource.k8s.io" not in chunk.text:
+                yield replace(chunk, fragment="does not parse as YAML")
+            else:
+                yield chunk  # one of ours that does not parse: reported as unreadable
+            continue
+        if not values:
+            continue
+        if not all(isinstance(v, dict) and isinstance(v.get("apiVersion"), str) and isinstance(v.get("kind"), str)
+                   for v in values):
+            if language != "":
+                yield replace(chunk, fragment="no apiVersion and kind")
+        elif any(_unnamed(v) for v in values):
+            yield replace(chunk, fragment="no metadata.name")  # shows a spec, not an object to create
+        else:
+            yield chunk
+
+
+def _unnamed(value: dict) -> bool:
+    """One of ours without a name: kubectl would refuse it before any check, so docs mean it as a sketch."""
+    if not value["apiVersion"].startswith("resource.k8s.io/"):
+        return False
+    meta = value.get("metadata")
+    return not (isinstance(meta, dict) and (meta.get("name") or meta.get("generateName")))
+
+
+def _objects(file: str, body: str, language: str) -> list | None:
+    """The values of an unlabelled block, None if it is not all objects."""
+    try:
+        values = [doc.value for chunk in loading.split(file, body) for doc in loading.parse(chunk)]
+    except loading.InputError:
+        return None
+    ok = values and all(isinstance(v, dict) and "apiVersion" in v and "kind" in v for v in values)
+    return values if ok else None
