@@ -20,7 +20,26 @@ def _jobs(text: str) -> int:
 
 
 def _kind_list(text: str) -> frozenset[str]:
-    return frozenset(k.strip() for k in text.split(",") if k.strip())
+    """A --kinds/--skip-kinds value: resource.k8s.io kinds by name. A name that means nothing (a typo
+    would otherwise skip every object and pass) and an empty list are usage errors."""
+    from webhook.kinds import KINDS
+
+    kinds = frozenset(k.strip() for k in text.split(",") if k.strip())
+    if not kinds:
+        raise argparse.ArgumentTypeError(f"no kind given; the kinds: {', '.join(KINDS)}")
+    unknown = sorted(kinds - set(KINDS))
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown kind{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+                                         f"the kinds: {', '.join(KINDS)}")
+    return kinds
+
+
+# kubectl's words (cli-runtime's resource builder, StdinMultiUseError)
+STDIN_TWICE = "standard input cannot be used for multiple arguments"
+
+
+def stdin_twice(paths: list[str]) -> bool:
+    return paths.count("-") > 1
 
 
 def _rfc3339(text: str):
@@ -115,6 +134,9 @@ def run_review(args: argparse.Namespace) -> int:
     from webhook.offline import parallel, reviewing
     from webhook.offline.results import Run, decide
 
+    if stdin_twice(args.paths):
+        print(f"dra-webhook review: {STDIN_TWICE}", file=sys.stderr)
+        return 2
     now = offline_now(args)
     options = reviewing.Options(profile=args.profile, now=now, namespace=args.namespace,
                                 apply_defaults=not args.no_defaults, kinds=args.kinds, skip_kinds=args.skip_kinds,
@@ -129,6 +151,10 @@ def run_review(args: argparse.Namespace) -> int:
             progress.result()
     if progress is not None:
         progress.done()
+    if not results:
+        from webhook.offline.loading import searched
+
+        print(f"dra-webhook review: no object found: {searched(args.paths)}", file=sys.stderr)
     poolcheck.add_warnings(results)  # what no single object shows: slices of one pool, classes named
     outcome = decide(results, noun="object", warnings_as_errors=args.warnings_as_errors)
     code = report(args, Run("review", "object", reviewing.VERDICTS, results, outcome, _settings(args, now),

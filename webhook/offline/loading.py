@@ -78,6 +78,16 @@ def expand_paths(paths: list[str]) -> Iterator[tuple[str, str | None]]:
             yield raw, "no such file or directory"
 
 
+def searched(paths: list[str]) -> str:
+    """What a run that found nothing looked at, to say so: the paths, the suffixes and the hidden rule."""
+    from webhook.offline.visible import visible
+
+    files = sum(1 for _, problem in expand_paths(paths) if problem is None)
+    return (f"searched {', '.join(visible(p) for p in paths)} for {', '.join('*' + s for s in SUFFIXES)} "
+            f"(directories recursively, hidden files and directories skipped unless named): "
+            + (f"{files} file(s) found, no document in them" if files else "no file found"))
+
+
 def _hidden(relative: Path) -> bool:
     return any(part.startswith(".") for part in relative.parts)
 

@@ -252,9 +252,9 @@ def review_document(file: str, document: str, line: int | None, value: Any, opti
 
     started = time.perf_counter()
     where = dict(line=line, document=document)
-    if not isinstance(value, dict):
-        return Result(file, "document", ERROR, "unreadable", **where,
-                      messages=[Message(f"not an object: a document must be a mapping, not {_type_name(value)}")])
+    not_ours = not_kubernetes(value)
+    if not_ours:
+        return Result(file, "document", SKIPPED, "skipped", **where, messages=[Message(not_ours)])
     recorded = value.get("kind") == "AdmissionReview"
     source = f"{file}#{document}"
     body = value if recorded else loading.as_review(value, uid=stable_uid(source))
@@ -287,9 +287,24 @@ def review_document(file: str, document: str, line: int | None, value: Any, opti
                   patch=patch or None, seconds=time.perf_counter() - started, notes=notes, context=context)
 
 
-def _type_name(value: Any) -> str:
-    return {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
-        type(value), type(value).__name__)
+NOT_KUBERNETES = "not a Kubernetes object (no apiVersion, no kind)"
+
+
+def not_kubernetes(value: Any) -> str:
+    """Why a document is none of kubectl's business, or "". A repository holds Helm values, CI workflows, a
+    .pre-commit-config.yaml, lists and scalars next to its manifests: no apiVersion and no kind. A Helm
+    Chart.yaml has an apiVersion of its own and no kind. Such documents are skipped, never denied; one that
+    names resource.k8s.io or one of its kinds is checked, and refused in kubectl's words if it lacks the other."""
+    if not isinstance(value, dict) or ("apiVersion" not in value and "kind" not in value):
+        return NOT_KUBERNETES
+    from webhook.kinds import KINDS
+
+    api_version, kind = value.get("apiVersion"), value.get("kind")
+    if "kind" not in value and not (isinstance(api_version, str) and api_version.startswith(GROUP + "/")):
+        return f"not a {GROUP} object (apiVersion {api_version!r}, no kind)"
+    if "apiVersion" not in value and kind not in KINDS and kind != "AdmissionReview":
+        return f"not a {GROUP} object (kind {kind!r}, no apiVersion)"
+    return ""
 
 
 def _skip_reason(request, manifest: dict | None, options: Options) -> str:

@@ -1,0 +1,138 @@
+"""`review` in CI: every byte of every input accounted for, what is not a Kubernetes object skipped (never
+denied), and flag values that cannot mean anything refused as usage errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+DEVICE_CLASS = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu.example.com\n"
+INVALID_CLAIM = ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: Bad_Name\n"
+                 "spec:\n  devices:\n    requests: []\n")
+
+# What a repository holds next to its manifests: none of it is a Kubernetes object but the ConfigMap.
+REPOSITORY = {
+    ".pre-commit-config.yaml": "repos:\n  - repo: https://example.com/dra-webhook\n    rev: v0.1.0\n"
+                               "    hooks:\n      - id: dra-webhook-review\n",
+    ".github/workflows/ci.yaml": "name: ci\non: [push]\njobs:\n  check:\n    runs-on: ubuntu-latest\n"
+                                 "    steps:\n      - uses: actions/checkout@v4\n",
+    "charts/gpu/values.yaml": "replicaCount: 1\nimage:\n  repository: example.com/gpu\n  tag: latest\n",
+    "charts/gpu/Chart.yaml": "apiVersion: v2\nname: gpu\nversion: 0.1.0\n",  # Helm's apiVersion, no kind
+    "deploy/configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  a: b\n",
+    "deploy/deviceclass.yaml": DEVICE_CLASS,
+    "hooks.yaml": "- id: one\n  entry: true\n",  # a list, as .pre-commit-hooks.yaml is
+    "package.json": '{"name": "x", "version": "1.0.0"}\n',
+}
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def _review_bytes(*args: str, stdin: bytes, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    return subprocess.run([sys.executable, "-m", "webhook", "review", *args], input=stdin, capture_output=True,
+                          cwd=cwd, timeout=60, env=env)
+
+
+def test_a_repository_tree_passes_when_its_only_dra_object_is_valid(tmp_path):
+    _tree(tmp_path, REPOSITORY)
+    result = cli("review", ".", "-o", "json", cwd=str(tmp_path))
+    report = json.loads(result.stdout)
+    assert result.returncode == 0, result.stdout
+    verdicts = {(item["file"], item["verdict"]) for item in report["results"]}
+    # hidden directories and files skipped unless named: the workflow and the pre-commit config are not read
+    assert verdicts == {("charts/gpu/Chart.yaml", "skipped"), ("charts/gpu/values.yaml", "skipped"),
+                        ("deploy/configmap.yaml", "skipped"), ("deploy/deviceclass.yaml", "allowed"),
+                        ("hooks.yaml", "skipped"), ("package.json", "skipped")}
+    assert report["summary"]["allowed"] == 1 and report["summary"]["skipped"] == 5
+
+
+def test_named_hidden_files_and_our_own_hooks_file_pass(tmp_path):
+    _tree(tmp_path, REPOSITORY)
+    # what pre-commit passes our hook: every YAML and JSON file by name, hidden ones included
+    names = [*REPOSITORY, str(ROOT / ".pre-commit-hooks.yaml")]
+    result = cli("review", *names, "-v", cwd=str(tmp_path))
+    assert result.returncode == 0, result.stdout
+    assert any(line.startswith(".pre-commit-config.yaml") and line.endswith(": document: skipped")
+               for line in result.stdout.splitlines())
+    assert "not a Kubernetes object (no apiVersion, no kind)" in result.stdout
+    assert result.stdout.splitlines()[-2] == "9 object(s): 1 allowed, 0 denied, 0 unreadable, 8 skipped"
+
+
+def test_a_document_that_names_one_of_our_kinds_but_is_malformed_still_fails(tmp_path):
+    path = tmp_path / "class.yaml"
+    path.write_text("kind: DeviceClass\nmetadata:\n  name: gpu\n---\n" + INVALID_CLAIM)
+    result = cli("review", str(path))
+    assert result.returncode == 1
+    assert "apiVersion not set" in result.stdout and "Bad_Name" in result.stdout
+
+
+def test_a_non_utf8_byte_on_stdin_next_to_a_valid_file_fails(tmp_path):
+    valid = tmp_path / "class.yaml"
+    valid.write_text(DEVICE_CLASS)
+    stdin = INVALID_CLAIM.encode() + b"# r\xe9sum\xe9\n"
+    result = _review_bytes("-", str(valid), stdin=stdin)
+    out = result.stdout.decode()
+    assert result.returncode == 2, out
+    assert "<stdin>: file: unreadable\n  cannot read: not UTF-8 text (byte 0xe9 at offset" in out
+    assert out.splitlines()[-1] == "exit 2: 1 input(s) could not be used"
+    # a denial still wins over an unreadable neighbour
+    result = _review_bytes("-", str(valid), stdin=b"\xff" + INVALID_CLAIM.encode())
+    assert result.returncode == 2
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(INVALID_CLAIM)
+    result = _review_bytes("-", str(bad), stdin=b"\xff")
+    assert result.returncode == 1 and "also 1 could not be used" in result.stdout.decode()
+
+
+def test_stdin_alone_gets_the_same_message_as_a_file(tmp_path):
+    data = b"apiVersion: v1\n# caf\xe9\n"
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(data)
+    from_file = _review_bytes(str(path), stdin=b"").stdout.decode()
+    from_stdin = _review_bytes("-", stdin=data).stdout.decode()
+    assert from_stdin == from_file.replace(str(path), "<stdin>")
+    assert "not UTF-8 text (byte 0xe9 at offset 20)" in from_stdin
+
+
+def test_stdin_twice_is_a_usage_error(tmp_path):
+    result = cli("review", "-", "-", input=DEVICE_CLASS)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == "dra-webhook review: standard input cannot be used for multiple arguments\n"
+
+
+@pytest.mark.parametrize("flag, value, message", [
+    ("--kinds", "Bogus", "argument --kinds: unknown kind Bogus; the kinds: ResourceSlice, ResourceClaim,"),
+    ("--kinds", "DeviceClas", "unknown kind DeviceClas;"),
+    ("--kinds", "", "argument --kinds: no kind given; the kinds: ResourceSlice"),
+    ("--kinds", " , ", "no kind given"),
+    ("--skip-kinds", "DeviceClass,Bogus,Other", "argument --skip-kinds: unknown kinds Bogus, Other; the kinds:"),
+])
+def test_kinds_that_cannot_mean_anything_are_usage_errors(tmp_path, flag, value, message):
+    path = tmp_path / "class.yaml"
+    path.write_text(DEVICE_CLASS)
+    result = cli("review", str(path), flag, value)
+    assert result.returncode == 2 and result.stdout == ""
+    assert message in result.stderr and "DeviceTaintRule" in result.stderr
+
+
+def test_nothing_found_says_what_was_searched(tmp_path):
+    _tree(tmp_path, {".hidden/class.yaml": DEVICE_CLASS, "notes.txt": "x"})
+    result = cli("review", str(tmp_path))
+    assert result.returncode == 2
+    assert result.stderr == (f"dra-webhook review: no object found: searched {tmp_path} for *.yaml, *.yml, *.json "
+                             "(directories recursively, hidden files and directories skipped unless named): "
+                             "no file found\n")
