@@ -68,6 +68,9 @@ def _add_cluster(parser: argparse.ArgumentParser, *, namespace: bool) -> None:
                         help="the cluster's DRA feature gates in kube-apiserver's syntax, e.g. "
                              "DRAListTypeAttributes=true,DRADeviceTaintRules=true; unset gates keep the "
                              "version's defaults")
+    parser.add_argument("--runtime-config", default="", metavar="APIS",
+                        help="the API versions the cluster serves, in kube-apiserver's syntax, e.g. "
+                             "resource.k8s.io/v1beta2=true or api/all=true; =false turns one off")
     if namespace:
         parser.add_argument("--namespace", "-n", default="default", metavar="NS",
                             help="namespace of namespaced manifests that name none, as kubectl apply -n "
@@ -385,7 +388,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             # The allocator may ask what a differently configured scheduler would do: locked gates move too.
             args.profile = make_profile(args.kubernetes_version, args.feature_gates,
-                                        allow_locked=getattr(args, "allow_locked_gates", False))
+                                        allow_locked=getattr(args, "allow_locked_gates", False),
+                                        runtime_config=getattr(args, "runtime_config", ""))
         except ProfileError as error:
             print(f"dra-webhook {args.command}: {visible(str(error))}", file=sys.stderr)
             return 2

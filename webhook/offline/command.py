@@ -34,6 +34,15 @@ def _kind_list(text: str) -> frozenset[str]:
     return kinds
 
 
+def _warning_code(text: str) -> str:
+    from webhook.offline.warningcodes import check
+
+    try:
+        return check([text.strip()])[0]
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 # kubectl's words (cli-runtime's resource builder, StdinMultiUseError)
 STDIN_TWICE = "standard input cannot be used for multiple arguments"
 
@@ -156,6 +165,10 @@ def run_review(args: argparse.Namespace) -> int:
 
         print(f"dra-webhook review: no object found: {searched(args.paths)}", file=sys.stderr)
     poolcheck.add_warnings(results)  # what no single object shows: slices of one pool, classes named
+    if args.ignore_warning:
+        from webhook.offline.warningcodes import ignore
+
+        ignore(results, args.ignore_warning)
     outcome = decide(results, noun="object", warnings_as_errors=args.warnings_as_errors)
     code = report(args, Run("review", "object", reviewing.VERDICTS, results, outcome, _settings(args, now),
                             verbose=args.verbose))
@@ -181,7 +194,7 @@ def run_test(args: argparse.Namespace) -> int:
     now = offline_now(args)
     try:
         cluster = suites.Cluster(args.profile.version, parse_feature_gates(args.feature_gates), args.namespace,
-                                 args.validate.capitalize())
+                                 args.validate.capitalize(), args.runtime_config)
         results = suites.run(args.paths, warnings_as_errors=args.warnings_as_errors, cluster=cluster, now=now)
     except suites.SuiteInputError as exc:
         from webhook.offline.visible import visible
@@ -207,6 +220,9 @@ def add_review(sub) -> argparse.ArgumentParser:
                         help="validate objects as written, without applying the API server's defaults first")
     review.add_argument("--warnings-as-errors", action="store_true",
                         help="exit 1 when a checked object has warnings (skipped objects never do)")
+    review.add_argument("--ignore-warning", type=_warning_code, action="append", default=[], metavar="CODE",
+                        help="drop the warnings with this code (shown in brackets before each warning) from the "
+                             "report and from --warnings-as-errors; repeatable")
     review.add_argument("--kinds", type=_kind_list, metavar="KIND,...",
                         help="check only these resource.k8s.io kinds (e.g. ResourceSlice,DeviceClass); others are "
                              "skipped")

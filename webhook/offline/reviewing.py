@@ -47,7 +47,7 @@ class Options:
     explain: bool = False  # note what each slice device takes from its node
 
     def __reduce__(self):  # for worker processes: a Profile holds a read-only mapping, which pickle refuses
-        profile = (self.profile.version, dict(self.profile.gates), self.profile.warnings)
+        profile = (self.profile.version, dict(self.profile.gates), self.profile.warnings, self.profile.apis)
         return _options, (profile, self.now, self.namespace, self.apply_defaults, self.kinds, self.skip_kinds,
                           self.cel_engine, self.field_validation, self.namespaces, self.explain)
 
@@ -55,8 +55,8 @@ class Options:
 def _options(profile: tuple, *rest) -> Options:
     from types import MappingProxyType
 
-    version, gates, warnings = profile
-    return Options(Profile(version, MappingProxyType(gates), warnings), *rest)
+    version, gates, warnings, apis = profile
+    return Options(Profile(version, MappingProxyType(gates), warnings, apis), *rest)
 
 
 def default_jobs(paths: list[str]) -> int:

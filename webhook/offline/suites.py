@@ -76,10 +76,13 @@ class Cluster:
     gates: dict[str, bool] = field(default_factory=dict)
     namespace: str = DEFAULT_NAMESPACE
     field_validation: str = admit.STRICT
+    runtime_config: str = ""  # kube-apiserver --runtime-config
 
     def for_suite(self, suite: TestSuite) -> tuple[Profile, str]:
         gates = {**self.gates, **(suite.feature_gates or {})}
-        return make_profile(suite.kubernetes_version or self.version, gates), suite.namespace or self.namespace
+        apis = ",".join(part for part in (self.runtime_config, suite.runtime_config or "") if part)  # the suite's last
+        return (make_profile(suite.kubernetes_version or self.version, gates, runtime_config=apis),
+                suite.namespace or self.namespace)
 
 
 def run(paths: list[str], warnings_as_errors: bool = False, cluster: Cluster = Cluster(),
@@ -103,7 +106,8 @@ def run_suite(path: str, warnings_as_errors: bool = False, cache: dict[Path, lis
         try:
             profile, namespace = cluster.for_suite(suite)
         except ProfileError as exc:
-            key = "featureGates" if suite.feature_gates else "kubernetesVersion"
+            key = ("runtimeConfig" if "--runtime-config" in str(exc) and suite.runtime_config
+                   else "featureGates" if suite.feature_gates else "kubernetesVersion")
             errors.append(Message(str(exc), line=line_of(node, (key,))))
             suite = None
     if suite is None:

@@ -11,6 +11,7 @@ from webhook import __version__
 from webhook.offline.loading import STDIN
 from webhook.offline.results import ERROR, FAILED, Result, Run
 from webhook.offline.visible import visible
+from webhook.offline.warningcodes import CODES, code
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 RULES = {
@@ -27,7 +28,7 @@ def write(run: Run, out: TextIO) -> None:
     for result in run.results:
         for rule, level, text in _findings(result):
             rule = visible(rule)
-            rules.setdefault(rule, RULES.get(rule, f"Denied by the API server's validation: {rule}"))
+            rules.setdefault(rule, _describe(rule))
             entry = {"ruleId": rule, "level": level, "message": {"text": visible(text)}}
             location = _location(result)
             if location:
@@ -47,6 +48,12 @@ def write(run: Run, out: TextIO) -> None:
     out.write("\n")
 
 
+def _describe(rule: str) -> str:
+    if rule.startswith("warning/"):  # a warning's code (warningcodes.py)
+        return f"{RULES['warning']}: {CODES.get(rule[8:], CODES['other'])[0]}"
+    return RULES.get(rule, f"Denied by the API server's validation: {rule}")
+
+
 def _findings(result: Result) -> list[tuple[str, str, str]]:
     found = []
     if result.verdict == "denied":  # one finding per cause
@@ -56,7 +63,7 @@ def _findings(result: Result) -> list[tuple[str, str, str]]:
     elif result.outcome in (FAILED, ERROR):
         text = "; ".join(m.text for m in result.messages) or result.verdict
         found.append((result.verdict, "error", f"{result.name}: {text}"))
-    found.extend(("warning", "warning", f"{result.name}: {w}") for w in result.warnings)
+    found.extend((f"warning/{code(w)}", "warning", f"{result.name}: {w}") for w in result.warnings)
     return found
 
 
