@@ -192,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     certs.add_argument("--force", action="store_true",
                        help="replace the files already in --out (ca.crt, ca.key, tls.crt, tls.key); without it "
                             "none is ever overwritten, and the error names those there")
+    certs.add_argument("--renew", action="store_true",
+                       help="keep the CA already in --out (ca.crt, ca.key; made when there is none) and issue a new "
+                            "serving certificate from it, so every caBundle built from that CA stays valid")
     test = command.add_test(sub)
     _add_cel_engine(test)
     _add_cluster(test, namespace=True)
@@ -310,12 +313,17 @@ def run_test(args: argparse.Namespace) -> int:
 
 
 def run_certs(args: argparse.Namespace) -> int:
+    import functools
+
     from webhook import certs, kustomize
 
     try:
         hosts = certs.parse_hosts(args.hosts)
-        files = certs.generate(args.out, service=args.service, namespace=args.namespace, hosts=hosts,
-                               key_type=args.key_type, days=args.days, force=args.force)
+        if args.renew and args.force:
+            raise certs.CertError("--renew keeps the CA and --force replaces it: choose one")
+        make = certs.renew if args.renew else functools.partial(certs.generate, force=args.force)
+        files = make(args.out, service=args.service, namespace=args.namespace, hosts=hosts,
+                     key_type=args.key_type, days=args.days)
         manifests = kustomize.write(args.kustomize, files, args.namespace) if args.kustomize else []
     except certs.CertError as exc:
         print(f"dra-webhook certs: {visible(str(exc))}", file=sys.stderr)
