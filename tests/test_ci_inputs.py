@@ -136,3 +136,30 @@ def test_nothing_found_says_what_was_searched(tmp_path):
     assert result.stderr == (f"dra-webhook review: no object found: searched {tmp_path} for *.yaml, *.yml, *.json "
                              "(directories recursively, hidden files and directories skipped unless named): "
                              "no file found\n")
+
+
+@pytest.mark.parametrize("denied, output", [(False, "text"), (True, "text"), (True, "json"), (False, "tap")])
+def test_a_reader_that_stops_early_gets_the_verdicts_exit_code_quietly(tmp_path, denied, output):
+    """`review ... | head -1`: the reader leaves after one line of far more than a pipe holds."""
+    documents = [DEVICE_CLASS.replace("gpu.example.com", f"gpu-{i}.example.com") for i in range(1500)]
+    if denied:
+        documents[0] = INVALID_CLAIM
+    path = tmp_path / "many.yaml"
+    path.write_text("---\n".join(documents))
+    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    process = subprocess.Popen([sys.executable, "-m", "webhook", "review", str(path), "-v", "-o", output],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    first = process.stdout.readline()
+    process.stdout.close()  # as head does after its line
+    stderr = process.stderr.read()
+    assert process.wait(timeout=60) == (1 if denied else 0)
+    assert first and stderr == b""
+
+
+def test_the_json_summary_keys_are_identifiers(tmp_path):
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("apiVersion: dra-webhook/v1alpha1\nkind: TestSuite\ntests: 3\n")
+    result = cli("test", str(suite), "-o", "json")
+    summary = json.loads(result.stdout)["summary"]
+    assert summary["invalid_suite"] == 1 and "invalid suite" not in summary
+    assert all(" " not in key for key in summary) and result.returncode == 2

@@ -415,6 +415,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # The reader went away (`... | head`): stop quietly, as command-line tools do.
-        sys.stderr.close()
-        return 1
+        # The reader went away (`... | head`) before a verdict was reached: stop quietly, as command-line
+        # tools do; a run that reached its verdict returns it (offline.command.report).
+        from webhook.offline.command import reader_gone
+
+        reader_gone()
+        return 0

@@ -115,9 +115,22 @@ def report(args: argparse.Namespace, run) -> int:
     """Prints a finished run with the chosen reporter; returns its exit code."""
     from webhook.offline.reporters import writer
 
-    writer(args.output)(run, sys.stdout)
-    sys.stdout.flush()
+    try:
+        writer(args.output)(run, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head`: the reader has what it wanted; the verdict is still the run's
+        reader_gone()
     return run.exit.code
+
+
+def reader_gone() -> None:
+    """Standard output's reader went away: what is still buffered, and anything written later, goes nowhere,
+    so that neither a later print nor the flush at exit fails (Python's documented way, `signal` docs)."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _settings(args: argparse.Namespace, now) -> dict:
