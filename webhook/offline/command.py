@@ -163,7 +163,7 @@ def run_review(args: argparse.Namespace) -> int:
     options = reviewing.Options(profile=args.profile, now=now, namespace=args.namespace,
                                 apply_defaults=not args.no_defaults, kinds=args.kinds, skip_kinds=args.skip_kinds,
                                 cel_engine=args.cel_engine, field_validation=args.validate.capitalize(),
-                                explain=args.explain)
+                                explain=args.explain, from_cluster=args.from_cluster)
     progress = parallel.Progress.for_terminal()
     results = []
     jobs = args.jobs or reviewing.default_jobs(args.paths)
@@ -241,6 +241,11 @@ def add_review(sub) -> argparse.ArgumentParser:
                              "skipped")
     review.add_argument("--skip-kinds", type=_kind_list, default=frozenset(), metavar="KIND,...",
                         help="skip these resource.k8s.io kinds")
+    review.add_argument("--from-cluster", action="store_true",
+                        help="the inputs were read back from a cluster (kubectl get -o yaml): drop the metadata the "
+                             "API server sets (resourceVersion, uid, creationTimestamp, generation, managedFields) "
+                             "and check the rest as a create of the cleaned object, as when it is restored into a "
+                             "new cluster")
     review.add_argument("--explain", action="store_true",
                         help="text output: also print what each ResourceSlice device takes from its node per "
                              "allocation (nodeAllocatableResourceMappings)")

@@ -16,7 +16,7 @@ from datetime import datetime
 from itertools import chain
 from typing import Any, Iterator
 
-from webhook.offline import loading, parallel
+from webhook.offline import loading, parallel, readback
 from webhook.offline.results import ERROR, FAILED, PASSED, SKIPPED, Message, Result
 from webhook.profile import Profile
 
@@ -45,11 +45,12 @@ class Options:
     field_validation: str = "Strict"  # kubectl's --validate, capitalised as the API server's fieldValidation
     namespaces: dict | None = None  # {name: labels} known to exist; None: find them in the inputs
     explain: bool = False  # note what each slice device takes from its node
+    from_cluster: bool = False  # objects read back from a cluster: server-set metadata dropped (readback.py)
 
     def __reduce__(self):  # for worker processes: a Profile holds a read-only mapping, which pickle refuses
         profile = (self.profile.version, dict(self.profile.gates), self.profile.warnings, self.profile.apis)
         return _options, (profile, self.now, self.namespace, self.apply_defaults, self.kinds, self.skip_kinds,
-                          self.cel_engine, self.field_validation, self.namespaces, self.explain)
+                          self.cel_engine, self.field_validation, self.namespaces, self.explain, self.from_cluster)
 
 
 def _options(profile: tuple, *rest) -> Options:
@@ -257,6 +258,9 @@ def review_document(file: str, document: str, line: int | None, value: Any, opti
         return Result(file, "document", SKIPPED, "skipped", **where, messages=[Message(not_ours)])
     recorded = value.get("kind") == "AdmissionReview"
     source = f"{file}#{document}"
+    dumped = [] if recorded else readback.read_back(value)
+    if dumped and options.from_cluster:
+        value = readback.strip(value)
     body = value if recorded else loading.as_review(value, uid=stable_uid(source))
     try:
         request = decode_review(body)
@@ -282,8 +286,11 @@ def review_document(file: str, document: str, line: int | None, value: Any, opti
 
         notes = footprint.explain(value, options.profile) if options.explain else []
         context = poolcheck.essentials(value)
+    warnings = list(response.warnings)
+    if dumped and not options.from_cluster and not response.allowed:
+        warnings.append(readback.hint(dumped))  # the verdict stays kubectl's; this says why
     return Result(file, name, PASSED if response.allowed else FAILED, "allowed" if response.allowed else "denied",
-                  **where, messages=_messages(wire), warnings=list(response.warnings), response=wire,
+                  **where, messages=_messages(wire), warnings=warnings, response=wire,
                   patch=patch or None, seconds=time.perf_counter() - started, notes=notes, context=context)
 
 

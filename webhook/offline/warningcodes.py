@@ -33,6 +33,8 @@ CODES: dict[str, tuple[str, re.Pattern]] = {
              re.compile(r"^pool ")),
     "unknown-device-class": ("a request names a DeviceClass that is not among the inputs",
                              re.compile(r"names DeviceClass \S+, which is not among the DeviceClasses given")),
+    "read-back-object": ("an object read back from a cluster, refused as a new one (review --from-cluster)",
+                         re.compile(r"^dra-webhook: this looks like an object read back from a cluster ")),
     "other": ("any other warning", re.compile(r"")),
 }
 
