@@ -87,7 +87,8 @@ def test_a_non_utf8_byte_on_stdin_next_to_a_valid_file_fails(tmp_path):
     result = _review_bytes("-", str(valid), stdin=stdin)
     out = result.stdout.decode()
     assert result.returncode == 2, out
-    assert "<stdin>: file: unreadable\n  cannot read: not UTF-8 text (byte 0xe9 at offset" in out
+    assert f"<stdin>:{INVALID_CLAIM.count(chr(10)) + 1}: file: unreadable\n  cannot read: not UTF-8 text (byte 0xe9 at " \
+           f"offset {len(INVALID_CLAIM) + 3}, line {INVALID_CLAIM.count(chr(10)) + 1}); save it as UTF-8" in out
     assert out.splitlines()[-1] == "exit 2: 1 input(s) could not be used"
     # a denial still wins over an unreadable neighbour
     result = _review_bytes("-", str(valid), stdin=b"\xff" + INVALID_CLAIM.encode())
@@ -105,7 +106,7 @@ def test_stdin_alone_gets_the_same_message_as_a_file(tmp_path):
     from_file = _review_bytes(str(path), stdin=b"").stdout.decode()
     from_stdin = _review_bytes("-", stdin=data).stdout.decode()
     assert from_stdin == from_file.replace(str(path), "<stdin>")
-    assert "not UTF-8 text (byte 0xe9 at offset 20)" in from_stdin
+    assert "not UTF-8 text (byte 0xe9 at offset 20, line 2); save it as UTF-8" in from_stdin
 
 
 def test_stdin_twice_is_a_usage_error(tmp_path):

@@ -205,13 +205,14 @@ def _batches(paths: list[str], progress: parallel.Progress | None,
     size = 0
     for path, problem in loading.expand_paths(paths):
         name = loading.label(path)
+        line = None
         if problem is None:
             try:
                 text = texts.read(path)
             except loading.InputError as exc:
-                problem = str(exc)
+                problem, line = str(exc), exc.line  # the line of a byte that is not UTF-8
         if problem is not None:
-            batch.append(Result(name, "file", ERROR, "unreadable", messages=[Message(problem)]))
+            batch.append(Result(name, "file", ERROR, "unreadable", line=line, messages=[Message(problem)]))
             continue
         if progress is not None:
             progress.add(len(text))
