@@ -137,3 +137,17 @@ def test_codes_are_found_from_the_texts():
     assert code("dra-webhook: spec.selectors[0].cel.expression: type and cost checks of CEL selectors were skipped "
                 "(portable CEL engine)") == "cel-unchecked"
     assert code("something new") == "other" and list(CODES)[-1] == "other"
+
+
+def test_ignore_warning_in_suites(tmp_path):
+    (tmp_path / "class.yaml").write_text(V1BETA2_CLASS)
+    suite = {"apiVersion": "dra-webhook/v1alpha1", "kind": "TestSuite",
+             "tests": [{"name": "warned", "object": "class.yaml", "expect": {"allowed": True}}]}
+    (tmp_path / "suite.yaml").write_text(json.dumps(suite))
+    assert cli("test", str(tmp_path), "--warnings-as-errors").returncode == 1
+    result = cli("test", str(tmp_path), "--warnings-as-errors", "--ignore-warning", "opt-in-api")
+    assert result.returncode == 0 and "opt-in-api" not in result.stdout
+    # an exact list of warnings still sees every warning the API server answers with
+    suite["tests"][0]["expect"]["warnings"] = []
+    (tmp_path / "suite.yaml").write_text(json.dumps(suite))
+    assert cli("test", str(tmp_path), "--ignore-warning", "opt-in-api").returncode == 1

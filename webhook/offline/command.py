@@ -207,7 +207,7 @@ def run_test(args: argparse.Namespace) -> int:
     now = offline_now(args)
     try:
         cluster = suites.Cluster(args.profile.version, parse_feature_gates(args.feature_gates), args.namespace,
-                                 args.validate.capitalize(), args.runtime_config)
+                                 args.validate.capitalize(), args.runtime_config, tuple(args.ignore_warning))
         results = suites.run(args.paths, warnings_as_errors=args.warnings_as_errors, cluster=cluster, now=now)
     except suites.SuiteInputError as exc:
         from webhook.offline.visible import visible
@@ -234,9 +234,7 @@ def add_review(sub) -> argparse.ArgumentParser:
                         help="validate objects as written, without applying the API server's defaults first")
     review.add_argument("--warnings-as-errors", action="store_true",
                         help="exit 1 when a checked object has warnings (skipped objects never do)")
-    review.add_argument("--ignore-warning", type=_warning_code, action="append", default=[], metavar="CODE",
-                        help="drop the warnings with this code (shown in brackets before each warning) from the "
-                             "report and from --warnings-as-errors; repeatable")
+    _add_ignore_warning(review)
     review.add_argument("--kinds", type=_kind_list, metavar="KIND,...",
                         help="check only these resource.k8s.io kinds (e.g. ResourceSlice,DeviceClass); others are "
                              "skipped")
@@ -256,6 +254,12 @@ def add_review(sub) -> argparse.ArgumentParser:
     return review
 
 
+def _add_ignore_warning(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ignore-warning", type=_warning_code, action="append", default=[], metavar="CODE",
+                        help="drop the warnings with this code (shown in brackets before each warning) from the "
+                             "report and from --warnings-as-errors; repeatable")
+
+
 def add_test(sub) -> argparse.ArgumentParser:
     test = sub.add_parser("test", help="run test suites: manifests with expected verdicts",
                           description="Run TestSuite files (or the suites found in directories, default: the "
@@ -267,6 +271,7 @@ def add_test(sub) -> argparse.ArgumentParser:
     add_offline_output(test)
     test.add_argument("--warnings-as-errors", action="store_true",
                       help="fail a test whose response has warnings unless it expects them exactly")
+    _add_ignore_warning(test)
     test.add_argument("--allow-empty", action="store_true", help="exit 0 rather than 2 when no test is found")
     test.add_argument("--schema", action="store_true",
                       help="print the TestSuite JSON Schema (for editor completion) and exit")

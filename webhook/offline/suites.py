@@ -22,7 +22,7 @@ import yaml
 from webhook import admit
 from webhook.manifest import DEFAULT_NAMESPACE
 from webhook.offline import loading, yamlload
-from webhook.offline.expect import check
+from webhook.offline.expect import check, heeded
 from webhook.offline.results import ERROR, FAILED, PASSED, Message, Result
 from webhook.offline.suite_schema import TestCase, TestSuite, validate
 from webhook.profile import DEFAULT_VERSION, Profile, ProfileError, make_profile
@@ -77,6 +77,7 @@ class Cluster:
     namespace: str = DEFAULT_NAMESPACE
     field_validation: str = admit.STRICT
     runtime_config: str = ""  # kube-apiserver --runtime-config
+    ignore_warnings: tuple[str, ...] = ()  # --ignore-warning codes
 
     def for_suite(self, suite: TestSuite) -> tuple[Profile, str]:
         gates = {**self.gates, **(suite.feature_gates or {})}
@@ -116,7 +117,8 @@ def run_suite(path: str, warnings_as_errors: bool = False, cache: dict[Path, lis
                        group=group, messages=errors)]
     files = _Files(Path(path).parent, {} if cache is None else cache)
     return [_run_test(test, path, group, line_of(node, ("tests", index)), files, warnings_as_errors, profile,
-                      namespace, now, cluster.field_validation) for index, test in enumerate(suite.tests)]
+                      namespace, now, cluster.field_validation, cluster.ignore_warnings)
+            for index, test in enumerate(suite.tests)]
 
 
 def _load_suite(path: str) -> tuple[TestSuite | None, yaml.Node | None, list[Message]]:
@@ -198,7 +200,7 @@ class _Files:
 
 def _run_test(test: TestCase, path: str, group: str, line: int | None, files: _Files, warnings_as_errors: bool,
               profile: Profile, namespace: str, now: datetime | None,
-              field_validation: str = admit.STRICT) -> Result:
+              field_validation: str = admit.STRICT, ignored: tuple[str, ...] = ()) -> Result:
     started = time.perf_counter()
     where = dict(line=line, group=group)
     try:
@@ -218,9 +220,10 @@ def _run_test(test: TestCase, path: str, group: str, line: int | None, files: _F
     wire = response.to_dict()
     wire.pop("patch", None)
     wire.pop("patchType", None)
-    problems = check(test.expect, wire, defaulted, warnings_as_errors)
+    problems = check(test.expect, wire, defaulted, warnings_as_errors, ignored)
     return Result(path, test.name, FAILED if problems else PASSED, "failed" if problems else "passed", **where,
-                  messages=[Message(p) for p in problems], warnings=list(response.warnings), response=wire,
+                  messages=[Message(p) for p in problems], warnings=heeded(list(response.warnings), ignored),
+                  response=wire,
                   patch=response.patch if response.allowed else None, seconds=time.perf_counter() - started)
 
 
