@@ -34,6 +34,8 @@ def test_a_version_the_cluster_serves_passes_with_warnings_as_errors(classes):
     result = cli("review", beta, ga, "--runtime-config", "resource.k8s.io/v1beta2=true", "--warnings-as-errors")
     assert (result.returncode, result.stdout.splitlines()) == (0, [
         "2 object(s): 2 allowed, 0 denied, 0 unreadable, 0 skipped", "exit 0: every object passed"])
+    summary = json.loads(cli("review", beta, "--runtime-config", "resource.k8s.io/v1beta2=true", "-o", "json").stdout)
+    assert summary["summary"]["runtimeConfig"] == "resource.k8s.io/v1beta2=true"
     for flag in ("api/all=true", "api/beta=true", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta2/deviceclasses=1"):
         assert cli("review", beta, "--runtime-config", flag, "--warnings-as-errors").returncode == 0, flag
 

@@ -134,8 +134,10 @@ def reader_gone() -> None:
 
 
 def _settings(args: argparse.Namespace, now) -> dict:
-    return {"kubernetesVersion": args.profile.version, "featureGates": dict(sorted(args.profile.gates.items())),
-            "now": now.isoformat().replace("+00:00", "Z"), "celEngine": _cel_engine(args.cel_engine)}
+    settings = {"kubernetesVersion": args.profile.version, "featureGates": dict(sorted(args.profile.gates.items()))}
+    if args.profile.apis.text:  # only when given: the summary of a run without it stays as it was
+        settings["runtimeConfig"] = args.profile.apis.text
+    return settings | {"now": now.isoformat().replace("+00:00", "Z"), "celEngine": _cel_engine(args.cel_engine)}
 
 
 def _cel_engine(choice: str) -> str:
