@@ -60,11 +60,22 @@ def test_a_repository_tree_passes_when_its_only_dra_object_is_valid(tmp_path):
     assert report["summary"]["allowed"] == 1 and report["summary"]["skipped"] == 5
 
 
-def test_named_hidden_files_and_our_own_hooks_file_pass(tmp_path):
-    _tree(tmp_path, REPOSITORY)
-    # what pre-commit passes our hook: every YAML and JSON file by name, hidden ones included
-    names = [*REPOSITORY, str(ROOT / ".pre-commit-hooks.yaml")]
-    result = cli("review", *names, "-v", cwd=str(tmp_path))
+def test_our_pre_commit_hook_passes_a_repository_with_its_own_config(tmp_path):
+    """The review hook as pre-commit runs it: its entry, then every YAML and JSON file by name (types_or),
+    hidden ones included; our own hooks file is one of them."""
+    import shlex
+
+    import yaml
+
+    hook = next(h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+                if h["id"] == "dra-webhook-review")
+    assert hook["types_or"] == ["yaml", "json"] and "files" not in hook
+    _tree(tmp_path, {**REPOSITORY, ".pre-commit-hooks.yaml": (ROOT / ".pre-commit-hooks.yaml").read_text()})
+    names = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
+    assert ".pre-commit-config.yaml" in names and ".github/workflows/ci.yaml" in names
+    entry = shlex.split(hook["entry"])
+    assert entry[:2] == ["dra-webhook", "review"]
+    result = cli(*entry[1:], *hook.get("args", []), *names, "-v", cwd=str(tmp_path))
     assert result.returncode == 0, result.stdout
     assert any(line.startswith(".pre-commit-config.yaml") and line.endswith(": document: skipped")
                for line in result.stdout.splitlines())
