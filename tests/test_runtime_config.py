@@ -153,3 +153,22 @@ def test_ignore_warning_in_suites(tmp_path):
     suite["tests"][0]["expect"]["warnings"] = []
     (tmp_path / "suite.yaml").write_text(json.dumps(suite))
     assert cli("test", str(tmp_path), "--ignore-warning", "opt-in-api").returncode == 1
+
+
+def test_serve_takes_the_runtime_config_to_its_workers(tmp_path):
+    """The profile, runtime config included, reaches the worker processes (it is pickled for them)."""
+    import yaml
+
+    from support import review_body, start_server
+
+    server = start_server(tmp_path, "--runtime-config", "api/all=true,resource.k8s.io/v1beta1=false", "--workers", "1",
+                          "--inline-max-body-bytes", "0")
+    try:
+        response = server.review("/validate", review_body(yaml.safe_load(V1BETA2_CLASS)))
+        assert response["allowed"] is True
+    finally:
+        server.stop()
+    profile = make_profile("1.36", runtime_config="api/all=true,resource.k8s.io/v1beta1=false")
+    import pickle
+
+    assert pickle.loads(pickle.dumps(profile)) == profile and pickle.loads(pickle.dumps(profile)).apis == profile.apis

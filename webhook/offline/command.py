@@ -10,7 +10,7 @@ import argparse
 import sys
 
 EXIT_CODES = ("Exit code 1: {failed}; 2: nothing failed but an input could not be used (missing, unreadable "
-              "or not an object) or a usage error; 0: everything passed. Every readable input is reported.")
+              "or not parseable) or a usage error; 0: everything passed. Every readable input is reported.")
 
 
 def _jobs(text: str) -> int:
