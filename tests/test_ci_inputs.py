@@ -120,6 +120,24 @@ def test_stdin_alone_gets_the_same_message_as_a_file(tmp_path):
     assert "not UTF-8 text (byte 0xe9 at offset 20, line 2); save it as UTF-8" in from_stdin
 
 
+@pytest.mark.parametrize("data, why", [
+    (b"\xff\xfe" + DEVICE_CLASS.encode("utf-16-le"), "(byte 0xff at offset 0, line 1); UTF-16 text (it starts with a "
+                                                      "byte order mark): save it as UTF-8"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00", "(byte 0x89 at offset 0, line 1); a binary file?"),
+    # a truncated character in a comment of the second document, after a valid first one
+    (DEVICE_CLASS.encode() + b"---\n" + DEVICE_CLASS.encode() + b"# \xc3\n",
+     f"at offset {2 * len(DEVICE_CLASS) + 6}, line {2 * DEVICE_CLASS.count(chr(10)) + 2}); save it as UTF-8"),
+])
+def test_every_encoding_problem_is_that_inputs_error_on_stdin_and_in_files(tmp_path, data, why):
+    path = tmp_path / "input.yaml"
+    path.write_bytes(data)
+    for args, stdin in (([str(path)], b""), (["-"], data)):
+        result = _review_bytes(*args, stdin=stdin)
+        out = result.stdout.decode()
+        assert result.returncode == 2 and "cannot read: not UTF-8 text " in out and why in out, out
+        assert out.splitlines()[-2] == "1 object(s): 0 allowed, 0 denied, 1 unreadable, 0 skipped"
+
+
 def test_stdin_twice_is_a_usage_error(tmp_path):
     result = cli("review", "-", "-", input=DEVICE_CLASS)
     assert result.returncode == 2 and result.stdout == ""

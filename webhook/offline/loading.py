@@ -120,7 +120,10 @@ def read_text(path: str) -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         # A NUL byte is what text of any encoding lacks; otherwise it is text in another encoding (Latin-1...).
-        why = "a binary file?" if b"\x00" in data[:8192] else "save it as UTF-8"
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            why = "UTF-16 text (it starts with a byte order mark): save it as UTF-8"
+        else:
+            why = "a binary file?" if b"\x00" in data[:8192] else "save it as UTF-8"
         raise InputError(f"cannot read: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}, "
                          f"line {line}); {why}", line) from None
 
