@@ -62,6 +62,8 @@ def test_specific_versions_win_over_api_all_and_other_groups_are_ignored(classes
     ("resource.k8s.io/v9=true", "group version resource.k8s.io/v9 that has not been registered"),
     ("api/all=yes", "invalid value api/all=yes"),
     ("resource.k8s.io/v1beta2=maybe", "invalid value of resource.k8s.io/v1beta2: maybe"),
+    ("resource.k8s.io/v1beta2/DeviceClasses=true", "resource is always lowercase plural, not 'DeviceClasses'"),
+    ("resource.k8s.io/=true", "group version resource.k8s.io/ that has not been registered"),
 ])
 def test_what_kube_apiserver_refuses_is_a_usage_error(classes, flag, message):
     for command in (["review", classes[0]], ["test", classes[0]], ["serve", "--port", "1"]):

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 GROUP = "resource.k8s.io"
 MATCHERS = ("api/all", "api/ga", "api/beta", "api/alpha")  # groupVersionMatchersOrder
-_STAGE = re.compile(r"v[0-9]+(alpha|beta)?[0-9]*")
+# groupVersionMatchers' patterns (resourceconfig/helpers.go)
+_GA, _BETA, _ALPHA = re.compile(r"v\d+"), re.compile(r"v\d+beta\d+"), re.compile(r"v\d+alpha\d+")
 
 
 class RuntimeConfigError(ValueError):
@@ -54,8 +55,10 @@ class RuntimeConfig:
 
 
 def _stage(version: str) -> str:
-    match = _STAGE.fullmatch(version)
-    return (match.group(1) or "ga") if match else ""
+    for stage, pattern in (("ga", _GA), ("beta", _BETA), ("alpha", _ALPHA)):
+        if pattern.fullmatch(version):
+            return stage
+    return ""
 
 
 def parse(text: str, registered: set[str]) -> RuntimeConfig:
@@ -80,14 +83,15 @@ def parse(text: str, registered: set[str]) -> RuntimeConfig:
         if len(tokens) < 2 or len(tokens) > 3:
             continue  # upstream skips such keys (the legacy "api/v1" is "v1" of the core group)
         group, version = tokens[0], tokens[1]
-        if not version:
-            raise RuntimeConfigError(f"invalid key {key}")
         if group != GROUP:
             continue  # not ours: the API server checks them, we have nothing to say about them
         if version not in registered:
             raise RuntimeConfigError(f"group version {GROUP}/{version} that has not been registered "
                                      f"(Kubernetes serves {', '.join(f'{GROUP}/{v}' for v in sorted(registered))})")
         if len(tokens) == 3:
+            if tokens[2].lower() != tokens[2]:
+                raise RuntimeConfigError(f"invalid key {key}: group/version/resource and resource is always "
+                                         f"lowercase plural, not {tokens[2]!r}")
             resources[(version, tokens[2])] = enabled
         else:
             versions[version] = enabled
@@ -102,4 +106,5 @@ def _bool(key: str, value: str) -> bool:
         return True
     if value in ("0", "f", "F", "false", "FALSE", "False"):
         return False
-    raise RuntimeConfigError(f"invalid value of {key}: {value}")
+    raise RuntimeConfigError(f'invalid value of {key}: {value}, err: strconv.ParseBool: parsing "{value}": '
+                             f"invalid syntax")
