@@ -96,8 +96,9 @@ def test_a_non_utf8_byte_on_stdin_next_to_a_valid_file_fails(tmp_path):
     result = _review_bytes("-", str(valid), stdin=stdin)
     out = result.stdout.decode()
     assert result.returncode == 2, out
-    assert f"<stdin>:{INVALID_CLAIM.count(chr(10)) + 1}: file: unreadable\n  cannot read: not UTF-8 text (byte 0xe9 at " \
-           f"offset {len(INVALID_CLAIM) + 3}, line {INVALID_CLAIM.count(chr(10)) + 1}); save it as UTF-8" in out
+    line = INVALID_CLAIM.count("\n") + 1
+    assert (f"<stdin>:{line}: file: unreadable\n  cannot read: not UTF-8 text (byte 0xe9 at offset "
+            f"{len(INVALID_CLAIM) + 3}, line {line}); save it as UTF-8") in out
     assert out.splitlines()[-1] == "exit 2: 1 input(s) could not be used"
     # a denial still wins over an unreadable neighbour
     result = _review_bytes("-", str(valid), stdin=b"\xff" + INVALID_CLAIM.encode())

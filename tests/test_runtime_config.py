@@ -112,7 +112,8 @@ def test_every_output_shows_the_warning_code(tmp_path, classes):
     assert "  warning [uppercase-driver]: spec.driver: driver names should be lowercase" in out["text"]
     assert "  warning [opt-in-api]: dra-webhook: resource.k8s.io/v1beta2 DeviceClass is served only" in out["text"]
     assert '    - "[uppercase-driver] spec.driver: driver names' in out["tap"]
-    assert "title=ResourceSlice/node-1-gpu.example.com-counters (CREATE)%3A warning [uppercase-driver]::" in out["github"]
+    title = "title=ResourceSlice/node-1-gpu.example.com-counters (CREATE)%3A warning [uppercase-driver]::"
+    assert title in out["github"]
     junit = ET.fromstring(out["junit"].split("\n", 1)[1])
     assert [e.text.split("]")[0] for e in junit.iter("system-out")] == ["warning [uppercase-driver",
                                                                          "warning [opt-in-api"]

@@ -226,8 +226,9 @@ def run_test(args: argparse.Namespace) -> int:
 def add_review(sub) -> argparse.ArgumentParser:
     review = sub.add_parser("review", help="check manifests or AdmissionReview files offline",
                             description="Run the webhook's checks on files, directories (*.yaml, *.yml, *.json, "
-                                        "recursively) or stdin ('-'). Objects outside resource.k8s.io are skipped, and so are "
-                                        "documents that are not Kubernetes objects (no apiVersion, no kind). "
+                                        "recursively) or stdin ('-'). Objects outside resource.k8s.io are skipped, "
+                                        "and so are documents that are not Kubernetes objects (no apiVersion, no "
+                                        "kind). "
                                         + EXIT_CODES.format(failed="an object was denied (or warned, with "
                                                                    "--warnings-as-errors)"))
     review.add_argument("paths", nargs="+", metavar="PATH", help="file, directory, or - for stdin")

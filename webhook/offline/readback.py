@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-# The metadata the API server sets, in the order a hint names them.
+# The metadata the API server sets on a create (or refuses, resourceVersion): what --from-cluster drops.
 SERVER_SET = ("resourceVersion", "uid", "creationTimestamp", "generation", "managedFields", "selfLink",
               "deletionTimestamp", "deletionGracePeriodSeconds")
 # What marks a dump: fields no one writes into a manifest by hand.

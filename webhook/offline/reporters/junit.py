@@ -48,7 +48,8 @@ def _case(parent: ET.Element, classname: str, result: Result) -> None:
     elif result.outcome == SKIPPED:
         ET.SubElement(case, "skipped", message=first)
     if result.warnings:
-        ET.SubElement(case, "system-out").text = "\n".join(f"warning [{code(w)}]: {visible(w)}" for w in result.warnings)
+        ET.SubElement(case, "system-out").text = "\n".join(f"warning [{code(w)}]: {visible(w)}"
+                                                           for w in result.warnings)
 
 
 def _count(results: list[Result], outcome: str) -> int:
