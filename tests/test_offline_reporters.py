@@ -132,7 +132,8 @@ def test_junit_for_review_validates(manifests, capsys):
     assert [c.get("name") for c in a.findall("testcase")] == [
         "ResourceSlice/fine (CREATE) #0", "ResourceSlice/warned (CREATE) #1", "ResourceSlice/Bad_Name (CREATE) #2",
         "ConfigMap/c (CREATE) #3"]
-    assert a.findall("testcase")[1].find("system-out").text.startswith("warning [uppercase-driver]: spec.driver: driver names")
+    system_out = a.findall("testcase")[1].find("system-out").text
+    assert system_out.startswith("warning [uppercase-driver]: spec.driver: driver names")
     assert b.find("testcase").find("error").get("message").startswith("cannot parse: ")
 
 

@@ -212,7 +212,8 @@ def test_binary_file_is_said_to_be_binary(tmp_path, capsys):
     path = tmp_path / "logo.yaml"
     path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
     code, items = review_json(capsys, str(path))
-    assert items[0]["messages"][0]["message"] == "cannot read: not UTF-8 text (byte 0x89 at offset 0, line 1); a binary file?"
+    assert items[0]["messages"][0]["message"] == ("cannot read: not UTF-8 text (byte 0x89 at offset 0, line 1); "
+                                                  "a binary file?")
     assert code == 2
 
 
