@@ -193,3 +193,17 @@ def test_the_json_summary_keys_are_identifiers(tmp_path):
     summary = json.loads(result.stdout)["summary"]
     assert summary["invalid_suite"] == 1 and "invalid suite" not in summary
     assert all(" " not in key for key in summary) and result.returncode == 2
+
+
+@pytest.mark.parametrize("args", [["--version"], ["review", "--help"]])
+def test_help_and_version_into_a_reader_that_left_end_quietly(args):
+    """`dra-webhook --version | true`: the reader is gone before the first write."""
+    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    read, write = os.pipe()
+    os.close(read)  # no reader at all
+    try:
+        result = subprocess.run([sys.executable, "-m", "webhook", *args], stdout=write, stderr=subprocess.PIPE,
+                                env=env, timeout=60)
+    finally:
+        os.close(write)
+    assert (result.returncode, result.stderr) == (0, b"")

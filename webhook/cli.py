@@ -355,7 +355,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def entry() -> None:
     """The `dra-webhook` command (and `python -m webhook`): main(), then the exit."""
-    args = build_parser().parse_args()
+    try:
+        args = build_parser().parse_args()
+    except BrokenPipeError:  # --help or --version into a reader that went away: quietly, as for a run
+        from webhook.offline.command import reader_gone
+
+        reader_gone()
+        sys.exit(0)
     if args.command in OFFLINE or args.command == "allocate":
         # A short run that keeps every parsed document and result to the end: the collector's default
         # pace would walk them over and over (~9 ms of 500 typical objects), for garbage that reference
