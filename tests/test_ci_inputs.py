@@ -195,14 +195,13 @@ def test_the_json_summary_keys_are_identifiers(tmp_path):
     assert all(" " not in key for key in summary) and result.returncode == 2
 
 
-@pytest.mark.parametrize("args", [["--version"], ["review", "--help"]])
-def test_help_and_version_into_a_reader_that_left_end_quietly(args):
-    """`dra-webhook --version | true`: the reader is gone before the first write."""
+def test_version_into_a_reader_that_left_ends_quietly():
+    """`dra-webhook --version | true`: the reader is gone before the first write (argparse's --help copes)."""
     env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
     read, write = os.pipe()
     os.close(read)  # no reader at all
     try:
-        result = subprocess.run([sys.executable, "-m", "webhook", *args], stdout=write, stderr=subprocess.PIPE,
+        result = subprocess.run([sys.executable, "-m", "webhook", "--version"], stdout=write, stderr=subprocess.PIPE,
                                 env=env, timeout=60)
     finally:
         os.close(write)
