@@ -149,6 +149,7 @@ def test_stdin_twice_is_a_usage_error(tmp_path):
     ("--kinds", "", "argument --kinds: no kind given; the kinds: ResourceSlice"),
     ("--kinds", " , ", "no kind given"),
     ("--skip-kinds", "DeviceClass,Bogus,Other", "argument --skip-kinds: unknown kinds Bogus, Other; the kinds:"),
+    ("--kinds", "Bad\x1b[31m", "unknown kind Bad\\x1b[31m; the kinds:"),  # the user's text, escaped
 ])
 def test_kinds_that_cannot_mean_anything_are_usage_errors(tmp_path, flag, value, message):
     path = tmp_path / "class.yaml"

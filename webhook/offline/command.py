@@ -23,24 +23,27 @@ def _kind_list(text: str) -> frozenset[str]:
     """A --kinds/--skip-kinds value: resource.k8s.io kinds by name. A name that means nothing (a typo
     would otherwise skip every object and pass) and an empty list are usage errors."""
     from webhook.kinds import KINDS
+    from webhook.offline.visible import visible  # the names are the user's: a typo may hold anything
 
     kinds = frozenset(k.strip() for k in text.split(",") if k.strip())
     if not kinds:
         raise argparse.ArgumentTypeError(f"no kind given; the kinds: {', '.join(KINDS)}")
     unknown = sorted(kinds - set(KINDS))
     if unknown:
-        raise argparse.ArgumentTypeError(f"unknown kind{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+        names = visible(", ".join(unknown))
+        raise argparse.ArgumentTypeError(f"unknown kind{'s' if len(unknown) > 1 else ''} {names}; "
                                          f"the kinds: {', '.join(KINDS)}")
     return kinds
 
 
 def _warning_code(text: str) -> str:
+    from webhook.offline.visible import visible
     from webhook.offline.warningcodes import check
 
     try:
         return check([text.strip()])[0]
     except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+        raise argparse.ArgumentTypeError(visible(str(error))) from None
 
 
 # kubectl's words (cli-runtime's resource builder, StdinMultiUseError)
