@@ -73,11 +73,19 @@ def test_what_kube_apiserver_refuses_is_a_usage_error(classes, flag, message):
         make_profile("1.36", runtime_config=flag)
 
 
-def test_versions_differ_by_release():
-    # DeviceTaintRule is v1alpha3 only in 1.35: v1beta2 is no version of it, and of no kind of 1.35
+def test_the_registered_versions_are_the_releases(tmp_path):
     with pytest.raises(ProfileError, match="resource.k8s.io/v1beta3 that has not been registered"):
         make_profile("1.35", runtime_config="resource.k8s.io/v1beta3=true")
     assert make_profile("1.36", runtime_config="resource.k8s.io/v1alpha3=true") != make_profile("1.36")
+    # 1.35 serves DeviceTaintRule as v1alpha3 only: turning v1beta2 on serves v1beta2 DeviceClasses, not it
+    rule = tmp_path / "rule.yaml"
+    rule.write_text((EXAMPLES / "devicetaintrule-maintenance.yaml").read_text())
+    assert "apiVersion: resource.k8s.io/v1beta2" in rule.read_text()
+    result = cli("review", str(rule), "--kubernetes-version", "1.35", "--runtime-config", "api/all=true", "-o", "json")
+    [item] = json.loads(result.stdout)["results"]
+    assert item["response"]["status"]["message"].startswith(
+        'no matches for kind "DeviceTaintRule" in version "resource.k8s.io/v1beta2"; Kubernetes 1.35 serves '
+        "DeviceTaintRule as resource.k8s.io/v1alpha3")
 
 
 def test_a_suite_states_its_cluster_apis(tmp_path):
