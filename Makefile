@@ -2,11 +2,14 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+PORT ?= 8443
 
 .PHONY: run test install bench clean
 
 $(BIN)/dra-webhook: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+	@$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
+	  echo "make: '$(PYTHON) -m venv' failed: on Debian or Ubuntu, install the venv module first:" >&2; \
+	  echo "  sudo apt-get install python3-venv" >&2; exit 1; }
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
@@ -14,7 +17,7 @@ $(BIN)/dra-webhook: pyproject.toml
 install: $(BIN)/dra-webhook
 
 run: install
-	$(BIN)/dra-webhook serve --host 127.0.0.1 --port 8443 --cert-dir certs
+	$(BIN)/dra-webhook serve --host 127.0.0.1 --port $(PORT) --cert-dir certs
 
 test: install
 	$(BIN)/python -m pytest -q

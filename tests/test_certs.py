@@ -99,3 +99,86 @@ def test_cli_certs_kustomize_files_are_replaced_never_written_through_a_link(tmp
     assert result.returncode == 0, result.stderr
     assert victim.read_text() == "keep me\n" and not (overlay / SECRET_FILE).is_symlink()
     assert (overlay / SECRET_FILE).stat().st_mode & 0o777 == 0o600
+
+
+def _serve_like_make_run(workdir, cert_dir):
+    """`make run`'s server: `serve --cert-dir certs`, waited for over TLS verifying the CA it made."""
+    import os
+    import ssl
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    from support import free_port
+
+    port = free_port()
+    log = open(workdir / "serve.log", "w")
+    process = subprocess.Popen([sys.executable, "-m", "webhook", "serve", "--host", "127.0.0.1", "--port", str(port),
+                                "--cert-dir", str(cert_dir)], stdout=log, stderr=subprocess.STDOUT,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    log.close()
+    url = f"https://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        assert process.poll() is None and time.monotonic() < deadline, (workdir / "serve.log").read_text()
+        try:
+            with httpx.Client(verify=ssl.create_default_context(cafile=str(cert_dir / "ca.crt"))) as client:
+                if client.get(url + "/healthz").status_code == 200:
+                    return process, url
+        except (httpx.TransportError, OSError, ssl.SSLError):
+            time.sleep(0.1)
+
+
+def test_renew_keeps_the_ca_that_make_run_made_and_the_self_signed_install_trusts(tmp_path):
+    """`make run`'s server makes certs/; the self-signed install then renews the serving pair from that CA
+    instead of refusing it, and both the running server and the overlay's caBundle keep trusting one CA."""
+    import base64
+    import ssl
+
+    import httpx
+
+    from support import stop_process
+
+    cert_dir = tmp_path / "certs"
+    process, url = _serve_like_make_run(tmp_path, cert_dir)
+    try:
+        ca_before = (cert_dir / "ca.crt").read_bytes(), (cert_dir / "ca.key").read_bytes()
+        refused = cli("certs", "--out", str(cert_dir), "--kustomize", str(tmp_path / "overlay"))
+        assert refused.returncode == 2 and "refusing to replace them" in refused.stderr
+        tls_before = (cert_dir / "tls.crt").read_bytes()
+        result = cli("certs", "--out", str(cert_dir), "--renew", "--kustomize", str(tmp_path / "overlay"))
+        assert result.returncode == 0, result.stderr
+        assert ((cert_dir / "ca.crt").read_bytes(), (cert_dir / "ca.key").read_bytes()) == ca_before
+        assert (cert_dir / "tls.crt").read_bytes() != tls_before
+        ca = x509.load_pem_x509_certificate(ca_before[0])
+        renewed = x509.load_pem_x509_certificate((cert_dir / "tls.crt").read_bytes())
+        renewed.verify_directly_issued_by(ca)
+        dns = renewed.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        assert "dra-webhook.dra-webhook.svc" in dns.get_values_for_type(x509.DNSName)
+        patches = [p for p in (tmp_path / "overlay").iterdir() if "secret" not in p.name.lower()]
+        assert patches and all(base64.b64encode(ca_before[0]).decode() in p.read_text() for p in patches)
+        with httpx.Client(verify=ssl.create_default_context(cafile=str(cert_dir / "ca.crt"))) as client:
+            assert client.get(url + "/healthz").status_code == 200  # still trusted by that one CA
+    finally:
+        stop_process(process)
+    # and `make run` again reuses the renewed pair (it covers 127.0.0.1) rather than replacing anything
+    renewed_pair = (cert_dir / "tls.crt").read_bytes()
+    process, _ = _serve_like_make_run(tmp_path, cert_dir)
+    stop_process(process)
+    assert (cert_dir / "tls.crt").read_bytes() == renewed_pair and (cert_dir / "ca.crt").read_bytes() == ca_before[0]
+
+
+def test_renew_makes_a_ca_only_where_there_is_none_and_never_with_force(tmp_path):
+    result = cli("certs", "--out", str(tmp_path / "new"), "--renew")
+    assert result.returncode == 0 and (tmp_path / "new" / "ca.key").is_file()
+    both = cli("certs", "--out", str(tmp_path / "new"), "--renew", "--force")
+    assert both.returncode == 2 and "choose one" in both.stderr
+    (tmp_path / "new" / "ca.crt").write_text("not a certificate")
+    broken = cli("certs", "--out", str(tmp_path / "new"), "--renew")
+    assert broken.returncode == 2 and "not a valid CA pair" in broken.stderr
+    (tmp_path / "orphan").mkdir()
+    (tmp_path / "orphan" / "tls.crt").write_text("x")
+    orphan = cli("certs", "--out", str(tmp_path / "orphan"), "--renew")
+    assert orphan.returncode == 2 and "there is no CA" in orphan.stderr

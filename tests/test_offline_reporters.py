@@ -132,7 +132,8 @@ def test_junit_for_review_validates(manifests, capsys):
     assert [c.get("name") for c in a.findall("testcase")] == [
         "ResourceSlice/fine (CREATE) #0", "ResourceSlice/warned (CREATE) #1", "ResourceSlice/Bad_Name (CREATE) #2",
         "ConfigMap/c (CREATE) #3"]
-    assert a.findall("testcase")[1].find("system-out").text.startswith("warning: spec.driver: driver names")
+    system_out = a.findall("testcase")[1].find("system-out").text
+    assert system_out.startswith("warning [uppercase-driver]: spec.driver: driver names")
     assert b.find("testcase").find("error").get("message").startswith("cannot parse: ")
 
 
@@ -161,7 +162,7 @@ def test_sarif_for_review_validates_with_a_result_per_cause_and_warning(manifest
     jsonschema.validate(log, SARIF, format_checker=jsonschema.FormatChecker())
     results = log["runs"][0]["results"]
     assert [(r["ruleId"], r["level"]) for r in results] == [
-        ("warning", "warning"), ("FieldValueInvalid", "error"), ("unreadable", "error")]
+        ("warning/uppercase-driver", "warning"), ("FieldValueInvalid", "error"), ("unreadable", "error")]
     denied = results[1]
     assert denied["locations"][0]["physicalLocation"] == {
         "artifactLocation": {"uri": str(manifests / "a.yaml")}, "region": {"startLine": 48, "startColumn": 3}}
@@ -169,7 +170,7 @@ def test_sarif_for_review_validates_with_a_result_per_cause_and_warning(manifest
     assert lines[47] == "  name: Bad_Name"
     assert denied["message"]["text"].startswith("ResourceSlice/Bad_Name (CREATE): metadata.name: Invalid value")
     rules = {r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]}
-    assert rules == {"warning", "FieldValueInvalid", "unreadable"}
+    assert rules == {"warning/uppercase-driver", "FieldValueInvalid", "unreadable"}
     assert code == 1
 
 

@@ -76,4 +76,4 @@ def test_review_attaches_the_warning_to_every_document_involved(tmp_path, capsys
         assert any("device name gpu-0 appears in" in w for w in item["response"]["warnings"])
     assert cli.main(["review", "--warnings-as-errors", a, b]) == 1
     out = capsys.readouterr().out
-    assert out.count("warning: pool gpu.example.com/node-1: device name gpu-0") == 2
+    assert out.count("warning [pool]: pool gpu.example.com/node-1: device name gpu-0") == 2

@@ -38,7 +38,7 @@ def make_target(name: str) -> str:
     """The command of a one-line Makefile target, with $(BIN)/ dropped (the test's PATH has it)."""
     makefile = (ROOT / "Makefile").read_text()
     command = re.search(rf"^{name}:.*\n\t(.+)$", makefile, re.MULTILINE)[1]
-    return command.replace("$(BIN)/", "")
+    return command.replace("$(BIN)/", "").replace("$(PORT)", "8443")
 
 
 @pytest.fixture
@@ -96,3 +96,94 @@ def test_every_dra_webhook_command_line_runs(workdir):
         # 0 or 1 (a verdict): never a usage error (2) or a crash
         assert result.returncode in (0, 1), f"{line}\n{result.stdout}\n{result.stderr}"
         assert "Traceback" not in result.stderr, line
+
+
+def quick_start() -> list[str]:
+    """The shell lines of the README's Quick start section, in order."""
+    section = (ROOT / "README.md").read_text().split("\n## Quick start\n", 1)[1].split("\n## ", 1)[0]
+    return shell_lines(section)
+
+
+def fresh_clone(tmp_path: Path) -> Path:
+    """The repository's tracked files, as a clone has them, with `make install` already done the way it
+    would be done offline: a .venv whose python finds this clone's code and the installed dependencies
+    (the test environment's), and its `dra-webhook` script. No package index is reached."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    clone = tmp_path / "clone"
+    for name in listed.stdout.decode().split("\0"):
+        if name and (ROOT / name).is_file():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, clone / name)
+    venv = clone / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=60)
+    site = next(venv.glob("lib/python*/site-packages"))
+    dependencies = next(Path(p) for p in sys.path if p.endswith("site-packages") and Path(p).is_dir())
+    (site / "clone.pth").write_text(f"{clone}\n{dependencies}\n")
+    script = venv / "bin" / "dra-webhook"
+    script.write_text(f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom webhook.cli import entry\n"
+                      "if __name__ == '__main__':\n    sys.exit(entry())\n")  # as pip writes console scripts
+    script.chmod(0o755)
+    earlier = time.time() - 60
+    os.utime(clone / "pyproject.toml", (earlier, earlier))  # older than the script: make's install is done
+    return clone
+
+
+@pytest.mark.skipif(shutil.which("curl") is None or shutil.which("make") is None, reason="curl and make: .ci/run")
+@pytest.mark.xfail(not any("activate" in line or "make install" in line for line in quick_start()), strict=True,
+                   reason="the quick start's `dra-webhook` is not on PATH after `make run` until the README says how")
+def test_quick_start_runs_as_printed_in_a_fresh_clone(tmp_path):
+    """Every line of the quick start, in order, in one shell: `make run` (on a free port, stopped at the end),
+    the curl calls against it, and then the offline commands as printed, with only the system's PATH (no
+    `dra-webhook` on it but what the quick start puts there). `make test` is this suite itself: not run."""
+    clone = fresh_clone(tmp_path)
+    lines = quick_start()
+    assert lines[0].startswith("make run") and any(line.startswith("dra-webhook ") for line in lines)
+    port = free_port()
+    system_path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
+                                  if p and not (Path(p) / "dra-webhook").exists() and Path(p) != BIN)
+    env = {k: v for k, v in os.environ.items() if k not in ("SOURCE_DATE_EPOCH", "VIRTUAL_ENV")}
+    env.update(PATH=system_path, PYTHONUNBUFFERED="1")
+    log = open(tmp_path / "make-run.log", "w")
+    server = subprocess.Popen(["make", "run", f"PORT={port}"], cwd=clone, env=env, stdout=log,
+                              stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        curls = [line.replace("8443", str(port)) for line in lines if line.startswith("curl ")]
+        deadline = time.monotonic() + 60
+        while subprocess.run(["bash", "-c", curls[0]], cwd=clone, env=env, capture_output=True).returncode != 0:
+            assert server.poll() is None and time.monotonic() < deadline, (tmp_path / "make-run.log").read_text()
+            time.sleep(0.2)
+        rest = [line.replace("8443", str(port)) + (" --fail --silent --show-error" if line.startswith("curl ") else "")
+                for line in lines if not line.startswith(("make run", "make test"))]
+        script = "set -e -o pipefail\n" + "\n".join(rest) + "\n"
+        result = subprocess.run(["bash", "--noprofile", "--norc", "-c", script], cwd=clone, env=env,
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, f"{script}\n{result.stdout}\n{result.stderr}"
+        assert "exit 0: every object passed" in result.stdout
+    finally:
+        os.killpg(server.pid, 15)  # make and the server it started
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, 9)
+            server.wait()
+        log.close()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make: .ci/run")
+def test_make_says_to_install_python3_venv_where_venv_fails(tmp_path):
+    """A fresh Debian's python3 without python3-venv: `python3 -m venv` fails (ensurepip is missing), and
+    make says what to install instead of leaving a half-made .venv behind."""
+    shutil.copy2(ROOT / "Makefile", tmp_path / "Makefile")
+    shutil.copy2(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    python = tmp_path / "python3"
+    # Debian's python3 without the venv module: the directory is made, then ensurepip is missing
+    python.write_text('#!/bin/sh\nif [ "$1 $2" = "-m venv" ]; then mkdir -p "$3/bin"; '
+                      'echo "The virtual environment was not created successfully because ensurepip is not '
+                      'available." >&2; exit 1; fi\nexec python3 "$@"\n')
+    python.chmod(0o755)
+    result = subprocess.run(["make", "install", f"PYTHON={python}"], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode != 0
+    assert "sudo apt-get install python3-venv" in result.stderr and not (tmp_path / ".venv").exists()

@@ -300,7 +300,8 @@ def test_unknown_keys_at_every_level_are_errors_with_file_and_line(tmp_path, cap
     code, out, _ = run(capsys, str(path))
     assert code == 2
     assert f"{path}:3: (load suite): invalid suite\n" in out
-    assert f"  unknown key 'description' (known keys: apiVersion, kind, name, kubernetesVersion, featureGates, namespace, tests)" in out
+    assert ("  unknown key 'description' (known keys: apiVersion, kind, name, kubernetesVersion, featureGates, "
+            "runtimeConfig, namespace, tests)") in out
     assert f"{path}:7: unknown key 'expected' in tests[0]" in out
     assert f"{path}:10: unknown key 'allow' in tests[0].expect" in out
     assert f"{path}:12: unknown key 'message' in tests[0].expect.causes[0]" in out

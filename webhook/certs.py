@@ -233,6 +233,30 @@ def ensure(out_dir: str | os.PathLike, *, hosts: list[str] | tuple[str, ...] = (
     return files, False
 
 
+def renew(out_dir: str | os.PathLike, *, service: str = DEFAULT_SERVICE, namespace: str = DEFAULT_NAMESPACE,
+          hosts: list[str] | tuple[str, ...] = (), key_type: str = "ecdsa", days: int = SERVING_DAYS,
+          now: datetime | None = None) -> CertFiles:
+    """A new serving pair in out_dir from the CA there, which is kept: every caBundle built from it stays
+    valid (`certs --renew`). With no CA pair at all in out_dir, a new CA as `generate` makes; a CA that
+    is there but unusable (expired, mismatched, unreadable) is a CertError, never replaced without --force."""
+    now = now or datetime.now(timezone.utc)
+    files = _files(Path(out_dir))
+    if not _present(files.ca_cert) and not _present(files.ca_key):
+        for path in (files.cert, files.key):  # a serving pair without its CA: nothing anyone can trust
+            if _present(path):
+                raise CertError(f"{path} exists but there is no CA in {out_dir}: use --force to make a new CA")
+        return generate(out_dir, service=service, namespace=namespace, hosts=hosts, key_type=key_type, days=days,
+                        now=now)
+    for host in hosts:
+        parse_hosts(host)
+    ca = _load_pair(files.ca_cert, files.ca_key, now)
+    if ca is None:
+        raise CertError(f"{files.ca_cert} and {files.ca_key} are not a valid CA pair (expired, mismatched or "
+                        f"unreadable): use --force to make a new CA (every caBundle must then be updated)")
+    _issue_serving(files, ca[0], ca[1], service, namespace, hosts, key_type, days, now)
+    return files
+
+
 def _load_pair(cert_path: Path, key_path: Path, now: datetime):
     """(certificate, key) when both files parse, match and the certificate is valid at `now`."""
     try:

@@ -68,6 +68,9 @@ def _add_cluster(parser: argparse.ArgumentParser, *, namespace: bool) -> None:
                         help="the cluster's DRA feature gates in kube-apiserver's syntax, e.g. "
                              "DRAListTypeAttributes=true,DRADeviceTaintRules=true; unset gates keep the "
                              "version's defaults")
+    parser.add_argument("--runtime-config", default="", metavar="APIS",
+                        help="the API versions the cluster serves, in kube-apiserver's syntax, e.g. "
+                             "resource.k8s.io/v1beta2=true or api/all=true; =false turns one off")
     if namespace:
         parser.add_argument("--namespace", "-n", default="default", metavar="NS",
                             help="namespace of namespaced manifests that name none, as kubectl apply -n "
@@ -189,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     certs.add_argument("--force", action="store_true",
                        help="replace the files already in --out (ca.crt, ca.key, tls.crt, tls.key); without it "
                             "none is ever overwritten, and the error names those there")
+    certs.add_argument("--renew", action="store_true",
+                       help="keep the CA already in --out (ca.crt, ca.key; made when there is none) and issue a new "
+                            "serving certificate from it, so every caBundle built from that CA stays valid")
     test = command.add_test(sub)
     _add_cel_engine(test)
     _add_cluster(test, namespace=True)
@@ -307,12 +313,17 @@ def run_test(args: argparse.Namespace) -> int:
 
 
 def run_certs(args: argparse.Namespace) -> int:
+    import functools
+
     from webhook import certs, kustomize
 
     try:
         hosts = certs.parse_hosts(args.hosts)
-        files = certs.generate(args.out, service=args.service, namespace=args.namespace, hosts=hosts,
-                               key_type=args.key_type, days=args.days, force=args.force)
+        if args.renew and args.force:
+            raise certs.CertError("--renew keeps the CA and --force replaces it: choose one")
+        make = certs.renew if args.renew else functools.partial(certs.generate, force=args.force)
+        files = make(args.out, service=args.service, namespace=args.namespace, hosts=hosts,
+                     key_type=args.key_type, days=args.days)
         manifests = kustomize.write(args.kustomize, files, args.namespace) if args.kustomize else []
     except certs.CertError as exc:
         print(f"dra-webhook certs: {visible(str(exc))}", file=sys.stderr)
@@ -344,7 +355,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def entry() -> None:
     """The `dra-webhook` command (and `python -m webhook`): main(), then the exit."""
-    args = build_parser().parse_args()
+    try:
+        args = build_parser().parse_args()
+    except BrokenPipeError:  # --help or --version into a reader that went away: quietly, as for a run
+        from webhook.offline.command import reader_gone
+
+        reader_gone()
+        sys.exit(0)
     if args.command in OFFLINE or args.command == "allocate":
         # A short run that keeps every parsed document and result to the end: the collector's default
         # pace would walk them over and over (~9 ms of 500 typical objects), for garbage that reference
@@ -385,7 +402,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             # The allocator may ask what a differently configured scheduler would do: locked gates move too.
             args.profile = make_profile(args.kubernetes_version, args.feature_gates,
-                                        allow_locked=getattr(args, "allow_locked_gates", False))
+                                        allow_locked=getattr(args, "allow_locked_gates", False),
+                                        runtime_config=getattr(args, "runtime_config", ""))
         except ProfileError as error:
             print(f"dra-webhook {args.command}: {visible(str(error))}", file=sys.stderr)
             return 2
@@ -403,6 +421,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # The reader went away (`... | head`): stop quietly, as command-line tools do.
-        sys.stderr.close()
-        return 1
+        # The reader went away (`... | head`) before a verdict was reached: stop quietly, as command-line
+        # tools do; a run that reached its verdict returns it (offline.command.report).
+        from webhook.offline.command import reader_gone
+
+        reader_gone()
+        return 0

@@ -54,8 +54,13 @@ def map_manifest(obj: dict, profile: Profile) -> Mapping:
     served: dict[str, ApiVersion] = dict(entry.served.get(profile.version, {})) if entry else \
         dict(UNCHECKED.get(kind, {}).get(profile.version, {}))
     no_match = f'no matches for kind "{kind}" in version "{api_version}"'
+    plural = entry.plural if entry else kind.lower() + "s"
+    # Without a word from --runtime-config an opt-in version may or may not be served: checked, with a warning.
+    said = profile.apis.says(version, plural)
+    if version in served and said and not profile.serves(plural, version, served[version].availability != OPT_IN):
+        return Mapping(f"{no_match}; the cluster's --runtime-config ({profile.apis.text}) turns it off")
     if version in served:
-        return Mapping(warnings=_opt_in_warnings(kind, api_version, served[version], profile))
+        return Mapping(warnings=_opt_in_warnings(kind, api_version, served[version], profile, said))
     if not served:
         return Mapping(f"{no_match}; Kubernetes {profile.version} serves no kind {kind!r} in {GROUP}")
     listing = ", ".join(f"{GROUP}/{v}" + (" (when enabled)" if spec.availability == OPT_IN else "")
@@ -68,9 +73,9 @@ def map_manifest(obj: dict, profile: Profile) -> Mapping:
     return Mapping(refusal)
 
 
-def _opt_in_warnings(kind: str, api_version: str, spec: ApiVersion, profile: Profile) -> list[str]:
+def _opt_in_warnings(kind: str, api_version: str, spec: ApiVersion, profile: Profile, enabled: bool) -> list[str]:
     needs = []
-    if spec.availability == OPT_IN:
+    if spec.availability == OPT_IN and not enabled:  # the user's --runtime-config answers it
         needs.append(f"the API version enabled (kube-apiserver --runtime-config={api_version}=true)")
     if spec.gate and not profile.enabled(spec.gate):
         needs.append(f"the feature gate {spec.gate} enabled (disabled by default in Kubernetes {profile.version})")

@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from webhook.behaviours import BEHAVIOURS, Behaviours
+from webhook.runtimeconfig import RuntimeConfig
 
 ALPHA, BETA, GA = "Alpha", "Beta", "GA"
 
@@ -110,6 +111,12 @@ class Profile:
     gates: Mapping[str, bool] = field(default_factory=lambda: _defaults(DEFAULT_VERSION))
     # Gates set away from a locked default (only where the caller allowed it, e.g. the allocator).
     warnings: tuple[str, ...] = ()
+    # kube-apiserver --runtime-config: the API versions served over the release's defaults (runtimeconfig.py)
+    apis: RuntimeConfig = RuntimeConfig()
+
+    def serves(self, plural: str, version: str, default: bool) -> bool:
+        """Whether the cluster serves resource.k8s.io/`version` `plural`; `default`: without --runtime-config."""
+        return self.apis.served(version, plural, default)
 
     def enabled(self, gate: str) -> bool:
         """Whether `gate` is on; an unknown name is a bug of ours, so it raises KeyError."""
@@ -126,7 +133,7 @@ class Profile:
 
     def __post_init__(self) -> None:
         # Profiles key caches that are consulted on every request: hash once.
-        object.__setattr__(self, "_hash", hash((self.version, tuple(sorted(self.gates.items())))))
+        object.__setattr__(self, "_hash", hash((self.version, tuple(sorted(self.gates.items())), self.apis)))
         object.__setattr__(self, "_behaviours", BEHAVIOURS[self.version])
 
     def __hash__(self) -> int:
@@ -134,10 +141,10 @@ class Profile:
 
     def __eq__(self, other: object) -> bool:
         return self is other or (isinstance(other, Profile) and self.version == other.version
-                                 and dict(self.gates) == dict(other.gates))
+                                 and dict(self.gates) == dict(other.gates) and self.apis == other.apis)
 
     def __reduce__(self):  # worker processes get profiles too; a read-only mapping does not pickle
-        return _rebuild, (self.version, dict(self.gates), self.warnings)
+        return _rebuild, (self.version, dict(self.gates), self.warnings, self.apis)
 
     def describe(self) -> str:
         """`1.36 (DRAListTypeAttributes=true, ...)`: the version and the gates set away from its defaults."""
@@ -147,8 +154,9 @@ class Profile:
         return self.version + (f" ({', '.join(changed)})" if changed else "")
 
 
-def _rebuild(version: str, gates: dict[str, bool], warnings: tuple[str, ...]) -> Profile:
-    return Profile(version, MappingProxyType(gates), warnings)
+def _rebuild(version: str, gates: dict[str, bool], warnings: tuple[str, ...],
+             apis: RuntimeConfig = RuntimeConfig()) -> Profile:
+    return Profile(version, MappingProxyType(gates), warnings, apis)
 
 
 def _defaults(version: str) -> Mapping[str, bool]:
@@ -182,7 +190,7 @@ def parse_feature_gates(text: str) -> dict[str, bool]:
 
 
 def make_profile(version: str = DEFAULT_VERSION, gates: Mapping[str, bool] | str | None = None, *,
-                 allow_locked: bool = False) -> Profile:
+                 allow_locked: bool = False, runtime_config: str = "") -> Profile:
     """The profile for `version` with `gates` over its defaults.
 
     Unknown gate names are errors that list the known ones. Setting a locked gate away from its
@@ -207,7 +215,20 @@ def make_profile(version: str = DEFAULT_VERSION, gates: Mapping[str, bool] | str
                 raise ProfileError(message)
             warnings.append(message)
         values[name] = value
-    return Profile(version, MappingProxyType(values), tuple(warnings))
+    return Profile(version, MappingProxyType(values), tuple(warnings), _runtime_config(version, runtime_config))
+
+
+def _runtime_config(version: str, text: str) -> RuntimeConfig:
+    if not text.strip():
+        return RuntimeConfig()
+    from webhook.kinds import KINDS  # the kinds know which API versions each release has
+    from webhook.runtimeconfig import RuntimeConfigError, parse
+
+    registered = {v for kind in KINDS.values() for v in kind.served.get(version, {})}
+    try:
+        return parse(text, registered)
+    except RuntimeConfigError as error:
+        raise ProfileError(f"invalid --runtime-config: {error}") from None
 
 
 DEFAULT = make_profile()

@@ -10,7 +10,7 @@ import argparse
 import sys
 
 EXIT_CODES = ("Exit code 1: {failed}; 2: nothing failed but an input could not be used (missing, unreadable "
-              "or not an object) or a usage error; 0: everything passed. Every readable input is reported.")
+              "or not parseable) or a usage error; 0: everything passed. Every readable input is reported.")
 
 
 def _jobs(text: str) -> int:
@@ -20,7 +20,38 @@ def _jobs(text: str) -> int:
 
 
 def _kind_list(text: str) -> frozenset[str]:
-    return frozenset(k.strip() for k in text.split(",") if k.strip())
+    """A --kinds/--skip-kinds value: resource.k8s.io kinds by name. A name that means nothing (a typo
+    would otherwise skip every object and pass) and an empty list are usage errors."""
+    from webhook.kinds import KINDS
+    from webhook.offline.visible import visible  # the names are the user's: a typo may hold anything
+
+    kinds = frozenset(k.strip() for k in text.split(",") if k.strip())
+    if not kinds:
+        raise argparse.ArgumentTypeError(f"no kind given; the kinds: {', '.join(KINDS)}")
+    unknown = sorted(kinds - set(KINDS))
+    if unknown:
+        names = visible(", ".join(unknown))
+        raise argparse.ArgumentTypeError(f"unknown kind{'s' if len(unknown) > 1 else ''} {names}; "
+                                         f"the kinds: {', '.join(KINDS)}")
+    return kinds
+
+
+def _warning_code(text: str) -> str:
+    from webhook.offline.visible import visible
+    from webhook.offline.warningcodes import check
+
+    try:
+        return check([text.strip()])[0]
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(visible(str(error))) from None
+
+
+# kubectl's words (cli-runtime's resource builder, StdinMultiUseError)
+STDIN_TWICE = "standard input cannot be used for multiple arguments"
+
+
+def stdin_twice(paths: list[str]) -> bool:
+    return paths.count("-") > 1
 
 
 def _rfc3339(text: str):
@@ -87,14 +118,29 @@ def report(args: argparse.Namespace, run) -> int:
     """Prints a finished run with the chosen reporter; returns its exit code."""
     from webhook.offline.reporters import writer
 
-    writer(args.output)(run, sys.stdout)
-    sys.stdout.flush()
+    try:
+        writer(args.output)(run, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head`: the reader has what it wanted; the verdict is still the run's
+        reader_gone()
     return run.exit.code
 
 
+def reader_gone() -> None:
+    """Standard output's reader went away: what is still buffered, and anything written later, goes nowhere,
+    so that neither a later print nor the flush at exit fails (Python's documented way, `signal` docs)."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
 def _settings(args: argparse.Namespace, now) -> dict:
-    return {"kubernetesVersion": args.profile.version, "featureGates": dict(sorted(args.profile.gates.items())),
-            "now": now.isoformat().replace("+00:00", "Z"), "celEngine": _cel_engine(args.cel_engine)}
+    settings = {"kubernetesVersion": args.profile.version, "featureGates": dict(sorted(args.profile.gates.items()))}
+    if args.profile.apis.text:  # only when given: the summary of a run without it stays as it was
+        settings["runtimeConfig"] = args.profile.apis.text
+    return settings | {"now": now.isoformat().replace("+00:00", "Z"), "celEngine": _cel_engine(args.cel_engine)}
 
 
 def _cel_engine(choice: str) -> str:
@@ -116,11 +162,14 @@ def run_review(args: argparse.Namespace) -> int:
     from webhook.offline.results import Run, decide
 
     loading.markdown_in_directories = args.markdown
+    if stdin_twice(args.paths):
+        print(f"dra-webhook review: {STDIN_TWICE}", file=sys.stderr)
+        return 2
     now = offline_now(args)
     options = reviewing.Options(profile=args.profile, now=now, namespace=args.namespace,
                                 apply_defaults=not args.no_defaults, kinds=args.kinds, skip_kinds=args.skip_kinds,
                                 cel_engine=args.cel_engine, field_validation=args.validate.capitalize(),
-                                explain=args.explain)
+                                explain=args.explain, from_cluster=args.from_cluster)
     progress = parallel.Progress.for_terminal()
     results = []
     jobs = args.jobs or reviewing.default_jobs(args.paths)
@@ -130,7 +179,15 @@ def run_review(args: argparse.Namespace) -> int:
             progress.result()
     if progress is not None:
         progress.done()
+    if not results:
+        from webhook.offline.loading import searched
+
+        print(f"dra-webhook review: no object found: {searched(args.paths)}", file=sys.stderr)
     poolcheck.add_warnings(results)  # what no single object shows: slices of one pool, classes named
+    if args.ignore_warning:
+        from webhook.offline.warningcodes import ignore
+
+        ignore(results, args.ignore_warning)
     outcome = decide(results, noun="object", warnings_as_errors=args.warnings_as_errors)
     code = report(args, Run("review", "object", reviewing.VERDICTS, results, outcome, _settings(args, now),
                             verbose=args.verbose))
@@ -156,7 +213,7 @@ def run_test(args: argparse.Namespace) -> int:
     now = offline_now(args)
     try:
         cluster = suites.Cluster(args.profile.version, parse_feature_gates(args.feature_gates), args.namespace,
-                                 args.validate.capitalize())
+                                 args.validate.capitalize(), args.runtime_config, tuple(args.ignore_warning))
         results = suites.run(args.paths, warnings_as_errors=args.warnings_as_errors, cluster=cluster, now=now)
     except suites.SuiteInputError as exc:
         from webhook.offline.visible import visible
@@ -173,7 +230,9 @@ def run_test(args: argparse.Namespace) -> int:
 def add_review(sub) -> argparse.ArgumentParser:
     review = sub.add_parser("review", help="check manifests or AdmissionReview files offline",
                             description="Run the webhook's checks on files, directories (*.yaml, *.yml, *.json, "
-                                        "recursively) or stdin ('-'). Objects outside resource.k8s.io are skipped. "
+                                        "recursively) or stdin ('-'). Objects outside resource.k8s.io are skipped, "
+                                        "and so are documents that are not Kubernetes objects (no apiVersion, no "
+                                        "kind). "
                                         + EXIT_CODES.format(failed="an object was denied (or warned, with "
                                                                    "--warnings-as-errors)"))
     review.add_argument("paths", nargs="+", metavar="PATH", help="file, directory, or - for stdin")
@@ -182,11 +241,17 @@ def add_review(sub) -> argparse.ArgumentParser:
                         help="validate objects as written, without applying the API server's defaults first")
     review.add_argument("--warnings-as-errors", action="store_true",
                         help="exit 1 when a checked object has warnings (skipped objects never do)")
+    _add_ignore_warning(review)
     review.add_argument("--kinds", type=_kind_list, metavar="KIND,...",
                         help="check only these resource.k8s.io kinds (e.g. ResourceSlice,DeviceClass); others are "
                              "skipped")
     review.add_argument("--skip-kinds", type=_kind_list, default=frozenset(), metavar="KIND,...",
                         help="skip these resource.k8s.io kinds")
+    review.add_argument("--from-cluster", action="store_true",
+                        help="the inputs were read back from a cluster (kubectl get -o yaml): drop the metadata the "
+                             "API server sets (resourceVersion, uid, creationTimestamp, generation, managedFields) "
+                             "and check the rest as a create of the cleaned object, as when it is restored into a "
+                             "new cluster")
     review.add_argument("--explain", action="store_true",
                         help="text output: also print what each ResourceSlice device takes from its node per "
                              "allocation (nodeAllocatableResourceMappings)")
@@ -197,6 +262,12 @@ def add_review(sub) -> argparse.ArgumentParser:
                         help="check documents in N processes, results still in input order (default: the CPUs "
                              "available, for inputs of 128 KiB and more)")
     return review
+
+
+def _add_ignore_warning(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ignore-warning", type=_warning_code, action="append", default=[], metavar="CODE",
+                        help="drop the warnings with this code (shown in brackets before each warning) from the "
+                             "report and from --warnings-as-errors; repeatable")
 
 
 def add_test(sub) -> argparse.ArgumentParser:
@@ -210,6 +281,7 @@ def add_test(sub) -> argparse.ArgumentParser:
     add_offline_output(test)
     test.add_argument("--warnings-as-errors", action="store_true",
                       help="fail a test whose response has warnings unless it expects them exactly")
+    _add_ignore_warning(test)
     test.add_argument("--allow-empty", action="store_true", help="exit 0 rather than 2 when no test is found")
     test.add_argument("--schema", action="store_true",
                       help="print the TestSuite JSON Schema (for editor completion) and exit")

@@ -8,10 +8,13 @@ from typing import Any
 from webhook.offline.suite_schema import Expect
 
 
-def check(expect: Expect, response: dict, defaulted: Any, warnings_as_errors: bool = False) -> list[str]:
+def check(expect: Expect, response: dict, defaulted: Any, warnings_as_errors: bool = False,
+          ignored: tuple[str, ...] = ()) -> list[str]:
     """Every mismatch between `response` (an AdmissionReview response object) and `expect`, one line each.
 
-    `defaulted` is the object after the defaulting patch, for `expect.patched`.
+    `defaulted` is the object after the defaulting patch, for `expect.patched`; warnings whose code is
+    `ignored` (--ignore-warning) are no errors with `warnings_as_errors`. An exact `expect.warnings` list
+    still sees every warning: it says what the API server answers.
     """
     problems: list[str] = []
     allowed = bool(response.get("allowed"))
@@ -27,11 +30,17 @@ def check(expect: Expect, response: dict, defaulted: Any, warnings_as_errors: bo
     warnings = list(response.get("warnings") or [])
     if expect.warnings is not None and warnings != expect.warnings:
         problems.append(f"warnings differ: expected {expect.warnings!r}, got {warnings!r}")
-    elif expect.warnings is None and warnings and warnings_as_errors:
-        problems.append(f"unexpected warnings (warnings are errors): {warnings!r}")
+    elif expect.warnings is None and warnings_as_errors and heeded(warnings, ignored):
+        problems.append(f"unexpected warnings (warnings are errors): {heeded(warnings, ignored)!r}")
     if expect.patched is not None:
         problems.extend(f"patched: {p}" for p in subset_mismatches(expect.patched, defaulted, ""))
     return problems
+
+
+def heeded(warnings: list[str], ignored: tuple[str, ...]) -> list[str]:
+    from webhook.offline.warningcodes import code
+
+    return [w for w in warnings if code(w) not in ignored] if ignored else warnings
 
 
 def actual_causes(status: dict) -> Counter:

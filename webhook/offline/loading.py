@@ -84,6 +84,16 @@ def expand_paths(paths: list[str]) -> Iterator[tuple[str, str | None]]:
             yield raw, "no such file or directory"
 
 
+def searched(paths: list[str]) -> str:
+    """What a run that found nothing looked at, to say so: the paths, the suffixes and the hidden rule."""
+    from webhook.offline.visible import visible
+
+    files = sum(1 for _, problem in expand_paths(paths) if problem is None)
+    return (f"searched {', '.join(visible(p) for p in paths)} for {', '.join('*' + s for s in SUFFIXES)} "
+            f"(directories recursively, hidden files and directories skipped unless named): "
+            + (f"{files} file(s) found, no document in them" if files else "no file found"))
+
+
 def _hidden(relative: Path) -> bool:
     return any(part.startswith(".") for part in relative.parts)
 
@@ -114,8 +124,14 @@ def read_text(path: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"cannot read: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-                         f"a binary file?") from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        # A NUL byte is what text of any encoding lacks; otherwise it is text in another encoding (Latin-1...).
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            why = "UTF-16 text (it starts with a byte order mark): save it as UTF-8"
+        else:
+            why = "a binary file?" if b"\x00" in data[:8192] else "save it as UTF-8"
+        raise InputError(f"cannot read: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}, "
+                         f"line {line}); {why}", line) from None
 
 
 def _bytes(count: int) -> str:

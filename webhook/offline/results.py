@@ -118,7 +118,8 @@ class Run:
         return counts(self.results, self.verdicts)
 
     def summary(self) -> dict:
-        return {"command": self.command, **self.settings, "total": len(self.results), **self.counts(),
+        counts = {verdict.replace(" ", "_"): n for verdict, n in self.counts().items()}  # keys are identifiers
+        return {"command": self.command, **self.settings, "total": len(self.results), **counts,
                 "exitCode": self.exit.code, "reason": self.exit.reason}
 
     def summary_line(self) -> str:

@@ -16,7 +16,7 @@ from datetime import datetime
 from itertools import chain
 from typing import Any, Iterator
 
-from webhook.offline import loading, parallel, positions
+from webhook.offline import loading, parallel, positions, readback
 from webhook.offline.results import ERROR, FAILED, PASSED, SKIPPED, Message, Result
 from webhook.profile import Profile
 
@@ -45,18 +45,19 @@ class Options:
     field_validation: str = "Strict"  # kubectl's --validate, capitalised as the API server's fieldValidation
     namespaces: dict | None = None  # {name: labels} known to exist; None: find them in the inputs
     explain: bool = False  # note what each slice device takes from its node
+    from_cluster: bool = False  # objects read back from a cluster: server-set metadata dropped (readback.py)
 
     def __reduce__(self):  # for worker processes: a Profile holds a read-only mapping, which pickle refuses
-        profile = (self.profile.version, dict(self.profile.gates), self.profile.warnings)
+        profile = (self.profile.version, dict(self.profile.gates), self.profile.warnings, self.profile.apis)
         return _options, (profile, self.now, self.namespace, self.apply_defaults, self.kinds, self.skip_kinds,
-                          self.cel_engine, self.field_validation, self.namespaces, self.explain)
+                          self.cel_engine, self.field_validation, self.namespaces, self.explain, self.from_cluster)
 
 
 def _options(profile: tuple, *rest) -> Options:
     from types import MappingProxyType
 
-    version, gates, warnings = profile
-    return Options(Profile(version, MappingProxyType(gates), warnings), *rest)
+    version, gates, warnings, apis = profile
+    return Options(Profile(version, MappingProxyType(gates), warnings, apis), *rest)
 
 
 def default_jobs(paths: list[str]) -> int:
@@ -204,13 +205,14 @@ def _batches(paths: list[str], progress: parallel.Progress | None,
     size = 0
     for path, problem in loading.expand_paths(paths):
         name = loading.label(path)
+        line = None
         if problem is None:
             try:
                 text = texts.read(path)
             except loading.InputError as exc:
-                problem = str(exc)
+                problem, line = str(exc), exc.line  # the line of a byte that is not UTF-8
         if problem is not None:
-            batch.append(Result(name, "file", ERROR, "unreadable", messages=[Message(problem)]))
+            batch.append(Result(name, "file", ERROR, "unreadable", line=line, messages=[Message(problem)]))
             continue
         if progress is not None:
             progress.add(len(text))
@@ -262,11 +264,14 @@ def review_document(file: str, document: str, line: int | None, value: Any, opti
 
     started = time.perf_counter()
     where = dict(line=line, document=document)
-    if not isinstance(value, dict):
-        return Result(file, "document", ERROR, "unreadable", **where,
-                      messages=[Message(f"not an object: a document must be a mapping, not {_type_name(value)}")])
+    not_ours = not_kubernetes(value)
+    if not_ours:
+        return Result(file, "document", SKIPPED, "skipped", **where, messages=[Message(not_ours)])
     recorded = value.get("kind") == "AdmissionReview"
     source = f"{file}#{document}"
+    dumped = [] if recorded else readback.read_back(value)
+    if dumped and options.from_cluster:
+        value = readback.strip(value)
     body = value if recorded else loading.as_review(value, uid=stable_uid(source))
     try:
         request = decode_review(body)
@@ -292,14 +297,32 @@ def review_document(file: str, document: str, line: int | None, value: Any, opti
 
         notes = footprint.explain(value, options.profile) if options.explain else []
         context = poolcheck.essentials(value)
+    warnings = list(response.warnings)
+    if dumped and not options.from_cluster and not response.allowed:
+        warnings.append(readback.hint(dumped))  # the verdict stays kubectl's; this says why
     return Result(file, name, PASSED if response.allowed else FAILED, "allowed" if response.allowed else "denied",
-                  **where, messages=_messages(wire), warnings=list(response.warnings), response=wire,
+                  **where, messages=_messages(wire), warnings=warnings, response=wire,
                   patch=patch or None, seconds=time.perf_counter() - started, notes=notes, context=context)
 
 
-def _type_name(value: Any) -> str:
-    return {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
-        type(value), type(value).__name__)
+NOT_KUBERNETES = "not a Kubernetes object (no apiVersion, no kind)"
+
+
+def not_kubernetes(value: Any) -> str:
+    """Why a document is none of kubectl's business, or "". A repository holds Helm values, CI workflows, a
+    .pre-commit-config.yaml, lists and scalars next to its manifests: no apiVersion and no kind. A Helm
+    Chart.yaml has an apiVersion of its own and no kind. Such documents are skipped, never denied; one that
+    names resource.k8s.io or one of its kinds is checked, and refused in kubectl's words if it lacks the other."""
+    if not isinstance(value, dict) or ("apiVersion" not in value and "kind" not in value):
+        return NOT_KUBERNETES
+    from webhook.kinds import KINDS
+
+    api_version, kind = value.get("apiVersion"), value.get("kind")
+    if "kind" not in value and not (isinstance(api_version, str) and api_version.startswith(GROUP + "/")):
+        return f"not a {GROUP} object (apiVersion {api_version!r}, no kind)"
+    if "apiVersion" not in value and kind not in KINDS and kind != "AdmissionReview":
+        return f"not a {GROUP} object (kind {kind!r}, no apiVersion)"
+    return ""
 
 
 def _skip_reason(request, manifest: dict | None, options: Options) -> str:

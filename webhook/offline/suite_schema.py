@@ -106,6 +106,8 @@ class TestSuite(_Strict):
     # The cluster the verdicts are for, over the command line's --kubernetes-version/--feature-gates.
     kubernetes_version: str | None = Field(None, alias="kubernetesVersion", min_length=1)
     feature_gates: dict[str, bool] | None = Field(None, alias="featureGates")
+    # kube-apiserver --runtime-config syntax, e.g. "resource.k8s.io/v1beta2=true"; over the command line's
+    runtime_config: str | None = Field(None, alias="runtimeConfig")
     namespace: str | None = Field(None, min_length=1)
     tests: list[TestCase]
 

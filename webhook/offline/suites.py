@@ -22,7 +22,7 @@ import yaml
 from webhook import admit
 from webhook.manifest import DEFAULT_NAMESPACE
 from webhook.offline import loading, positions, yamlload
-from webhook.offline.expect import check
+from webhook.offline.expect import check, heeded
 from webhook.offline.results import ERROR, FAILED, PASSED, Message, Result
 from webhook.offline.suite_schema import TestCase, TestSuite, validate
 from webhook.profile import DEFAULT_VERSION, Profile, ProfileError, make_profile
@@ -76,10 +76,14 @@ class Cluster:
     gates: dict[str, bool] = field(default_factory=dict)
     namespace: str = DEFAULT_NAMESPACE
     field_validation: str = admit.STRICT
+    runtime_config: str = ""  # kube-apiserver --runtime-config
+    ignore_warnings: tuple[str, ...] = ()  # --ignore-warning codes
 
     def for_suite(self, suite: TestSuite) -> tuple[Profile, str]:
         gates = {**self.gates, **(suite.feature_gates or {})}
-        return make_profile(suite.kubernetes_version or self.version, gates), suite.namespace or self.namespace
+        apis = ",".join(part for part in (self.runtime_config, suite.runtime_config or "") if part)  # the suite's last
+        return (make_profile(suite.kubernetes_version or self.version, gates, runtime_config=apis),
+                suite.namespace or self.namespace)
 
 
 def run(paths: list[str], warnings_as_errors: bool = False, cluster: Cluster = Cluster(),
@@ -103,7 +107,8 @@ def run_suite(path: str, warnings_as_errors: bool = False, cache: dict[Path, lis
         try:
             profile, namespace = cluster.for_suite(suite)
         except ProfileError as exc:
-            key = "featureGates" if suite.feature_gates else "kubernetesVersion"
+            key = ("runtimeConfig" if "--runtime-config" in str(exc) and suite.runtime_config
+                   else "featureGates" if suite.feature_gates else "kubernetesVersion")
             errors.append(Message(str(exc), line=line_of(node, (key,))))
             suite = None
     if suite is None:
@@ -112,7 +117,8 @@ def run_suite(path: str, warnings_as_errors: bool = False, cache: dict[Path, lis
                        group=group, messages=errors)]
     files = _Files(Path(path).parent, {} if cache is None else cache)
     return [_run_test(test, path, group, line_of(node, ("tests", index)), files, warnings_as_errors, profile,
-                      namespace, now, cluster.field_validation, _inline(node, index))
+                      namespace, now, cluster.field_validation, _inline(node, index),
+                      cluster.ignore_warnings)
             for index, test in enumerate(suite.tests)]
 
 
@@ -219,7 +225,8 @@ class _Files:
 
 def _run_test(test: TestCase, path: str, group: str, line: int | None, files: _Files, warnings_as_errors: bool,
               profile: Profile, namespace: str, now: datetime | None,
-              field_validation: str = admit.STRICT, inline: dict[str, yaml.Node] | None = None) -> Result:
+              field_validation: str = admit.STRICT, inline: dict[str, yaml.Node] | None = None,
+              ignored: tuple[str, ...] = ()) -> Result:
     started = time.perf_counter()
     where = dict(line=line, group=group)
     try:
@@ -239,9 +246,10 @@ def _run_test(test: TestCase, path: str, group: str, line: int | None, files: _F
     wire = response.to_dict()
     wire.pop("patch", None)
     wire.pop("patchType", None)
-    problems = check(test.expect, wire, defaulted, warnings_as_errors)
+    problems = check(test.expect, wire, defaulted, warnings_as_errors, ignored)
     return Result(path, test.name, FAILED if problems else PASSED, "failed" if problems else "passed", **where,
-                  messages=_placed(problems, wire, test, files, inline or {}), warnings=list(response.warnings),
+                  messages=_placed(problems, wire, test, files, inline or {}),
+                  warnings=heeded(list(response.warnings), ignored),
                   response=wire,
                   patch=response.patch if response.allowed else None, seconds=time.perf_counter() - started)
 

@@ -6,6 +6,7 @@ from typing import TextIO
 
 from webhook.offline.results import ERROR, FAILED, Result, Run
 from webhook.offline.visible import visible
+from webhook.offline.warningcodes import code
 
 
 def write(run: Run, out: TextIO) -> None:
@@ -21,7 +22,7 @@ def write(run: Run, out: TextIO) -> None:
                 text = "\n".join(visible(f"{m.field}: {m.text}" if m.field else m.text) for m in rest)
                 out.write(_command("error", title, text or result.verdict, result))
         for warning in result.warnings:
-            out.write(_command("warning", f"{result.name}: warning", visible(warning), result))
+            out.write(_command("warning", f"{result.name}: warning [{code(warning)}]", visible(warning), result))
     out.write(visible(run.summary_line()) + "\n")
     out.write(visible(f"exit {run.exit.code}: {run.exit.reason}") + "\n")
 

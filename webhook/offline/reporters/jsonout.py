@@ -6,6 +6,7 @@ import json
 from typing import TextIO
 
 from webhook.offline.results import Result, Run
+from webhook.offline.warningcodes import code
 
 
 def item(result: Result) -> dict:
@@ -20,6 +21,8 @@ def item(result: Result) -> dict:
                                            ("file", m.file), ("line", m.line), ("column", m.column)) if v}
                        for m in result.messages]
     out["warnings"] = result.warnings
+    if result.warnings:
+        out["warningCodes"] = [code(w) for w in result.warnings]  # one per warning, in the same order
     if result.response is not None:
         out["response"] = result.response
     if result.patch:

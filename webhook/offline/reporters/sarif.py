@@ -11,6 +11,7 @@ from webhook import __version__
 from webhook.offline.loading import STDIN
 from webhook.offline.results import ERROR, FAILED, Message, Result, Run
 from webhook.offline.visible import visible
+from webhook.offline.warningcodes import CODES, code
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 RULES = {
@@ -27,7 +28,7 @@ def write(run: Run, out: TextIO) -> None:
     for result in run.results:
         for rule, level, text, message in _findings(result):
             rule = visible(rule)
-            rules.setdefault(rule, RULES.get(rule, f"Denied by the API server's validation: {rule}"))
+            rules.setdefault(rule, _describe(rule))
             entry = {"ruleId": rule, "level": level, "message": {"text": visible(text)}}
             location = _location(result, message)
             if location:
@@ -47,6 +48,12 @@ def write(run: Run, out: TextIO) -> None:
     out.write("\n")
 
 
+def _describe(rule: str) -> str:
+    if rule.startswith("warning/"):  # a warning's code (warningcodes.py)
+        return f"{RULES['warning']}: {CODES.get(rule[8:], CODES['other'])[0]}"
+    return RULES.get(rule, f"Denied by the API server's validation: {rule}")
+
+
 def _findings(result: Result) -> list[tuple[str, str, str, Message | None]]:
     found: list[tuple[str, str, str, Message | None]] = []
     if result.verdict == "denied":  # one finding per cause, where its field is written
@@ -59,7 +66,7 @@ def _findings(result: Result) -> list[tuple[str, str, str, Message | None]]:
         found.append((result.verdict, "error", f"{result.name}: {text}", None))
         found.extend((result.verdict, "error", f"{result.name}: " + (f"{m.field}: {m.text}" if m.field else m.text), m)
                      for m in placed)
-    found.extend(("warning", "warning", f"{result.name}: {w}", None) for w in result.warnings)
+    found.extend((f"warning/{code(w)}", "warning", f"{result.name}: {w}", None) for w in result.warnings)
     return found
 
 

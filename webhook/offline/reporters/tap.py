@@ -7,6 +7,7 @@ from typing import TextIO
 
 from webhook.offline.results import ERROR, FAILED, SKIPPED, Run
 from webhook.offline.visible import Lines
+from webhook.offline.warningcodes import labelled
 
 
 def write(run: Run, out: TextIO) -> None:
@@ -31,7 +32,7 @@ def write(run: Run, out: TextIO) -> None:
             if result.warnings:
                 out.write("  warnings:\n")
                 for w in result.warnings:
-                    out.write(f"    - {json.dumps(w)}\n")
+                    out.write(f"    - {json.dumps(labelled(w))}\n")
             out.write("  ...\n")
     out.write(f"# {run.summary_line()}\n")
     out.write(f"# exit {run.exit.code}: {run.exit.reason}\n")

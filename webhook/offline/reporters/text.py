@@ -8,6 +8,7 @@ from typing import TextIO
 
 from webhook.offline.results import ERROR, FAILED, Result, Run
 from webhook.offline.visible import Lines
+from webhook.offline.warningcodes import code
 
 
 def write(run: Run, out: TextIO) -> None:
@@ -33,6 +34,6 @@ def _result(result: Result, out: TextIO, verbose: bool) -> None:
         else:
             out.write(f"  {message.text}\n")
     for warning in result.warnings:
-        out.write(f"  warning: {warning}\n")
+        out.write(f"  warning [{code(warning)}]: {warning}\n")
     if verbose and result.patch:
         out.write(f"  defaults: {len(result.patch)} JSON Patch operation(s) (--output json shows them)\n")

@@ -1,0 +1,68 @@
+"""A stable code for every warning an offline run reports, so that a CI can silence one (--ignore-warning).
+
+The warnings themselves stay the words the API server (or the webhook) answers with: the code is found
+from the text, first match wins, and a warning none of the patterns knows is `other`. A code, once
+published, keeps its meaning; a new kind of warning gets a new code.
+"""
+
+from __future__ import annotations
+
+import re
+
+# code -> (what it means, the pattern of its text)
+CODES: dict[str, tuple[str, re.Pattern]] = {
+    "opt-in-api": ("the API version or kind is served only by clusters that enable it (--runtime-config, "
+                   "--feature-gates)", re.compile(r"^dra-webhook: \S+ \S+ is served only by clusters with ")),
+    "unknown-field": ("a field the API does not have (kubectl --validate=warn, the API server's default)",
+                      re.compile(r'^unknown field "')),
+    "dropped-field": ("a field the API server drops because its feature gate is disabled",
+                      re.compile(r" dropped: feature gate \S+ is disabled$|^dra-webhook: \S+ is set, but feature "
+                                 r"gate ")),
+    "retired-version": ("an API version no longer served", re.compile(r" is no longer served \(since Kubernetes ")),
+    "unknown-version": ("an API version dra-webhook does not know; validated as v1",
+                        re.compile(r" is not a version dra-webhook knows")),
+    "converted-verdict": ("the verdict the object would get converted to resource.k8s.io/v1",
+                          re.compile(r"^dra-webhook: converted to \S+, this ")),
+    "conversion-loss": ("a field that the conversion to resource.k8s.io/v1 drops",
+                        re.compile(r" no longer exists in resource\.k8s\.io/v1; ignored$")),
+    "cel-unchecked": ("CEL type and cost checks skipped (portable engine, or too deep)",
+                      re.compile(r"CEL selectors? (were|was) skipped|type and cost checks? .*skipped")),
+    "uppercase-driver": ("a driver name with uppercase characters", re.compile(r"driver names should be lowercase")),
+    "no-checks": ("a subresource the webhook does not check", re.compile(r"; allowed without checks$")),
+    "pool": ("slices of one pool that disagree, or are incomplete (checks across documents)",
+             re.compile(r"^pool ")),
+    "unknown-device-class": ("a request names a DeviceClass that is not among the inputs",
+                             re.compile(r"names DeviceClass \S+, which is not among the DeviceClasses given")),
+    "read-back-object": ("an object read back from a cluster, refused as a new one (review --from-cluster)",
+                         re.compile(r"^dra-webhook: this looks like an object read back from a cluster ")),
+    "other": ("any other warning", re.compile(r"")),
+}
+
+
+def code(warning: str) -> str:
+    for name, (_, pattern) in CODES.items():
+        if pattern.search(warning):
+            return name
+    return "other"
+
+
+def labelled(warning: str) -> str:
+    """`[code] warning`: how the reporters show a warning."""
+    return f"[{code(warning)}] {warning}"
+
+
+def check(names: list[str]) -> list[str]:
+    """The codes of --ignore-warning; ValueError naming the known ones for one that is not a code."""
+    unknown = [n for n in names if n not in CODES]
+    if unknown:
+        raise ValueError(f"unknown warning code{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+                         f"the codes: {', '.join(CODES)}")
+    return names
+
+
+def ignore(results: list, codes: list[str]) -> None:
+    """Drops the warnings with these codes from the results (not from the recorded responses, which stay
+    what the API server would answer)."""
+    if codes:
+        for result in results:
+            result.warnings = [w for w in result.warnings if code(w) not in codes]
