@@ -131,8 +131,6 @@ def fresh_clone(tmp_path: Path) -> Path:
 
 
 @pytest.mark.skipif(shutil.which("curl") is None or shutil.which("make") is None, reason="curl and make: .ci/run")
-@pytest.mark.xfail(not any("activate" in line or "make install" in line for line in quick_start()), strict=True,
-                   reason="the quick start's `dra-webhook` is not on PATH after `make run` until the README says how")
 def test_quick_start_runs_as_printed_in_a_fresh_clone(tmp_path):
     """Every line of the quick start, in order, in one shell: `make run` (on a free port, stopped at the end),
     the curl calls against it, and then the offline commands as printed, with only the system's PATH (no
