@@ -231,7 +231,8 @@ def test_review_says_it_in_gos_words(tmp_path):
     go = "json: cannot unmarshal string into Go struct field Device.spec.devices.capacity of type v1.DeviceCapacity"
     text = cli("review", str(path))
     assert text.returncode == 1, text.stderr
-    assert f'  spec.devices[0].capacity[memory]: Invalid value: "80Gi": {go}\n' in text.stdout
+    # at the key of the field written in the old shape: line 10, column 16
+    assert f'  {path}:10:16: spec.devices[0].capacity[memory]: Invalid value: "80Gi": {go}\n' in text.stdout
     report = cli("review", "-o", "json", str(path))
     assert report.returncode == 1, report.stderr
     [result] = json.loads(report.stdout)["results"]
