@@ -237,7 +237,7 @@ def test_review_says_it_in_gos_words(tmp_path):
     assert report.returncode == 1, report.stderr
     [result] = json.loads(report.stdout)["results"]
     assert result["messages"] == [{"field": "spec.devices[0].capacity[memory]", "reason": "FieldValueTypeInvalid",
-                                   "message": f'Invalid value: "80Gi": {go}'}]
+                                   "message": f'Invalid value: "80Gi": {go}', "line": 10, "column": 16}]
     assert result["response"]["status"]["message"] == \
         f'ResourceSlice in version "v1" cannot be handled as a ResourceSlice: {go}'
 
