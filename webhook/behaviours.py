@@ -37,7 +37,10 @@ _TABLE: dict[str, tuple] = {
     "map_key_errors_at_key":           (True,      True,      False,     False),
     "list_type_attributes":            (False,     False,     True,      True),
     "taint_rule_effect_moves_time":    (False,     False,     True,      True),
-    "allocator_ported":                (False,     False,     True,      True),
+    "allocator_ported":                (False,     True,      True,      True),
+    "allocator_sorts_by_name":         (False,     False,     True,      True),
+    "subrequest_match_key_skew":       (True,      True,      False,     False),
+    "stable_allocator_bare":           (True,      True,      False,     False),
     "pool_status_conditions_unique":   (False,     False,     True,      False),
     "pool_status_partition_views":     (False,     False,     False,     True),
     "counters_beside_devices":         (True,      False,     False,     False),
@@ -86,9 +89,21 @@ class Behaviours:
     list_type_attributes: bool
     # A DeviceTaintRule update that changes the effect moves `spec.taint.timeAdded` to now.
     taint_rule_effect_moves_time: bool
-    # `allocate` runs this release's own structured allocator; False: the next release's, with this
-    # release's gates (1.35: the v0.36 allocator; its gates still choose stable/incubating/experimental).
+    # `allocate` runs this release's own structured allocator (the v0.36 one with the allocator rows below
+    # for 1.35); False: a later release's, with this release's gates (which still pick the implementation).
     allocator_ported: bool
+    # GatherPools sorts pools by driver and pool name and a pool's slices by name, so names steer first-fit
+    # (761fc9d4). Before: slices as listed, pools in Go map order (unspecified; the order first listed here),
+    # and the experimental implementation puts slices with binding conditions after the others.
+    allocator_sorts_by_name: bool
+    # For a subrequest with allocationMode All, validateDeviceRequest checks devices under the previous
+    # subrequest's key (its requestKey.subRequestIndex is set after the call), so it reuses that
+    # subrequest's cached selector verdicts (fixed in 1.36, "Fix incorrect behavior when using
+    # AllocationModeAll with PrioritizedList").
+    subrequest_match_key_skew: bool
+    # The `stable` implementation supports no optional feature (SupportedFeatures is empty: it runs only
+    # with them all off) and writes no tolerations into results; 1.36 promoted `incubating` to it.
+    stable_allocator_bare: bool
     # ResourcePoolStatusRequest (1.36 and later) status.conditions is a declarative `listType=map`
     # (Duplicate at a repeated type's item); 1.37 demoted the tag to alpha, which is not enforced.
     pool_status_conditions_unique: bool

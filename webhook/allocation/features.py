@@ -28,6 +28,9 @@ class Features:
     skip_node_operations: bool = False  # slices' skipNodeOperations exists
     derived_attributes_field: bool = False  # requests' derivedAttributes exists
     node_allocatable_model: str | None = MAPPINGS  # the device field the footprint reads (None: none)
+    sorts_by_name: bool = True  # pools and slices in name order (else as listed)
+    subrequest_match_key_skew: bool = False  # an All subrequest selects under the previous one's key
+    stable_bare: bool = False  # `stable` runs only with every optional feature off, and writes no tolerations
 
     @classmethod
     def from_profile(cls, profile) -> "Features":
@@ -45,7 +48,10 @@ class Features:
                    compatibility_group_skew=profile.behaviours.compatibility_group_skew,
                    skip_node_operations=profile.behaviours.skip_node_operations,
                    derived_attributes_field=profile.behaviours.derived_attributes,
-                   node_allocatable_model=profile.behaviours.node_allocatable_model)
+                   node_allocatable_model=profile.behaviours.node_allocatable_model,
+                   sorts_by_name=profile.behaviours.allocator_sorts_by_name,
+                   subrequest_match_key_skew=profile.behaviours.subrequest_match_key_skew,
+                   stable_bare=profile.behaviours.stable_allocator_bare)
 
     @property
     def stable_only(self) -> bool:
@@ -54,6 +60,18 @@ class Features:
         return not (self.device_binding_and_status or self.consumable_capacity or self.list_type_attributes
                     or self.derived_attributes or self.compatibility_groups or self.fractional_capacity_range
                     or self.optional_node_operations)
+
+    @property
+    def experimental(self) -> bool:
+        """Whether the scheduler picks its `experimental` implementation: a feature beyond the four that
+        `incubating` (1.36: `stable`) supports is on."""
+        return not self.stable_only
+
+    @property
+    def bare_stable(self) -> bool:
+        """Whether a release's feature-less `stable` implementation runs (stable_bare: every feature off)."""
+        return self.stable_bare and self.stable_only and not (
+            self.admin_access or self.prioritized_list or self.partitionable_devices or self.device_taints)
 
     @property
     def cel(self) -> CelFeatures:

@@ -2,7 +2,8 @@
 
 Out-dated slices are dropped; pools may come back incomplete (not every slice seen) or invalid
 (duplicate device names, unknown counter sets). Pools are sorted by driver and pool name, slices by
-name, and pools with binding conditions go last, so first-fit order is the scheduler's.
+name, and pools with binding conditions go last, so first-fit order is the scheduler's (before 1.36, see
+behaviours.allocator_sorts_by_name: as listed).
 """
 
 from __future__ import annotations
@@ -91,11 +92,18 @@ def slice_relevant(slice_: Slice, node: dict | None) -> bool | None:
 def gather_pools(slices_for_node: list, node: dict | None, features, all_slices: list) -> list:
     """GatherPools: the pools with devices this node can reach, in allocation order."""
     pools: dict[tuple[str, str], list] = {}
+    deferred = []  # before allocator_sorts_by_name: experimental adds slices with binding conditions last
     for s in slices_for_node:
         if not features.partitionable_devices and (s.per_device_set or s.shared_counters):
             continue
         if slice_relevant(s, node):
+            if not features.sorts_by_name and features.experimental and not s.shared_counters \
+                    and any(d.get("bindingConditions") is not None for d in s.devices):
+                deferred.append(s)
+                continue
             _add_slice(pools, s)
+    for s in deferred:
+        _add_slice(pools, s)
     result, with_binding = [], []
     for (driver, name), members in pools.items():
         generation, count = members[0].generation, members[0].slice_count
@@ -109,7 +117,12 @@ def gather_pools(slices_for_node: list, node: dict | None, features, all_slices:
                 result.append(Pool(driver, name, incomplete=True))
                 continue
             pool = _build_pool(driver, name, members, features, everything)
+        if not features.sorts_by_name:
+            result.append(pool)
+            continue
         (with_binding if _has_binding_conditions(pool) else result).append(pool)
+    if not features.sorts_by_name:
+        return result
     key = lambda p: (p.driver, p.pool)  # noqa: E731
     return sorted(result, key=key) + sorted(with_binding, key=key)
 
@@ -136,7 +149,8 @@ def _check_slices_in_pool(all_slices: list, driver: str, name: str, generation: 
 
 
 def _build_pool(driver: str, name: str, members: list, features, everything: list | None) -> Pool:
-    members = sorted(members, key=lambda s: s.name)
+    if features.sorts_by_name:
+        members = sorted(members, key=lambda s: s.name)
     if features.partitionable_devices:
         device_slices = [s for s in members if not s.shared_counters]
         counter_slices = [s for s in members if s.shared_counters]
