@@ -117,3 +117,24 @@ def test_bare_stable_allocator_writes_no_tolerations(tmp_path, capsys):
     for version, expected in (("1.36", [toleration]), ("1.35", None)):
         result = _allocate(tmp_path, capsys, version, gates, *objects)["claims"][0]["allocation"]["devices"]["results"]
         assert result[0].get("tolerations") == expected, version
+
+
+def test_committed_shares_consume_counters_from_1_36(tmp_path, capsys):
+    """1.36 allow-multiple-allocations-with-shared-device-counter-cross-cycle: device-1, shared by a claim
+    in use, consumes the pool's only counter, so device-2 cannot be allocated. 1.35 rebuilds the counters
+    from fully allocated devices only (allocator_experimental.go: AllocatedDevices.Has), so it can."""
+    from test_allocation_upstream import CASES
+
+    case = next(c for c in CASES if c["name"] == "allow-multiple-allocations-with-shared-device-counter-cross-cycle")
+    gates = ",".join(f"{g}={'true' if on else 'false'}" for g, on in case["gates"].items()
+                     if g != "DRAListTypeAttributes")
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": case["objects"]}))
+    found = {}
+    for version in ("1.35", "1.36"):
+        code = cli.main(["allocate", str(path), "--output", "json", "--kubernetes-version", version,
+                         "--feature-gates", gates])
+        out, err = capsys.readouterr()
+        assert code in (0, 1), err
+        found[version] = _devices(json.loads(out))
+    assert found == {"1.36": None, "1.35": [("req-0", "device-2")]}

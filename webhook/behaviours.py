@@ -41,6 +41,7 @@ _TABLE: dict[str, tuple] = {
     "allocator_sorts_by_name":         (False,     False,     True,      True),
     "subrequest_match_key_skew":       (True,      True,      False,     False),
     "stable_allocator_bare":           (True,      True,      False,     False),
+    "shared_devices_use_counters":     (False,     False,     True,      True),
     "pool_status_conditions_unique":   (False,     False,     True,      False),
     "pool_status_partition_views":     (False,     False,     False,     True),
     "counters_beside_devices":         (True,      False,     False,     False),
@@ -104,6 +105,10 @@ class Behaviours:
     # The `stable` implementation supports no optional feature (SupportedFeatures is empty: it runs only
     # with them all off) and writes no tolerations into results; 1.36 promoted `incubating` to it.
     stable_allocator_bare: bool
+    # Counters left in a pool count the devices of committed shared allocations (consumable capacity) as
+    # consuming theirs; before, only fully allocated devices ("DRA: account for shared devices when
+    # rebuilding counters", 1.36.2).
+    shared_devices_use_counters: bool
     # ResourcePoolStatusRequest (1.36 and later) status.conditions is a declarative `listType=map`
     # (Duplicate at a repeated type's item); 1.37 demoted the tag to alpha, which is not enforced.
     pool_status_conditions_unique: bool

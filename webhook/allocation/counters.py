@@ -29,9 +29,12 @@ class Counters:
             found = {name: {c: _value(v) for c, v in (cs.get("counters") or {}).items()}
                      for name, cs in pool.counter_sets.items()}
             state = self.allocator.state
+            # shared_devices_use_counters off: only fully allocated devices (AllocatedDevices.Has)
+            allocated = state.is_allocated if self.allocator.features.shared_devices_use_counters \
+                else state.devices.__contains__
             for s in list(pool.slices) + list(pool.other_slices):
                 for device in s.devices:
-                    if not state.is_allocated((s.driver, s.pool, device.get("name"))):
+                    if not allocated((s.driver, s.pool, device.get("name"))):
                         continue
                     for consumption in device.get("consumesCounters") or []:
                         counters = found.get(consumption.get("counterSet"))

@@ -31,6 +31,7 @@ class Features:
     sorts_by_name: bool = True  # pools and slices in name order (else as listed)
     subrequest_match_key_skew: bool = False  # an All subrequest selects under the previous one's key
     stable_bare: bool = False  # `stable` runs only with every optional feature off, and writes no tolerations
+    shared_devices_use_counters: bool = True  # committed shares consume counters when they are rebuilt
 
     @classmethod
     def from_profile(cls, profile) -> "Features":
@@ -51,7 +52,8 @@ class Features:
                    node_allocatable_model=profile.behaviours.node_allocatable_model,
                    sorts_by_name=profile.behaviours.allocator_sorts_by_name,
                    subrequest_match_key_skew=profile.behaviours.subrequest_match_key_skew,
-                   stable_bare=profile.behaviours.stable_allocator_bare)
+                   stable_bare=profile.behaviours.stable_allocator_bare,
+                   shared_devices_use_counters=profile.behaviours.shared_devices_use_counters)
 
     @property
     def stable_only(self) -> bool:
