@@ -63,7 +63,7 @@ def _all_of(name: str, generation: str) -> dict:
 def test_all_mode_subrequest_uses_the_previous_subrequests_verdicts(tmp_path, capsys):
     """1.36 prioritized-list-allocation-mode-all-with-selectors. In 1.35 (allocator_incubating.go Allocate)
     subrequest 1 is checked under subrequest 0's key: device-1 was cached as not matching `v6`, so the
-    `v5` subrequest finds no device either and nothing is allocated (behaviour subrequest_match_key_skew)."""
+    `v5` subrequest finds no device either and nothing is allocated (behaviour all_subrequest_index_skew)."""
     objects = (_slice("slice-1", "pool-1", _generation("device-1", "v5")),
                _claim({"name": "req-0", "firstAvailable": [_all_of("sub-0", "v6"), _all_of("sub-1", "v5")]}))
     gates = _ALL_OFF + ",DRAPrioritizedList=true"
@@ -138,3 +138,18 @@ def test_committed_shares_consume_counters_from_1_36(tmp_path, capsys):
         assert code in (0, 1), err
         found[version] = _devices(json.loads(out))
     assert found == {"1.36": None, "1.35": [("req-0", "device-2")]}
+
+
+def test_all_mode_subrequest_continues_under_subrequest_0(tmp_path, capsys):
+    """1.35 allocateOne seeks the next device of an All subrequest with deviceIndices{claim, request, device}
+    (subrequest index 0): after device-1 for sub-1, sub-0's ExactCount of 5 continues the search, and
+    fails; 1.36 (fixed in the same commit as the case above) allocates both v5 devices to sub-1."""
+    exact = {"name": "sub-0", "deviceClassName": "class-a", "allocationMode": "ExactCount", "count": 5,
+             "selectors": [{"cel": {"expression": 'device.attributes["driver-a"].generation == "v6"'}}]}
+    objects = (_slice("slice-1", "pool-1", _generation("device-1", "v5"), _generation("device-2", "v5"),
+                      _generation("device-3", "v6")),
+               _claim({"name": "req-0", "firstAvailable": [exact, _all_of("sub-1", "v5")]}))
+    gates = _ALL_OFF + ",DRAPrioritizedList=true"
+    assert _devices(_allocate(tmp_path, capsys, "1.36", gates, *objects)) == [("req-0/sub-1", "device-1"),
+                                                                             ("req-0/sub-1", "device-2")]
+    assert _devices(_allocate(tmp_path, capsys, "1.35", gates, *objects)) is None

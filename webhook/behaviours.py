@@ -39,7 +39,7 @@ _TABLE: dict[str, tuple] = {
     "taint_rule_effect_moves_time":    (False,     False,     True,      True),
     "allocator_ported":                (False,     True,      True,      True),
     "allocator_sorts_by_name":         (False,     False,     True,      True),
-    "subrequest_match_key_skew":       (True,      True,      False,     False),
+    "all_subrequest_index_skew":       (True,      True,      False,     False),
     "stable_allocator_bare":           (True,      True,      False,     False),
     "shared_devices_use_counters":     (False,     False,     True,      True),
     "pool_status_conditions_unique":   (False,     False,     True,      False),
@@ -97,11 +97,12 @@ class Behaviours:
     # (761fc9d4). Before: slices as listed, pools in Go map order (unspecified; the order first listed here),
     # and the experimental implementation puts slices with binding conditions after the others.
     allocator_sorts_by_name: bool
-    # For a subrequest with allocationMode All, validateDeviceRequest checks devices under the previous
-    # subrequest's key (its requestKey.subRequestIndex is set after the call), so it reuses that
-    # subrequest's cached selector verdicts (fixed in 1.36, "Fix incorrect behavior when using
-    # AllocationModeAll with PrioritizedList").
-    subrequest_match_key_skew: bool
+    # Two slips of the subrequest index for allocationMode All, fixed together in 1.36 ("Fix incorrect
+    # behavior when using AllocationModeAll with PrioritizedList"): validateDeviceRequest checks a
+    # subrequest's devices under the previous subrequest's key (requestKey.subRequestIndex is set after the
+    # call), so it reuses that one's cached selector verdicts; and allocateOne seeks the next device of an
+    # All subrequest under subrequest 0 (deviceIndices without subRequestIndex).
+    all_subrequest_index_skew: bool
     # The `stable` implementation supports no optional feature (SupportedFeatures is empty: it runs only
     # with them all off) and writes no tolerations into results; 1.36 promoted `incubating` to it.
     stable_allocator_bare: bool

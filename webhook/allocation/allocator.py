@@ -159,8 +159,9 @@ class _Run(Checks):
             ok, undo = self.allocate_device(r, data.all_devices[device_i], True)
             if not ok:
                 return False
+            following = 0 if self.features.all_subrequest_index_skew else sub_i  # upstream's slip before 1.36
             try:
-                done = self.allocate_one((claim_i, request_i, sub_i, device_i + 1), allocate_sub, (0, 0, 0))
+                done = self.allocate_one((claim_i, request_i, following, device_i + 1), allocate_sub, (0, 0, 0))
             except BaseException:
                 undo()
                 raise

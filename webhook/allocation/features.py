@@ -29,7 +29,7 @@ class Features:
     derived_attributes_field: bool = False  # requests' derivedAttributes exists
     node_allocatable_model: str | None = MAPPINGS  # the device field the footprint reads (None: none)
     sorts_by_name: bool = True  # pools and slices in name order (else as listed)
-    subrequest_match_key_skew: bool = False  # an All subrequest selects under the previous one's key
+    all_subrequest_index_skew: bool = False  # All subrequests: checked under the previous key, continued under 0
     stable_bare: bool = False  # `stable` runs only with every optional feature off, and writes no tolerations
     shared_devices_use_counters: bool = True  # committed shares consume counters when they are rebuilt
 
@@ -51,7 +51,7 @@ class Features:
                    derived_attributes_field=profile.behaviours.derived_attributes,
                    node_allocatable_model=profile.behaviours.node_allocatable_model,
                    sorts_by_name=profile.behaviours.allocator_sorts_by_name,
-                   subrequest_match_key_skew=profile.behaviours.subrequest_match_key_skew,
+                   all_subrequest_index_skew=profile.behaviours.all_subrequest_index_skew,
                    stable_bare=profile.behaviours.stable_allocator_bare,
                    shared_devices_use_counters=profile.behaviours.shared_devices_use_counters)
 

@@ -30,8 +30,8 @@ def prepare_claim(run, index: int, claim: dict) -> None:
             parent = Request.exact(request)
             least = None
             for s_index, sub in enumerate(subs):
-                # subrequest_match_key_skew: upstream set the key's subrequest index after this call.
-                checked_as = max(s_index - 1, 0) if run.features.subrequest_match_key_skew else s_index
+                # all_subrequest_index_skew: upstream set the key's subrequest index after this call.
+                checked_as = max(s_index - 1, 0) if run.features.all_subrequest_index_skew else s_index
                 data = validate_device_request(run, Request.subrequest(sub), parent, (index, r_index, checked_as))
                 run.request_data[(index, r_index, s_index)] = data
                 least = data.num_devices if least is None else min(least, data.num_devices)
