@@ -41,6 +41,7 @@ _TABLE: dict[str, tuple] = {
     "allocator_sorts_by_name":         (False,     False,     True,      True),
     "all_subrequest_index_skew":       (True,      True,      False,     False),
     "stable_allocator_bare":           (True,      True,      False,     False),
+    "allocator_writes_tolerations":    (False,     True,      True,      True),
     "shared_devices_use_counters":     (False,     False,     True,      True),
     "pool_status_conditions_unique":   (False,     False,     True,      False),
     "pool_status_partition_views":     (False,     False,     False,     True),
@@ -106,6 +107,9 @@ class Behaviours:
     # The `stable` implementation supports no optional feature (SupportedFeatures is empty: it runs only
     # with them all off) and writes no tolerations into results; 1.36 promoted `incubating` to it.
     stable_allocator_bare: bool
+    # Allocation results carry the tolerations of their request (1.35: "DRA device taints: fix toleration of
+    # NoExecute"); 1.34's allocators write none.
+    allocator_writes_tolerations: bool
     # Counters left in a pool count the devices of committed shared allocations (consumable capacity) as
     # consuming theirs; before, only fully allocated devices ("DRA: account for shared devices when
     # rebuilding counters", 1.36.2).

@@ -32,6 +32,7 @@ class Features:
     all_subrequest_index_skew: bool = False  # All subrequests: checked under the previous key, continued under 0
     stable_bare: bool = False  # `stable` runs only with every optional feature off, and writes no tolerations
     shared_devices_use_counters: bool = True  # committed shares consume counters when they are rebuilt
+    writes_tolerations: bool = True  # results carry their request's tolerations
 
     @classmethod
     def from_profile(cls, profile) -> "Features":
@@ -53,7 +54,8 @@ class Features:
                    sorts_by_name=profile.behaviours.allocator_sorts_by_name,
                    all_subrequest_index_skew=profile.behaviours.all_subrequest_index_skew,
                    stable_bare=profile.behaviours.stable_allocator_bare,
-                   shared_devices_use_counters=profile.behaviours.shared_devices_use_counters)
+                   shared_devices_use_counters=profile.behaviours.shared_devices_use_counters,
+                   writes_tolerations=profile.behaviours.allocator_writes_tolerations)
 
     @property
     def stable_only(self) -> bool:
