@@ -1,5 +1,6 @@
 """The upstream allocator tables (Kubernetes 1.36.2 TestAllocator and TestLexicographicalAllocator; 1.35.6
-TestAllocator; the part of 1.34.9's ported so far), replayed through `dra-webhook allocate --kubernetes-version V --output json`.
+TestAllocator; the part of 1.34.9's ported so far), replayed through
+`dra-webhook allocate --kubernetes-version V --output json`.
 
 tests/data/allocator_upstream.json is that table ported to our own data: per case the gates (every
 allocator gate not named by the case is off, as in the upstream test), the objects (classes, slices,
@@ -96,7 +97,8 @@ def run_case(case: dict, tmp_path, capsys, version: str = "1.36") -> tuple[int, 
 
 def test_table_sizes():
     """1.35.6 has 180 TestAllocator cases: 179 as in 1.36.2, one with its slices renamed. 1.34.9 has 151:
-    104 are here (102 as in 1.35.6, 2 whose results carry no tolerations), the others are listed in its delta file as not ported yet."""
+    104 are here (102 as in 1.35.6, 2 whose results carry no tolerations); its delta file lists the others
+    as not ported yet."""
     assert {version: len(table) for version, table in TABLES.items()} == {"1.34": 104, "1.35": 180, "1.36": 219}
 
 
