@@ -42,6 +42,8 @@ _TABLE: dict[str, tuple] = {
     "all_subrequest_index_skew":       (True,      True,      False,     False),
     "stable_allocator_bare":           (True,      True,      False,     False),
     "allocator_writes_tolerations":    (False,     True,      True,      True),
+    "incomplete_pools_searched":       (True,      False,     False,     False),
+    "invalid_pool_stops_search":       (True,      False,     False,     False),
     "shared_devices_use_counters":     (False,     False,     True,      True),
     "pool_status_conditions_unique":   (False,     False,     True,      False),
     "pool_status_partition_views":     (False,     False,     False,     True),
@@ -110,6 +112,13 @@ class Behaviours:
     # Allocation results carry the tolerations of their request (1.35: "DRA device taints: fix toleration of
     # NoExecute"); 1.34's allocators write none.
     allocator_writes_tolerations: bool
+    # GatherPools marks a pool incomplete when this node's slices of it do not add up to its slice count
+    # (no look at other nodes' slices, no obsolete check), and the search still takes devices from it
+    # (only allocationMode All refuses it); 1.35 looks at every slice and skips incomplete pools.
+    incomplete_pools_searched: bool
+    # The search fails with "pool P is invalid: ..." when it reaches an invalid pool; 1.35 skips it and
+    # says "invalid resource pools were encountered" only when nothing could be allocated.
+    invalid_pool_stops_search: bool
     # Counters left in a pool count the devices of committed shared allocations (consumable capacity) as
     # consuming theirs; before, only fully allocated devices ("DRA: account for shared devices when
     # rebuilding counters", 1.36.2).

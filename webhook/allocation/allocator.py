@@ -106,7 +106,7 @@ class _Run(Checks):
         except ResultMaxSizeExceeded:
             done = False
         if not done:
-            if any(p.invalid for p in self.pools):
+            if any(p.invalid for p in self.pools) and not self.features.invalid_pool_stops_search:
                 raise AllocationError("invalid resource pools were encountered")
             return None
         return build_results(self)
@@ -170,7 +170,9 @@ class _Run(Checks):
             return done
         for p_index in range(start[0], len(self.pools)):
             pool = self.pools[p_index]
-            if pool.incomplete or pool.invalid:
+            if pool.invalid and self.features.invalid_pool_stops_search:
+                raise AllocationError(f"pool {pool.pool} is invalid: {pool.invalid_reason}")
+            if (pool.incomplete and not self.features.incomplete_pools_searched) or pool.invalid:
                 continue
             s_start = start[1] if p_index == start[0] else 0
             for s_index in range(s_start, len(pool.slices)):

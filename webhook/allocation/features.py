@@ -33,6 +33,8 @@ class Features:
     stable_bare: bool = False  # `stable` runs only with every optional feature off, and writes no tolerations
     shared_devices_use_counters: bool = True  # committed shares consume counters when they are rebuilt
     writes_tolerations: bool = True  # results carry their request's tolerations
+    incomplete_pools_searched: bool = False  # 1.34: a pool is incomplete by this node's slices; still searched
+    invalid_pool_stops_search: bool = False  # 1.34: reaching an invalid pool is an error
 
     @classmethod
     def from_profile(cls, profile) -> "Features":
@@ -55,7 +57,9 @@ class Features:
                    all_subrequest_index_skew=profile.behaviours.all_subrequest_index_skew,
                    stable_bare=profile.behaviours.stable_allocator_bare,
                    shared_devices_use_counters=profile.behaviours.shared_devices_use_counters,
-                   writes_tolerations=profile.behaviours.allocator_writes_tolerations)
+                   writes_tolerations=profile.behaviours.allocator_writes_tolerations,
+                   incomplete_pools_searched=profile.behaviours.incomplete_pools_searched,
+                   invalid_pool_stops_search=profile.behaviours.invalid_pool_stops_search)
 
     @property
     def stable_only(self) -> bool:

@@ -107,6 +107,11 @@ def gather_pools(slices_for_node: list, node: dict | None, features, all_slices:
     result, with_binding = [], []
     for (driver, name), members in pools.items():
         generation, count = members[0].generation, members[0].slice_count
+        if features.incomplete_pools_searched:  # 1.34: this node's slices alone, the pool kept whole
+            pool = _build_pool(driver, name, members, features, None)
+            pool.incomplete = len(members) != count
+            result.append(pool)
+            continue
         if len(members) == count:
             pool = _build_pool(driver, name, members, features, None)
         else:
