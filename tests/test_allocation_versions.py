@@ -174,3 +174,17 @@ def _allocate_any(tmp_path, capsys, version: str, gates: str, *objects: dict) ->
     out, err = capsys.readouterr()
     assert code in (0, 1), err
     return json.loads(out)
+
+
+@pytest.mark.parametrize(("gates", "first"), [
+    (",DRAConsumableCapacity=true", "device-plain"),
+    (",DRADeviceTaints=true", "device-x"),
+], ids=["experimental", "incubating"])
+def test_pools_with_binding_conditions_last_in_the_experimental_allocator(tmp_path, capsys, gates, first):
+    """pools_experimental.go (v0.35.6) GatherPools returns pools with binding conditions after the others
+    (poolHasBindingConditions); pools_incubating.go keeps their order."""
+    bound = {"name": "device-bound", "bindingConditions": ["ready"], "bindingFailureConditions": ["failed"]}
+    objects = (_slice("slice-1", "pool-1", bound, {"name": "device-x"}),
+               _slice("slice-2", "pool-2", {"name": "device-plain"}),
+               _claim({"name": "req-0", "exactly": {"deviceClassName": "class-a", "count": 1}}))
+    assert _devices(_allocate(tmp_path, capsys, "1.35", _ALL_OFF + gates, *objects)) == [("req-0", first)]

@@ -110,7 +110,7 @@ def gather_pools(slices_for_node: list, node: dict | None, features, all_slices:
         if features.incomplete_pools_searched:  # 1.34: this node's slices alone, the pool kept whole
             pool = _build_pool(driver, name, members, features, None)
             pool.incomplete = len(members) != count
-            result.append(pool)
+            (with_binding if features.experimental and _has_binding_conditions(pool) else result).append(pool)
             continue
         if len(members) == count:
             pool = _build_pool(driver, name, members, features, None)
@@ -122,12 +122,12 @@ def gather_pools(slices_for_node: list, node: dict | None, features, all_slices:
                 result.append(Pool(driver, name, incomplete=True))
                 continue
             pool = _build_pool(driver, name, members, features, everything)
-        if not features.sorts_by_name:
-            result.append(pool)
+        if not features.sorts_by_name:  # only the experimental implementation puts them last
+            (with_binding if features.experimental and _has_binding_conditions(pool) else result).append(pool)
             continue
         (with_binding if _has_binding_conditions(pool) else result).append(pool)
     if not features.sorts_by_name:
-        return result
+        return result + with_binding
     key = lambda p: (p.driver, p.pool)  # noqa: E731
     return sorted(result, key=key) + sorted(with_binding, key=key)
 
