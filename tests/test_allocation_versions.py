@@ -184,7 +184,8 @@ def test_pools_with_binding_conditions_last_in_the_experimental_allocator(tmp_pa
     """pools_experimental.go (v0.35.6) GatherPools returns pools with binding conditions after the others
     (poolHasBindingConditions); pools_incubating.go keeps their order."""
     bound = {"name": "device-bound", "bindingConditions": ["ready"], "bindingFailureConditions": ["failed"]}
-    objects = (_slice("slice-1", "pool-1", bound, {"name": "device-x"}),
+    objects = (_slice("slice-1a", "pool-1", {"name": "device-x"}, count=2),
+               _slice("slice-1b", "pool-1", bound, count=2),
                _slice("slice-2", "pool-2", {"name": "device-plain"}),
                _claim({"name": "req-0", "exactly": {"deviceClassName": "class-a", "count": 1}}))
     assert _devices(_allocate(tmp_path, capsys, "1.35", _ALL_OFF + gates, *objects)) == [("req-0", first)]
