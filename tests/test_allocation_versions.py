@@ -189,3 +189,17 @@ def test_pools_with_binding_conditions_last_in_the_experimental_allocator(tmp_pa
                _slice("slice-2", "pool-2", {"name": "device-plain"}),
                _claim({"name": "req-0", "exactly": {"deviceClassName": "class-a", "count": 1}}))
     assert _devices(_allocate(tmp_path, capsys, "1.35", _ALL_OFF + gates, *objects)) == [("req-0", first)]
+
+
+@pytest.mark.parametrize(("gates", "first"), [
+    (",DRAConsumableCapacity=true", "device-plain"),
+    ("", "device-x"),
+], ids=["incubating", "stable"])
+def test_1_36_stable_keeps_pools_with_binding_conditions_in_name_order(tmp_path, capsys, gates, first):
+    """v0.36.2: pools_incubating.go GatherPools puts pools with binding conditions last, pools_stable.go
+    (every feature it runs with is older than binding conditions) only sorts them by name."""
+    bound = {"name": "device-bound", "bindingConditions": ["ready"], "bindingFailureConditions": ["failed"]}
+    objects = (_slice("slice-1", "pool-a", bound, {"name": "device-x"}),
+               _slice("slice-2", "pool-b", {"name": "device-plain"}),
+               _claim({"name": "req-0", "exactly": {"deviceClassName": "class-a", "count": 1}}))
+    assert _devices(_allocate(tmp_path, capsys, "1.36", _ALL_OFF + gates, *objects)) == [("req-0", first)]

@@ -2,8 +2,8 @@
 
 Out-dated slices are dropped; pools may come back incomplete (not every slice seen) or invalid
 (duplicate device names, unknown counter sets). Pools are sorted by driver and pool name, slices by
-name, and pools with binding conditions go last, so first-fit order is the scheduler's (before 1.36, see
-behaviours.allocator_sorts_by_name: as listed).
+name, and pools with binding conditions go last (except in `stable`, which has none of that feature), so
+first-fit order is the scheduler's (before 1.36, see behaviours.allocator_sorts_by_name: as listed).
 """
 
 from __future__ import annotations
@@ -122,10 +122,8 @@ def gather_pools(slices_for_node: list, node: dict | None, features, all_slices:
                 result.append(Pool(driver, name, incomplete=True))
                 continue
             pool = _build_pool(driver, name, members, features, everything)
-        if not features.sorts_by_name:  # only the experimental implementation puts them last
-            (with_binding if features.experimental and _has_binding_conditions(pool) else result).append(pool)
-            continue
-        (with_binding if _has_binding_conditions(pool) else result).append(pool)
+        # Only the implementations past `stable` put pools with binding conditions last.
+        (with_binding if features.experimental and _has_binding_conditions(pool) else result).append(pool)
     if not features.sorts_by_name:
         return result + with_binding
     key = lambda p: (p.driver, p.pool)  # noqa: E731
