@@ -35,7 +35,7 @@ class Allocator:
                 self.slices_on_node.setdefault(s.node_name, []).append(s)
         self.devices_on_nodes = sum(len(s.devices) for group in self.slices_on_node.values() for s in group)
         self._generations: dict | None = None
-        self.available_counters: dict = {}  # per pool name, computed once (as upstream)
+        self.available_counters: dict = {}  # per pool (per slice before 1.35), computed once (as upstream)
         self.compatibility_baseline: dict = {}  # per pool, computed once (1.37)
         self.grouped_counter_sets: dict = {}  # per pool, computed once (1.37, gate off)
         self.num_allocate_one = 0

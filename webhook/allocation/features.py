@@ -35,6 +35,7 @@ class Features:
     writes_tolerations: bool = True  # results carry their request's tolerations
     incomplete_pools_searched: bool = False  # 1.34: a pool is incomplete by this node's slices; still searched
     invalid_pool_stops_search: bool = False  # 1.34: reaching an invalid pool is an error
+    counters_beside_devices: bool = False  # 1.34: a device consumes counter sets of its own slice
 
     @classmethod
     def from_profile(cls, profile) -> "Features":
@@ -59,7 +60,8 @@ class Features:
                    shared_devices_use_counters=profile.behaviours.shared_devices_use_counters,
                    writes_tolerations=profile.behaviours.allocator_writes_tolerations,
                    incomplete_pools_searched=profile.behaviours.incomplete_pools_searched,
-                   invalid_pool_stops_search=profile.behaviours.invalid_pool_stops_search)
+                   invalid_pool_stops_search=profile.behaviours.invalid_pool_stops_search,
+                   counters_beside_devices=profile.behaviours.counters_beside_devices)
 
     @property
     def stable_only(self) -> bool:

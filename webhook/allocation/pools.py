@@ -66,9 +66,10 @@ class GatherError(ValueError):
     pass
 
 
-def slice_relevant(slice_: Slice, node: dict | None) -> bool | None:
-    """Whether the slice is for the node; None when it sets no known node selection (ignored)."""
-    if slice_.shared_counters:
+def slice_relevant(slice_: Slice, node: dict | None, counters_everywhere: bool = True) -> bool | None:
+    """Whether the slice is for the node; None when it sets no known node selection (ignored).
+    `counters_everywhere`: a slice of counter sets serves every node (from 1.35, where it holds no devices)."""
+    if slice_.shared_counters and counters_everywhere:
         return True
     if slice_.node_name or slice_.all_nodes or slice_.node_selector is not None:
         try:
@@ -96,7 +97,8 @@ def gather_pools(slices_for_node: list, node: dict | None, features, all_slices:
     for s in slices_for_node:
         if not features.partitionable_devices and (s.per_device_set or s.shared_counters):
             continue
-        if slice_relevant(s, node):
+        # counters_beside_devices (1.34): a slice with counter sets is matched to nodes like any other
+        if slice_relevant(s, node, not features.counters_beside_devices):
             if not features.sorts_by_name and features.experimental and not s.shared_counters \
                     and any(d.get("bindingConditions") is not None for d in s.devices):
                 deferred.append(s)
@@ -154,6 +156,10 @@ def _check_slices_in_pool(all_slices: list, driver: str, name: str, generation: 
 def _build_pool(driver: str, name: str, members: list, features, everything: list | None) -> Pool:
     if features.sorts_by_name:
         members = sorted(members, key=lambda s: s.name)
+    if features.counters_beside_devices:  # 1.34: counters are the slice's own; a pool is invalid by names only
+        problem = _duplicate_device_name(members)
+        return Pool(driver, name, invalid=True, invalid_reason=problem) if problem else Pool(driver, name,
+                                                                                               slices=members)
     if features.partitionable_devices:
         device_slices = [s for s in members if not s.shared_counters]
         counter_slices = [s for s in members if s.shared_counters]
