@@ -84,7 +84,7 @@ def _node_reason(run, s, pools: dict) -> str:
     if not run.features.partitionable_devices and (s.per_device_set or s.shared_counters):
         return f"slice {s.name} needs DRAPartitionableDevices"
     try:
-        relevant = slice_relevant(s, run.node)
+        relevant = slice_relevant(s, run.node, not run.features.counters_beside_devices)
     except GatherError as error:
         return str(error)
     if relevant is None:
