@@ -95,7 +95,9 @@ def gather_pools(slices_for_node: list, node: dict | None, features, all_slices:
     pools: dict[tuple[str, str], list] = {}
     deferred = []  # before allocator_sorts_by_name: experimental adds slices with binding conditions last
     for s in slices_for_node:
-        if not features.partitionable_devices and (s.per_device_set or s.shared_counters):
+        # Without the gate a counter slice is left out; 1.34's slices hold counters beside devices and stay.
+        if not features.partitionable_devices and (
+                s.per_device_set or (s.shared_counters and not features.counters_beside_devices)):
             continue
         # counters_beside_devices (1.34): a slice with counter sets is matched to nodes like any other
         if slice_relevant(s, node, not features.counters_beside_devices):
