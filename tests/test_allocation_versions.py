@@ -203,3 +203,18 @@ def test_1_36_stable_keeps_pools_with_binding_conditions_in_name_order(tmp_path,
                _slice("slice-2", "pool-b", {"name": "device-plain"}),
                _claim({"name": "req-0", "exactly": {"deviceClassName": "class-a", "count": 1}}))
     assert _devices(_allocate(tmp_path, capsys, "1.36", _ALL_OFF + gates, *objects)) == [("req-0", first)]
+
+
+def test_distinct_attribute_by_address_in_1_34(tmp_path, capsys):
+    """constraint.go v0.34.9 matchesAttribute compares the values' pointers: two devices with the same
+    model never clash (both allocated); 1.35 compares the values and finds no two distinct devices."""
+    model = {"model": {"string": "a100"}}
+    objects = (_slice("slice-1", "pool-1", {"name": "device-1", "attributes": model},
+                      {"name": "device-2", "attributes": json.loads(json.dumps(model))}),
+               {**_claim({"name": "req-0", "exactly": {"deviceClassName": "class-a", "count": 1}},
+                         {"name": "req-1", "exactly": {"deviceClassName": "class-a", "count": 1}})})
+    objects[1]["spec"]["devices"]["constraints"] = [{"distinctAttribute": "driver-a/model"}]
+    gates = _ALL_OFF.replace("DRAConsumableCapacity=false", "DRAConsumableCapacity=true")
+    assert _devices(_allocate_any(tmp_path, capsys, "1.34", gates, *objects)) == [("req-0", "device-1"),
+                                                                                 ("req-1", "device-2")]
+    assert _devices(_allocate(tmp_path, capsys, "1.35", gates, *objects)) is None

@@ -44,6 +44,7 @@ _TABLE: dict[str, tuple] = {
     "allocator_writes_tolerations":    (False,     True,      True,      True),
     "incomplete_pools_searched":       (True,      False,     False,     False),
     "invalid_pool_stops_search":       (True,      False,     False,     False),
+    "distinct_attribute_by_address":   (True,      False,     False,     False),
     "shared_devices_use_counters":     (False,     False,     True,      True),
     "pool_status_conditions_unique":   (False,     False,     True,      False),
     "pool_status_partition_views":     (False,     False,     False,     True),
@@ -119,6 +120,10 @@ class Behaviours:
     # The search fails with "pool P is invalid: ..." when it reaches an invalid pool; 1.35 skips it and
     # says "invalid resource pools were encountered" only when nothing could be allocated.
     invalid_pool_stops_search: bool
+    # distinctAttribute compares where two values are stored, not the values (matchesAttribute compares
+    # the pointers; fixed in 1.35, "Fix DistinctAttributeConstraint match comparision with value"): two
+    # devices never clash, only the same device picked again.
+    distinct_attribute_by_address: bool
     # Counters left in a pool count the devices of committed shared allocations (consumable capacity) as
     # consuming theirs; before, only fully allocated devices ("DRA: account for shared devices when
     # rebuilding counters", 1.36.2).

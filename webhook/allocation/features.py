@@ -36,6 +36,7 @@ class Features:
     incomplete_pools_searched: bool = False  # 1.34: a pool is incomplete by this node's slices; still searched
     invalid_pool_stops_search: bool = False  # 1.34: reaching an invalid pool is an error
     counters_beside_devices: bool = False  # 1.34: a device consumes counter sets of its own slice
+    distinct_by_address: bool = False  # 1.34: distinctAttribute clashes only on the same device's value
 
     @classmethod
     def from_profile(cls, profile) -> "Features":
@@ -61,7 +62,8 @@ class Features:
                    writes_tolerations=profile.behaviours.allocator_writes_tolerations,
                    incomplete_pools_searched=profile.behaviours.incomplete_pools_searched,
                    invalid_pool_stops_search=profile.behaviours.invalid_pool_stops_search,
-                   counters_beside_devices=profile.behaviours.counters_beside_devices)
+                   counters_beside_devices=profile.behaviours.counters_beside_devices,
+                   distinct_by_address=profile.behaviours.distinct_attribute_by_address)
 
     @property
     def stable_only(self) -> bool:

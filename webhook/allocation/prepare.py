@@ -44,7 +44,7 @@ def prepare_claim(run, index: int, claim: dict) -> None:
         raise AllocationError(f"claim {ref}: number of requested devices {min_devices} exceeds the claim limit "
                               f"of {ALLOCATION_RESULTS_MAX_SIZE}")
     for c_index, constraint in enumerate(devices.get("constraints") or []):
-        built = cons.build(constraint, run.features.list_type_attributes)
+        built = cons.build(constraint, run.features.list_type_attributes, run.features.distinct_by_address)
         if built is None:
             raise AllocationError(f"claim {ref}, constraint #{c_index}: empty constraint (unsupported "
                                   "constraint type?)")
