@@ -69,7 +69,7 @@ def _not_ported_help() -> str:
     if not versions:
         return ""
     text = (f". Under {', '.join(versions)} a later release's allocator runs with that version's gates (which "
-            f"pick its implementation), not a port of its own; a note on stderr says so")
+            f"pick its implementation) and the differences ported so far, not a full port; a note on stderr says so")
     return text
 
 
@@ -94,8 +94,9 @@ def run(args: argparse.Namespace) -> int:
     for warning in profile.warnings:
         print(f"dra-webhook allocate: warning: {warning}", file=sys.stderr)
     if not profile.behaviours.allocator_ported:
-        print(f"dra-webhook allocate: note: Kubernetes {profile.version}'s allocator is not ported; this is a "
-              f"later release's allocator with {profile.version}'s feature gates", file=sys.stderr)
+        print(f"dra-webhook allocate: note: Kubernetes {profile.version}'s allocator is not ported in full; this "
+              f"is a later release's allocator with {profile.version}'s feature gates and the differences ported "
+              f"so far", file=sys.stderr)
     inputs = read_inputs.read(args.paths, profile)
     if inputs.problems:
         for source, problem in inputs.problems:
