@@ -144,6 +144,63 @@ def test_recursion_depth_boundary(build, ok, over):
     assert error is not None and "recursion" in error
 
 
+# Every chain kind at its boundary, as cel-go v0.26 (Kubernetes 1.34 to 1.37: parser.go and the generated
+# parser are the same in every cel-go these pin; ANTLR Go runtime v4.13.0/v4.13.1 alike) counts it:
+# - parser.go parser.Visit increments its depth for the contexts `unnest` returns: a relation or calc with
+#   an operator, a ternary, a select, a member call and an index. `unnest` skips parentheses and operator-
+#   less rules; VisitConditionalOr/And visit their terms side by side, and ! / - runs are one context.
+#   So a left-deep chain of n operators costs n, plus one per enclosing counted context (`> 0`: one more).
+# - parser.go recursionListener.EnterEveryRule counts, per rule, the invocations active at once. antlr
+#   parser.go EnterRecursionRule and PushNewRecursionContext each fire an enter event, but the generated
+#   loop (cel_parser.go calc/relation) fires TriggerExitRuleEvent just before PushNewRecursionContext, so
+#   a left-deep chain stays at one `calc`; a right operand (`calc(2)`, `relation(2)`) enters once more.
+#   Nesting through `(`, `[`, `{`, arguments and else-branches enters `expr` once per level.
+CHAIN_BOUNDARIES = {  # name: (build, last accepted, message of the first refused)
+    "+ then a relation": (lambda n: "1" + " + 1" * n + " > 0", 249, "max recursion depth exceeded"),
+    "* chain": (lambda n: "1" + " * 1" * n, 250, "max recursion depth exceeded"),
+    "* then a relation": (lambda n: "1" + " * 1" * n + " == 1", 249, "max recursion depth exceeded"),
+    "* then +": (lambda n: "1" + " * 1" * n + " + 1", 249, "max recursion depth exceeded"),
+    "relation chain": (lambda n: "a" + " < 1" * n, 250, "max recursion depth exceeded"),
+    "in chain": (lambda n: "a" + " in b" * n, 250, "max recursion depth exceeded"),
+    "select then a relation": (lambda n: "a" + ".b" * n + " == 1", 249, "max recursion depth exceeded"),
+    "index then a relation": (lambda n: "a" + "[0]" * n + " == 1", 249, "max recursion depth exceeded"),
+    "member calls": (lambda n: "a" + ".f()" * n, 250, "max recursion depth exceeded"),
+    "member calls then a relation": (lambda n: "a" + ".f(1)" * n + " == 1", 249, "max recursion depth exceeded"),
+    "selects and indexes": (lambda n: "a" + "".join(".b" if i % 2 else "[0]" for i in range(n)), 250,
+                            "max recursion depth exceeded"),
+    "+ of selects": (lambda n: "a.b" + " + a.b" * n + " > 0", 248, "max recursion depth exceeded"),
+    "+ chain in a ternary": (lambda n: "a ? b : 1" + " + 1" * n, 249, "max recursion depth exceeded"),
+    "+ chain in a call": (lambda n: "f(1" + " + 1" * n + ")", 250, "max recursion depth exceeded"),
+    "ternary conditions": (lambda n: "a" + " ? b : c" * n, 249, "expression recursion limit exceeded: 250"),
+    "parenthesised + chain": (lambda n: "(" * n + "1" + " + 1)" * n, 248, "expression recursion limit exceeded: 250"),
+    "+ of parenthesised right operands": (lambda n: "1 + (" * n + "1" + ")" * n, 124,
+                                          "expression recursion limit exceeded: 250"),
+    "parenthesised ternaries": (lambda n: "(a ? " * n + "b" + " : c)" * n, 248,
+                                "expression recursion limit exceeded: 250"),
+    "nested lists": (lambda n: "[" * n + "1" + "]" * n, 249, "expression recursion limit exceeded: 250"),
+    "nested maps": (lambda n: "{1: " * n + "1" + "}" * n, 249, "expression recursion limit exceeded: 250"),
+    "nested messages": (lambda n: "A{f: " * n + "1" + "}" * n, 249, "expression recursion limit exceeded: 250"),
+    "nested indexes": (lambda n: "a[" * n + "0" + "]" * n, 249, "expression recursion limit exceeded: 250"),
+    "negated parentheses": (lambda n: "-(" * n + "1" + ")" * n, 249, "expression recursion limit exceeded: 250"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHAIN_BOUNDARIES))
+def test_chain_boundary(name):
+    build, ok, message = CHAIN_BOUNDARIES[name]
+    assert grammar.syntax_error(build(ok)) is None
+    assert grammar.syntax_error(build(ok + 1)) == f"ERROR: <input>:-1:0: {message}"
+
+
+@pytest.mark.parametrize("build", [
+    lambda n: "true" + " && true" * n, lambda n: "true" + " || true" * n, lambda n: "1 < 2" + " && 1 < 2" * n,
+    lambda n: "!" * n + "true", lambda n: "-" * n + "x", lambda n: "!" * n + "a.b.c",
+], ids=["&&", "||", "&& of relations", "!", "-", "! of a select"])
+def test_chains_without_a_limit(build):
+    """&& and || terms are visited side by side, a run of ! or - is one context: no depth grows."""
+    assert grammar.syntax_error(build(1000)) is None
+
+
 def test_no_input_reaches_the_interpreter_recursion_limit():
     import sys
 

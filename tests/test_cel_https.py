@@ -37,8 +37,14 @@ def cause_messages(response: dict) -> list[str]:
     (EXPENSIVE, {(PATH, "FieldValueForbidden"): 1}, "too complex, exceeds cost limit"),
     ("true || " * 1279 + "true ", {}, None),  # 10,240 bytes exactly
     ("true || " * 1280 + "true", {(PATH, "FieldValueTooLong"): 1}, "may not be more than 10240 bytes"),
+    # cel-go's two depth limits (tests/test_cel_grammar.py derives them); both errors carry no location.
+    ("1" + " + 1" * 249 + " > 0", {}, None),
+    ("1" + " + 1" * 250 + " > 0", {(PATH, "FieldValueInvalid"): 1},
+     "compilation failed: ERROR: <input>:-1:0: max recursion depth exceeded"),
+    ("(" * 249 + "1" + " + 1)" * 249 + " > 0", {(PATH, "FieldValueInvalid"): 1},
+     "compilation failed: ERROR: <input>:-1:0: expression recursion limit exceeded: 250"),
 ], ids=["valid driver", "valid attribute", "unknown field", "empty", "string result", "too expensive",
-        "exactly 10 Ki", "over 10 Ki"])
+        "exactly 10 Ki", "over 10 Ki", "249 + chain", "250 + chain", "249 parenthesised + chain"])
 def test_device_class_selectors(webhook_server, expression, expected, message):
     response = webhook_server.review("/validate", review_body(device_class(expression)))
     assert causes(response) == expected

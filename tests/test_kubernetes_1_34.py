@@ -154,7 +154,7 @@ tests:
 
 _EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "allocate"
 
-_SLICE_WITH_COUNTERS = """apiVersion: resource.k8s.io/v1
+_COUNTERS_BESIDE_DEVICES = """apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
 metadata: {name: node-1-gpus}
 spec:
@@ -163,21 +163,42 @@ spec:
   pool: {name: node-1, resourceSliceCount: 1}
   sharedCounters: [{name: gpu-set, counters: {memory: {value: 8Gi}}}]
   devices:
-  - name: gpu-0
-    consumesCounters: [{counterSet: gpu-set, counters: {memory: {value: 4Gi}}}]
+  - name: gpu-0-half-0
+    consumesCounters: [{counterSet: gpu-set, counters: {memory: {value: 6Gi}}}]
+  - name: gpu-0-half-1
+    consumesCounters: [{counterSet: gpu-set, counters: {memory: {value: 6Gi}}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: two-halves, namespace: default}
+spec:
+  devices:
+    requests: [{name: gpu, exactly: {deviceClassName: gpu, count: COUNT}}]
 """
 
 
-def test_allocate_1_34_runs_a_later_allocator_and_refuses_counters_beside_devices(tmp_path):
+def test_allocate_1_34_counts_counters_beside_devices(tmp_path):
+    """1.34's partitionable-devices model (allocator_incubating.go v0.34.9 checkAvailableCounters): the
+    counter sets of a device's own slice; two halves of 6Gi do not fit 8Gi, one does."""
     result = _cli("allocate", "--kubernetes-version", "1.34", "--node", "node-1", str(_EXAMPLES))
     assert result.returncode in (0, 1), result.stderr
     assert "Kubernetes 1.34's allocator is not ported" in result.stderr
-    slice_file = tmp_path / "slice.yaml"
-    slice_file.write_text(_SLICE_WITH_COUNTERS)
-    result = _cli("allocate", "--kubernetes-version", "1.34", "--feature-gates", "DRAPartitionableDevices=true",
-                  "--node", "node-1", str(slice_file))
-    assert result.returncode == 2, result.stdout + result.stderr
-    assert "ResourceSlice node-1-gpus has sharedCounters and devices together" in result.stderr
+    allocated = {}
+    for count in (1, 2):
+        path = tmp_path / f"slice-{count}.yaml"
+        path.write_text(_COUNTERS_BESIDE_DEVICES.replace("COUNT", str(count)))
+        result = _cli("allocate", "--kubernetes-version", "1.34", "--feature-gates", "DRAPartitionableDevices=true",
+                      "--node", "node-1", "--output", "json", str(path))
+        assert result.returncode in (0, 1), result.stderr
+        allocation = json.loads(result.stdout)["claims"][0]["allocation"]
+        allocated[count] = allocation and [r["device"] for r in allocation["devices"]["results"]]
+    assert allocated == {1: ["gpu-0-half-0"], 2: None}
     assert "1.34" in _cli("allocate", "--help").stdout
 
 

@@ -157,14 +157,15 @@ def test_cli_usage_errors_list_the_supported_versions_and_gates():
     assert "known DRA gates of Kubernetes 1.35" in result.stderr
 
 
-def test_allocate_1_35_says_which_allocator_runs(tmp_path):
+def test_allocate_1_35_runs_its_own_allocator(tmp_path):
     from pathlib import Path
 
     examples = Path(__file__).resolve().parent.parent / "examples" / "allocate"
     result = _cli("allocate", "--kubernetes-version", "1.35", "--node", "node-1", str(examples))
     assert result.returncode in (0, 1), result.stderr
-    assert "Kubernetes 1.35's allocator is not ported" in result.stderr
-    assert "not ported" not in _cli("allocate", "--node", "node-1", str(examples)).stderr
+    assert "not ported" not in result.stderr
+    assert "Kubernetes 1.34's allocator is not ported" in _cli(
+        "allocate", "--kubernetes-version", "1.34", "--node", "node-1", str(examples)).stderr
 
 
 _SUITE = """apiVersion: dra-webhook/v1alpha1

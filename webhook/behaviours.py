@@ -37,7 +37,15 @@ _TABLE: dict[str, tuple] = {
     "map_key_errors_at_key":           (True,      True,      False,     False),
     "list_type_attributes":            (False,     False,     True,      True),
     "taint_rule_effect_moves_time":    (False,     False,     True,      True),
-    "allocator_ported":                (False,     False,     True,      True),
+    "allocator_ported":                (False,     True,      True,      True),
+    "allocator_sorts_by_name":         (False,     False,     True,      True),
+    "all_subrequest_index_skew":       (True,      True,      False,     False),
+    "stable_allocator_bare":           (True,      True,      False,     False),
+    "allocator_writes_tolerations":    (False,     True,      True,      True),
+    "incomplete_pools_searched":       (True,      False,     False,     False),
+    "invalid_pool_stops_search":       (True,      False,     False,     False),
+    "distinct_attribute_by_address":   (True,      False,     False,     False),
+    "shared_devices_use_counters":     (False,     False,     True,      True),
     "pool_status_conditions_unique":   (False,     False,     True,      False),
     "pool_status_partition_views":     (False,     False,     False,     True),
     "counters_beside_devices":         (True,      False,     False,     False),
@@ -86,9 +94,40 @@ class Behaviours:
     list_type_attributes: bool
     # A DeviceTaintRule update that changes the effect moves `spec.taint.timeAdded` to now.
     taint_rule_effect_moves_time: bool
-    # `allocate` runs this release's own structured allocator; False: the next release's, with this
-    # release's gates (1.35: the v0.36 allocator; its gates still choose stable/incubating/experimental).
+    # `allocate` runs this release's own structured allocator (the v0.36 one with the allocator rows below
+    # for 1.35); False: a later release's, with this release's gates (which still pick the implementation).
     allocator_ported: bool
+    # GatherPools sorts pools by driver and pool name and a pool's slices by name, so names steer first-fit
+    # (761fc9d4). Before: slices as listed, pools in Go map order (unspecified; the order first listed here),
+    # and the experimental implementation puts slices with binding conditions after the others.
+    allocator_sorts_by_name: bool
+    # Two slips of the subrequest index for allocationMode All, fixed together in 1.36 ("Fix incorrect
+    # behavior when using AllocationModeAll with PrioritizedList"): validateDeviceRequest checks a
+    # subrequest's devices under the previous subrequest's key (requestKey.subRequestIndex is set after the
+    # call), so it reuses that one's cached selector verdicts; and allocateOne seeks the next device of an
+    # All subrequest under subrequest 0 (deviceIndices without subRequestIndex).
+    all_subrequest_index_skew: bool
+    # The `stable` implementation supports no optional feature (SupportedFeatures is empty: it runs only
+    # with them all off) and writes no tolerations into results; 1.36 promoted `incubating` to it.
+    stable_allocator_bare: bool
+    # Allocation results carry the tolerations of their request (1.35: "DRA device taints: fix toleration of
+    # NoExecute"); 1.34's allocators write none.
+    allocator_writes_tolerations: bool
+    # GatherPools marks a pool incomplete when this node's slices of it do not add up to its slice count
+    # (no look at other nodes' slices, no obsolete check), and the search still takes devices from it
+    # (only allocationMode All refuses it); 1.35 looks at every slice and skips incomplete pools.
+    incomplete_pools_searched: bool
+    # The search fails with "pool P is invalid: ..." when it reaches an invalid pool; 1.35 skips it and
+    # says "invalid resource pools were encountered" only when nothing could be allocated.
+    invalid_pool_stops_search: bool
+    # distinctAttribute compares where two values are stored, not the values (matchesAttribute compares
+    # the pointers; fixed in 1.35, "Fix DistinctAttributeConstraint match comparision with value"): two
+    # devices never clash, only the same device picked again.
+    distinct_attribute_by_address: bool
+    # Counters left in a pool count the devices of committed shared allocations (consumable capacity) as
+    # consuming theirs; before, only fully allocated devices ("DRA: account for shared devices when
+    # rebuilding counters", 1.36.2).
+    shared_devices_use_counters: bool
     # ResourcePoolStatusRequest (1.36 and later) status.conditions is a declarative `listType=map`
     # (Duplicate at a repeated type's item); 1.37 demoted the tag to alpha, which is not enforced.
     pool_status_conditions_unique: bool

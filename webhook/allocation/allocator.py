@@ -35,7 +35,7 @@ class Allocator:
                 self.slices_on_node.setdefault(s.node_name, []).append(s)
         self.devices_on_nodes = sum(len(s.devices) for group in self.slices_on_node.values() for s in group)
         self._generations: dict | None = None
-        self.available_counters: dict = {}  # per pool name, computed once (as upstream)
+        self.available_counters: dict = {}  # per pool (per slice before 1.35), computed once (as upstream)
         self.compatibility_baseline: dict = {}  # per pool, computed once (1.37)
         self.grouped_counter_sets: dict = {}  # per pool, computed once (1.37, gate off)
         self.num_allocate_one = 0
@@ -106,7 +106,7 @@ class _Run(Checks):
         except ResultMaxSizeExceeded:
             done = False
         if not done:
-            if any(p.invalid for p in self.pools):
+            if any(p.invalid for p in self.pools) and not self.features.invalid_pool_stops_search:
                 raise AllocationError("invalid resource pools were encountered")
             return None
         return build_results(self)
@@ -159,8 +159,9 @@ class _Run(Checks):
             ok, undo = self.allocate_device(r, data.all_devices[device_i], True)
             if not ok:
                 return False
+            following = 0 if self.features.all_subrequest_index_skew else sub_i  # upstream's slip before 1.36
             try:
-                done = self.allocate_one((claim_i, request_i, sub_i, device_i + 1), allocate_sub, (0, 0, 0))
+                done = self.allocate_one((claim_i, request_i, following, device_i + 1), allocate_sub, (0, 0, 0))
             except BaseException:
                 undo()
                 raise
@@ -169,7 +170,9 @@ class _Run(Checks):
             return done
         for p_index in range(start[0], len(self.pools)):
             pool = self.pools[p_index]
-            if pool.incomplete or pool.invalid:
+            if pool.invalid and self.features.invalid_pool_stops_search:
+                raise AllocationError(f"pool {pool.pool} is invalid: {pool.invalid_reason}")
+            if (pool.incomplete and not self.features.incomplete_pools_searched) or pool.invalid:
                 continue
             s_start = start[1] if p_index == start[0] else 0
             for s_index in range(s_start, len(pool.slices)):

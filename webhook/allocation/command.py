@@ -72,34 +72,11 @@ def _not_ported_help() -> str:
     from webhook.behaviours import BEHAVIOURS
 
     versions = [version for version, behaviours in BEHAVIOURS.items() if not behaviours.allocator_ported]
-    beside = [version for version, behaviours in BEHAVIOURS.items() if behaviours.counters_beside_devices]
     if not versions:
         return ""
     text = (f". Under {', '.join(versions)} a later release's allocator runs with that version's gates (which "
-            f"pick its implementation), not a port of its own; a note on stderr says so")
-    if beside:
-        text += (f". Under {', '.join(beside)} a slice that holds counter sets beside its devices is refused "
-                 f"with DRAPartitionableDevices on (that allocator cannot allocate it)")
+            f"pick its implementation) and the differences ported so far, not a full port; a note on stderr says so")
     return text
-
-
-def _counters_beside_devices(inputs, profile) -> str:
-    """Why the allocator that runs cannot answer for these inputs, or "".
-
-    Before 1.35 (behaviour counters_beside_devices) a slice holds its counter sets and the devices that
-    consume them; the allocator that runs takes a slice with counter sets for a counter-only slice and
-    would never offer its devices. Such inputs are refused rather than answered wrongly."""
-    if not (profile.behaviours.counters_beside_devices and profile.gate("DRAPartitionableDevices")):
-        return ""
-    for slice_, source in inputs.slices:
-        spec = slice_.get("spec") if isinstance(slice_.get("spec"), dict) else {}
-        if spec.get("sharedCounters") and spec.get("devices"):
-            name = (slice_.get("metadata") or {}).get("name") or "?"
-            return (f"{source}: ResourceSlice {name} has sharedCounters and devices together, Kubernetes "
-                    f"{profile.version}'s partitionable-devices model; the allocator that runs for "
-                    f"{profile.version} is ported from a later release, where counter sets live in slices of "
-                    f"their own, and cannot allocate it: use DRAPartitionableDevices=false")
-    return ""
 
 
 def _fail(message: str) -> int:
@@ -123,16 +100,14 @@ def run(args: argparse.Namespace) -> int:
     for warning in profile.warnings:
         print(f"dra-webhook allocate: warning: {warning}", file=sys.stderr)
     if not profile.behaviours.allocator_ported:
-        print(f"dra-webhook allocate: note: Kubernetes {profile.version}'s allocator is not ported; this is a "
-              f"later release's allocator with {profile.version}'s feature gates", file=sys.stderr)
+        print(f"dra-webhook allocate: note: Kubernetes {profile.version}'s allocator is not ported in full; this "
+              f"is a later release's allocator with {profile.version}'s feature gates and the differences ported "
+              f"so far", file=sys.stderr)
     inputs = read_inputs.read(args.paths, profile)
     if inputs.problems:
         for source, problem in inputs.problems:
             print(f"dra-webhook allocate: {visible(f'{source}: {problem}')}", file=sys.stderr)
         return EXIT_USAGE
-    unported = _counters_beside_devices(inputs, profile)
-    if unported:
-        return _fail(unported)
     _notes(inputs)
     if inputs.taint_rules and not profile.enabled("DRADeviceTaints"):
         print("dra-webhook allocate: note: the DeviceTaintRules taint devices, but with DRADeviceTaints off the "

@@ -103,9 +103,10 @@ class MatchAttribute(_Constraint):
 class DistinctAttribute(_Constraint):
     kind = "distinctAttribute"
 
-    def __init__(self, requests: list, attribute: str, list_types: bool) -> None:
+    def __init__(self, requests: list, attribute: str, list_types: bool, by_address: bool = False) -> None:
         super().__init__(requests, attribute, list_types)
         self.attributes: dict[str, dict] = {}  # keyed by request name, as upstream
+        self.by_address = by_address  # 1.34: the same attribute object (the same device), not an equal value
 
     def add(self, request: str, sub_request: str, device: dict, driver: str, lookup=lookup_attribute) -> bool:
         """`lookup(device, driver, name)` finds the attribute (a request's derived attributes first)."""
@@ -135,6 +136,8 @@ class DistinctAttribute(_Constraint):
         mine = _scalar(attribute)
         if mine is None:
             return False
+        if self.by_address:
+            return all(other is not attribute for other in self.attributes.values())
         return all(_scalar(other) != mine for other in self.attributes.values())
 
     def remove(self, request: str, sub_request: str, device: dict, driver: str) -> None:
@@ -143,10 +146,11 @@ class DistinctAttribute(_Constraint):
             self.num_devices -= 1
 
 
-def build(constraint: dict, list_types: bool):
+def build(constraint: dict, list_types: bool, distinct_by_address: bool = False):
     """The constraint object, or None for an empty (unsupported) one."""
     if constraint.get("matchAttribute") is not None:
         return MatchAttribute(constraint.get("requests"), constraint["matchAttribute"], list_types)
     if constraint.get("distinctAttribute") is not None:
-        return DistinctAttribute(constraint.get("requests"), constraint["distinctAttribute"], list_types)
+        return DistinctAttribute(constraint.get("requests"), constraint["distinctAttribute"], list_types,
+                                 distinct_by_address)
     return None

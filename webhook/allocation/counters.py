@@ -19,19 +19,30 @@ def _value(counter: dict) -> Decimal:
 class Counters:
     def __init__(self, allocator) -> None:
         self.allocator = allocator
-        self.consumed: dict[str, dict[str, dict[str, Decimal]]] = {}
+        self.consumed: dict[tuple, dict[str, dict[str, Decimal]]] = {}
 
-    def available(self, pool) -> dict:
-        """The counters of the pool left by devices already allocated (cached on the Allocator)."""
+    def _key(self, candidate) -> tuple:
+        """Counters are a pool's; before 1.35 (counters_beside_devices) a slice's own (keyed by its name)."""
+        if self.allocator.features.counters_beside_devices:
+            return ("slice", candidate.slice.name)
+        return ("pool", candidate.pool.pool)
+
+    def available(self, pool, slice_=None) -> dict:
+        """The counters of the pool (of `slice_` before 1.35) left by devices already allocated (cached on
+        the Allocator)."""
         cache = self.allocator.available_counters
-        found = cache.get(pool.pool)
+        key = ("slice", slice_.name) if slice_ is not None else ("pool", pool.pool)
+        found = cache.get(key)
         if found is None:
-            found = {name: {c: _value(v) for c, v in (cs.get("counters") or {}).items()}
-                     for name, cs in pool.counter_sets.items()}
+            sets = {cs.get("name"): cs for cs in slice_.shared_counters} if slice_ is not None else pool.counter_sets
+            found = {name: {c: _value(v) for c, v in (cs.get("counters") or {}).items()} for name, cs in sets.items()}
             state = self.allocator.state
-            for s in list(pool.slices) + list(pool.other_slices):
+            # shared_devices_use_counters off: only fully allocated devices (AllocatedDevices.Has)
+            allocated = state.is_allocated if self.allocator.features.shared_devices_use_counters \
+                else state.devices.__contains__
+            for s in [slice_] if slice_ is not None else list(pool.slices) + list(pool.other_slices):
                 for device in s.devices:
-                    if not state.is_allocated((s.driver, s.pool, device.get("name"))):
+                    if not allocated((s.driver, s.pool, device.get("name"))):
                         continue
                     for consumption in device.get("consumesCounters") or []:
                         counters = found.get(consumption.get("counterSet"))
@@ -40,13 +51,17 @@ class Counters:
                         for name, c in (consumption.get("counters") or {}).items():
                             if name in counters:
                                 counters[name] -= _value(c)
-            cache[pool.pool] = found
+            cache[key] = found
         return found
+
+    def _available_for(self, candidate) -> dict:
+        own = candidate.slice if self.allocator.features.counters_beside_devices else None
+        return self.available(candidate.pool, own)
 
     def check_and_add(self, candidate) -> bool:
         """Adds the device's consumption; False (and nothing added) when a counter would be exceeded."""
-        available = self.available(candidate.pool)
-        consumed = self.consumed.setdefault(candidate.pool.pool, {})
+        available = self._available_for(candidate)
+        consumed = self.consumed.setdefault(self._key(candidate), {})
         for consumption in candidate.device.get("consumesCounters") or []:
             into = consumed.setdefault(consumption.get("counterSet"), {})
             for name, c in (consumption.get("counters") or {}).items():
@@ -60,7 +75,7 @@ class Counters:
         return True
 
     def remove(self, candidate) -> None:
-        consumed = self.consumed.get(candidate.pool.pool, {})
+        consumed = self.consumed.get(self._key(candidate), {})
         for consumption in candidate.device.get("consumesCounters") or []:
             into = consumed.setdefault(consumption.get("counterSet"), {})
             for name, c in (consumption.get("counters") or {}).items():
@@ -68,7 +83,7 @@ class Counters:
 
     def exceeded(self, candidate) -> str:
         """For explanations: the first counter the device alone would exceed, given devices in use."""
-        available = self.available(candidate.pool)
+        available = self._available_for(candidate)
         for consumption in candidate.device.get("consumesCounters") or []:
             counters = available.get(consumption.get("counterSet"), {})
             for name, c in (consumption.get("counters") or {}).items():

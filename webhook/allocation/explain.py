@@ -82,10 +82,11 @@ def _node_reason(run, s, pools: dict) -> str:
     node_name = ((run.node or {}).get("metadata") or {}).get("name") or ""
     if s.node_name and s.node_name != node_name and not s.shared_counters:
         return f"slice {s.name} is for node {s.node_name}"
-    if not run.features.partitionable_devices and (s.per_device_set or s.shared_counters):
+    if not run.features.partitionable_devices and (
+            s.per_device_set or (s.shared_counters and not run.features.counters_beside_devices)):
         return f"slice {s.name} needs DRAPartitionableDevices"
     try:
-        relevant = slice_relevant(s, run.node)
+        relevant = slice_relevant(s, run.node, not run.features.counters_beside_devices)
     except GatherError as error:
         return str(error)
     if relevant is None:

@@ -28,6 +28,15 @@ class Features:
     skip_node_operations: bool = False  # slices' skipNodeOperations exists
     derived_attributes_field: bool = False  # requests' derivedAttributes exists
     node_allocatable_model: str | None = MAPPINGS  # the device field the footprint reads (None: none)
+    sorts_by_name: bool = True  # pools and slices in name order (else as listed)
+    all_subrequest_index_skew: bool = False  # All subrequests: checked under the previous key, continued under 0
+    stable_bare: bool = False  # `stable` runs only with every optional feature off, and writes no tolerations
+    shared_devices_use_counters: bool = True  # committed shares consume counters when they are rebuilt
+    writes_tolerations: bool = True  # results carry their request's tolerations
+    incomplete_pools_searched: bool = False  # 1.34: a pool is incomplete by this node's slices; still searched
+    invalid_pool_stops_search: bool = False  # 1.34: reaching an invalid pool is an error
+    counters_beside_devices: bool = False  # 1.34: a device consumes counter sets of its own slice
+    distinct_by_address: bool = False  # 1.34: distinctAttribute clashes only on the same device's value
 
     @classmethod
     def from_profile(cls, profile) -> "Features":
@@ -45,7 +54,16 @@ class Features:
                    compatibility_group_skew=profile.behaviours.compatibility_group_skew,
                    skip_node_operations=profile.behaviours.skip_node_operations,
                    derived_attributes_field=profile.behaviours.derived_attributes,
-                   node_allocatable_model=profile.behaviours.node_allocatable_model)
+                   node_allocatable_model=profile.behaviours.node_allocatable_model,
+                   sorts_by_name=profile.behaviours.allocator_sorts_by_name,
+                   all_subrequest_index_skew=profile.behaviours.all_subrequest_index_skew,
+                   stable_bare=profile.behaviours.stable_allocator_bare,
+                   shared_devices_use_counters=profile.behaviours.shared_devices_use_counters,
+                   writes_tolerations=profile.behaviours.allocator_writes_tolerations,
+                   incomplete_pools_searched=profile.behaviours.incomplete_pools_searched,
+                   invalid_pool_stops_search=profile.behaviours.invalid_pool_stops_search,
+                   counters_beside_devices=profile.behaviours.counters_beside_devices,
+                   distinct_by_address=profile.behaviours.distinct_attribute_by_address)
 
     @property
     def stable_only(self) -> bool:
@@ -54,6 +72,18 @@ class Features:
         return not (self.device_binding_and_status or self.consumable_capacity or self.list_type_attributes
                     or self.derived_attributes or self.compatibility_groups or self.fractional_capacity_range
                     or self.optional_node_operations)
+
+    @property
+    def experimental(self) -> bool:
+        """Whether the scheduler picks its `experimental` implementation: a feature beyond the four that
+        `incubating` (1.36: `stable`) supports is on."""
+        return not self.stable_only
+
+    @property
+    def bare_stable(self) -> bool:
+        """Whether a release's feature-less `stable` implementation runs (stable_bare: every feature off)."""
+        return self.stable_bare and self.stable_only and not (
+            self.admin_access or self.prioritized_list or self.partitionable_devices or self.device_taints)
 
     @property
     def cel(self) -> CelFeatures:

@@ -2,7 +2,8 @@
 
 Out-dated slices are dropped; pools may come back incomplete (not every slice seen) or invalid
 (duplicate device names, unknown counter sets). Pools are sorted by driver and pool name, slices by
-name, and pools with binding conditions go last, so first-fit order is the scheduler's.
+name, and pools with binding conditions go last (except in `stable`, which has none of that feature), so
+first-fit order is the scheduler's (before 1.36, see behaviours.allocator_sorts_by_name: as listed).
 """
 
 from __future__ import annotations
@@ -65,9 +66,10 @@ class GatherError(ValueError):
     pass
 
 
-def slice_relevant(slice_: Slice, node: dict | None) -> bool | None:
-    """Whether the slice is for the node; None when it sets no known node selection (ignored)."""
-    if slice_.shared_counters:
+def slice_relevant(slice_: Slice, node: dict | None, counters_everywhere: bool = True) -> bool | None:
+    """Whether the slice is for the node; None when it sets no known node selection (ignored).
+    `counters_everywhere`: a slice of counter sets serves every node (from 1.35, where it holds no devices)."""
+    if slice_.shared_counters and counters_everywhere:
         return True
     if slice_.node_name or slice_.all_nodes or slice_.node_selector is not None:
         try:
@@ -91,14 +93,29 @@ def slice_relevant(slice_: Slice, node: dict | None) -> bool | None:
 def gather_pools(slices_for_node: list, node: dict | None, features, all_slices: list) -> list:
     """GatherPools: the pools with devices this node can reach, in allocation order."""
     pools: dict[tuple[str, str], list] = {}
+    deferred = []  # before allocator_sorts_by_name: experimental adds slices with binding conditions last
     for s in slices_for_node:
-        if not features.partitionable_devices and (s.per_device_set or s.shared_counters):
+        # Without the gate a counter slice is left out; 1.34's slices hold counters beside devices and stay.
+        if not features.partitionable_devices and (
+                s.per_device_set or (s.shared_counters and not features.counters_beside_devices)):
             continue
-        if slice_relevant(s, node):
+        # counters_beside_devices (1.34): a slice with counter sets is matched to nodes like any other
+        if slice_relevant(s, node, not features.counters_beside_devices):
+            if not features.sorts_by_name and features.experimental and not s.shared_counters \
+                    and any(d.get("bindingConditions") is not None for d in s.devices):
+                deferred.append(s)
+                continue
             _add_slice(pools, s)
+    for s in deferred:
+        _add_slice(pools, s)
     result, with_binding = [], []
     for (driver, name), members in pools.items():
         generation, count = members[0].generation, members[0].slice_count
+        if features.incomplete_pools_searched:  # 1.34: this node's slices alone, the pool kept whole
+            pool = _build_pool(driver, name, members, features, None)
+            pool.incomplete = len(members) != count
+            (with_binding if features.experimental and _has_binding_conditions(pool) else result).append(pool)
+            continue
         if len(members) == count:
             pool = _build_pool(driver, name, members, features, None)
         else:
@@ -109,7 +126,10 @@ def gather_pools(slices_for_node: list, node: dict | None, features, all_slices:
                 result.append(Pool(driver, name, incomplete=True))
                 continue
             pool = _build_pool(driver, name, members, features, everything)
-        (with_binding if _has_binding_conditions(pool) else result).append(pool)
+        # Only the implementations past `stable` put pools with binding conditions last.
+        (with_binding if features.experimental and _has_binding_conditions(pool) else result).append(pool)
+    if not features.sorts_by_name:
+        return result + with_binding
     key = lambda p: (p.driver, p.pool)  # noqa: E731
     return sorted(result, key=key) + sorted(with_binding, key=key)
 
@@ -136,7 +156,12 @@ def _check_slices_in_pool(all_slices: list, driver: str, name: str, generation: 
 
 
 def _build_pool(driver: str, name: str, members: list, features, everything: list | None) -> Pool:
-    members = sorted(members, key=lambda s: s.name)
+    if features.sorts_by_name:
+        members = sorted(members, key=lambda s: s.name)
+    if features.counters_beside_devices:  # 1.34: counters are the slice's own; a pool is invalid by names only
+        problem = _duplicate_device_name(members)
+        return Pool(driver, name, invalid=True, invalid_reason=problem) if problem else Pool(driver, name,
+                                                                                               slices=members)
     if features.partitionable_devices:
         device_slices = [s for s in members if not s.shared_counters]
         counter_slices = [s for s in members if s.shared_counters]

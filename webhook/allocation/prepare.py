@@ -30,7 +30,9 @@ def prepare_claim(run, index: int, claim: dict) -> None:
             parent = Request.exact(request)
             least = None
             for s_index, sub in enumerate(subs):
-                data = validate_device_request(run, Request.subrequest(sub), parent, (index, r_index, s_index))
+                # all_subrequest_index_skew: upstream set the key's subrequest index after this call.
+                checked_as = max(s_index - 1, 0) if run.features.all_subrequest_index_skew else s_index
+                data = validate_device_request(run, Request.subrequest(sub), parent, (index, r_index, checked_as))
                 run.request_data[(index, r_index, s_index)] = data
                 least = data.num_devices if least is None else min(least, data.num_devices)
             min_devices += least or 0
@@ -42,7 +44,7 @@ def prepare_claim(run, index: int, claim: dict) -> None:
         raise AllocationError(f"claim {ref}: number of requested devices {min_devices} exceeds the claim limit "
                               f"of {ALLOCATION_RESULTS_MAX_SIZE}")
     for c_index, constraint in enumerate(devices.get("constraints") or []):
-        built = cons.build(constraint, run.features.list_type_attributes)
+        built = cons.build(constraint, run.features.list_type_attributes, run.features.distinct_by_address)
         if built is None:
             raise AllocationError(f"claim {ref}, constraint #{c_index}: empty constraint (unsupported "
                                   "constraint type?)")

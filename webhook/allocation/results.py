@@ -12,7 +12,7 @@ def _device_result(run, claim: dict, item: dict) -> dict:
     if item["admin"]:
         out["adminAccess"] = True
     tolerations = _lookup(claim, item).get("tolerations")
-    if tolerations:
+    if tolerations and run.features.writes_tolerations and not run.features.bare_stable:
         out["tolerations"] = tolerations
     if run.features.device_binding_and_status:
         for key in ("bindingConditions", "bindingFailureConditions"):

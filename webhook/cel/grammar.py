@@ -161,9 +161,10 @@ class _Parser:
         return value
 
     def limit(self, count: int) -> None:
-        """The parse listener's check: a rule entered more than 250 times at once."""
+        """The parse listener's check: a rule entered more than 250 times at once. Its panic is reported
+        without a location (parser.go parse: p.errors.internalError), like the visitor's."""
         if count > MAX_RECURSION_DEPTH:
-            raise _error(self.text, self.tok.start, f"expression recursion limit exceeded: {MAX_RECURSION_DEPTH}")
+            raise _error(self.text, None, f"expression recursion limit exceeded: {MAX_RECURSION_DEPTH}")
 
     def expr(self, e: int, r: int, c: int) -> Node:
         """expr: conditionalOr ('?' conditionalOr ':' expr)?, the else-chain as a loop.
