@@ -181,3 +181,34 @@ def test_a_reader_that_stops_early_gets_the_verdicts_exit_code_quietly(tmp_path)
         stderr = process.stderr.read()
         assert process.wait(timeout=120) == (0 if allocatable else 1), stderr
         assert first and stderr == b""
+
+
+def test_a_claim_reserved_for_the_most_consumers_fails_at_binding_on_a_node_that_fits(tmp_path, capsys):
+    # resourceclaim.CanBeReserved is always true: only a node that fits gets as far as PreBind, which fails.
+    done = {"devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "node-a",
+                                     "device": "gpu-0"}]}}
+    full = claim("shared", request("gpu"), allocation=done)
+    full["status"]["reservedFor"] = [{"resource": "pods", "name": f"w{i}", "uid": f"uid-{i}"} for i in range(256)]
+    slices = [resource_slice(f"{n}-gpus", [gpu("gpu-0")], node=n) for n in ("node-a", "node-b")]
+    objects = [device_class("gpu.example.com"), *slices, full, claim("mine", request("gpu")),
+               _pod("late", "shared", "mine", uid="uid-late")]
+    code, report, _ = run_json(capsys, write(tmp_path / "in.json", objects), "--all-nodes")
+    assert code == 1 and [(r["node"], r["error"]) for r in report] == [
+        ("node-a", None),  # gpu-0 is taken: the claims cannot all be allocated there
+        ("node-b", "spec.resourceClaims[0]: ResourceClaim default/shared is in use: reserved for 256 consumers, "
+                   "the most it can be")]
+    assert report[0]["claims"][0]["allocation"] is None
+
+
+def test_an_allocated_claims_node_selector_that_cannot_be_parsed_is_one_prefilter_error(tmp_path, capsys):
+    bad = {"devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "node-a",
+                                    "device": "gpu-0"}]},
+           "nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [
+               {"key": "zone", "operator": "Gt", "values": ["a"]}]}]}}
+    slices = [resource_slice(f"{n}-gpus", [gpu("gpu-0")], node=n) for n in ("node-a", "node-b")]
+    objects = [device_class("gpu.example.com"), *slices, claim("done", request("gpu"), allocation=bad),
+               claim("more", request("gpu")), _pod("p", "done", "more"), node("node-a"), node("node-b")]
+    code, report, _ = run_json(capsys, write(tmp_path / "in.json", objects), "--all-nodes")
+    assert code == 1 and [(r["node"], r["refusedAt"]) for r in report] == [(None, "PreFilter")]
+    assert report[0]["error"] == ("claim default/done: allocation.nodeSelector: zone: for 'Gt', 'Lt' operators, "
+                                  "exactly one integer value is required")

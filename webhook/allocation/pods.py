@@ -35,6 +35,7 @@ class Unit:
     stage: str = ""  # where the scheduler refuses it: prefilter.PRE_ENQUEUE or PRE_FILTER
     problems: dict = field(default_factory=dict)  # stage -> its first problem
     settled: bool = False  # bound, its claims allocated and reserved for it: not pending
+    bind_problem: str = ""  # why PreBind fails on any node that fits (a claim cannot take one more consumer)
 
 
 class FocusError(ValueError):
@@ -71,6 +72,7 @@ def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict, inputs=Non
     """`inputs` and `profile` (the classes and gates PreFilter checks, and IsForPod's release) may be left
     out by callers that only want the claims."""
     from webhook.allocation import prefilter
+    from webhook.allocation.nodes import NodeSelectorError, selector_matches
 
     namespace, name = key_of(pod)
     spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
@@ -124,10 +126,18 @@ def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict, inputs=Non
             reserved = ((claim.get("status") or {}).get("reservedFor")) or []
             mine = any(isinstance(r, dict) and uid and r.get("uid") == uid for r in reserved)
             reserved_all = reserved_all and mine
-            if len(reserved) >= RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE and not mine:
-                # PreFilter: allocated, cannot be reserved for one more consumer, not reserved for this pod.
-                _refuse(unit, prefilter.PRE_FILTER, f"{at}: ResourceClaim {claim_key[0]}/{claim_key[1]} is in use: "
-                                                    f"reserved for {len(reserved)} consumers, the most it can be")
+            if len(reserved) >= RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE and not mine and not unit.bind_problem:
+                # resourceclaim.CanBeReserved is always true: PreFilter lets the pod through, and on a node that
+                # fits, PreBind's update of reservedFor fails validation (at most 256 entries).
+                unit.bind_problem = (f"{at}: ResourceClaim {claim_key[0]}/{claim_key[1]} is in use: reserved for "
+                                     f"{len(reserved)} consumers, the most it can be")
+            selector = ((claim.get("status") or {}).get("allocation") or {}).get("nodeSelector")
+            try:
+                if selector is not None:
+                    selector_matches(selector, None)  # nodeaffinity.NewNodeSelector parses every requirement
+            except NodeSelectorError as error:  # PreFilter: an error, for every node
+                _refuse(unit, prefilter.PRE_FILTER, f"claim {claim_key[0]}/{claim_key[1]}: allocation.nodeSelector: "
+                                                    f"{error}")
             unit.allocated.append(claim)
         else:
             reserved_all = False
@@ -228,5 +238,7 @@ def answer(allocator, inputs, unit: Unit, name: str, deadline):
         done = outcome.NodeOutcome(name, False, refused, [])
     else:
         done = outcome.allocate_on(allocator, node, inputs, deadline=deadline, pending=unit.claims)
+        if done.allocated and unit.bind_problem:
+            done = outcome.NodeOutcome(name, False, unit.bind_problem, done.claims)
     done.pod = unit.pod
     return done
