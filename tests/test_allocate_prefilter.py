@@ -212,3 +212,27 @@ def test_an_allocated_claims_node_selector_that_cannot_be_parsed_is_one_prefilte
     assert code == 1 and [(r["node"], r["refusedAt"]) for r in report] == [(None, "PreFilter")]
     assert report[0]["error"] == ("claim default/done: allocation.nodeSelector: zone: for 'Gt', 'Lt' operators, "
                                   "exactly one integer value is required")
+
+
+def test_an_extended_resource_a_device_class_provides_is_said_not_modelled(tmp_path, capsys):
+    gpus = device_class("gpu.example.com")
+    gpus["spec"]["extendedResourceName"] = "example.com/gpu"
+    wants = _pod("legacy", "c")
+    wants["spec"]["containers"][0]["resources"] = {"requests": {"example.com/gpu": "1"},
+                                                   "limits": {"example.com/gpu": "1"}}
+    implicit = _pod("implicit")
+    implicit["spec"]["initContainers"] = [{"name": "i", "image": "x", "resources": {
+        "limits": {"deviceclass.resource.kubernetes.io/gpu.example.com": "2"}}}]
+    objects = [gpus, resource_slice("s", [gpu("gpu-0")], node="node-a"), node("node-a"), claim("c", request("gpu")),
+               wants, implicit]
+    path = write(tmp_path / "in.json", objects)
+    _, _, err = allocate(capsys, path)
+    tail = (": the scheduler allocates it through a claim of its own (DRAExtendedResource), which allocate does "
+            "not model")
+    assert err.count("note: pod ") == 2
+    assert ("note: pod default/legacy requests example.com/gpu, which DeviceClass gpu.example.com provides" + tail
+            in err)
+    assert ("note: pod default/implicit requests deviceclass.resource.kubernetes.io/gpu.example.com, which "
+            "DeviceClass gpu.example.com provides" + tail in err)
+    _, _, err = allocate(capsys, path, "--feature-gates", "DRAExtendedResource=false")
+    assert "DRAExtendedResource" not in err

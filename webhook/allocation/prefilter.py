@@ -130,3 +130,31 @@ class Refusal:
     def to_dict(self) -> dict:
         return {"node": None, "pod": self.pod, "allocated": False, "error": self.error, "claims": [],
                 "refusedAt": self.stage}
+
+
+DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"  # resourceapi.ResourceDeviceClassPrefix
+
+
+def extended_resource_users(inputs) -> list:
+    """[(pod, resource, class)] for pending pods that request an extended resource a DeviceClass provides
+    (its `extendedResourceName`, or the implicit deviceclass.resource.kubernetes.io/<class>). With
+    DRAExtendedResource the scheduler allocates those through a claim of its own per node, which
+    `allocate` does not build: it says so rather than answer without them."""
+    provided = {}
+    for name, device_class in inputs.classes.items():
+        provided[DEVICE_CLASS_PREFIX + name] = name
+        explicit = _spec(device_class).get("extendedResourceName")
+        if isinstance(explicit, str) and explicit:
+            provided[explicit] = name
+    out = []
+    for pod, _ in inputs.pods:
+        spec = _spec(pod)
+        if spec.get("nodeName") or ((pod.get("status") or {}).get("phase")) in ("Succeeded", "Failed"):
+            continue
+        names = dict.fromkeys(
+            resource for container in (spec.get("initContainers") or []) + (spec.get("containers") or [])
+            if isinstance(container, dict)
+            for part in ("requests", "limits")
+            for resource in ((container.get("resources") or {}).get(part) or {}) if resource in provided)
+        out.extend((_ref(pod), resource, provided[resource]) for resource in names)
+    return out
