@@ -140,7 +140,12 @@ def test_a_bound_pod_with_its_claims_allocated_and_reserved_has_nothing_pending(
     assert out == ("nothing pending: pod ml/server is bound to node node-a, its claims are allocated and reserved "
                    "for it\n")
     code, report, _ = run_json(capsys, PREFILTER, "--pod", "ml/server")
-    assert code == 0 and report == {"pod": "ml/server", "node": "node-a", "pending": False}
+    assert code == 0 and report == {"pod": "ml/server", "node": "node-a", "pending": False, "reason": (
+        "pod ml/server is bound to node node-a, its claims are allocated and reserved for it")}
+    # A pod without claims: the DRA plugin skips it.
+    code, out, _ = allocate(capsys, write(tmp_path / "plain.json", [node("node-a"), _pod("plain")]), "--pod", "plain")
+    assert code == 0 and out == ("nothing pending: pod default/plain has no resource claims (the scheduler's DRA "
+                                 "plugin skips it)\n")
     # Reserved for another pod only: the scheduler has not finished with this one, so it is answered.
     other = tmp_path / "other.yaml"
     other.write_text(DUMP.read_text().replace("      uid: 7d1c5e2a-3b4f-4c6d-8e9f-0a1b2c3d4e05\n",
@@ -236,3 +241,13 @@ def test_an_extended_resource_a_device_class_provides_is_said_not_modelled(tmp_p
             "DeviceClass gpu.example.com provides" + tail in err)
     _, _, err = allocate(capsys, path, "--feature-gates", "DRAExtendedResource=false")
     assert "DRAExtendedResource" not in err
+
+
+def test_a_pod_claim_naming_neither_a_claim_nor_a_template_is_refused_as_upstream(tmp_path, capsys):
+    pod = _pod("p")
+    pod["spec"]["resourceClaims"] = [{"name": "gpu"}]
+    objects = [device_class("gpu.example.com"), resource_slice("s", [gpu("gpu-0")], node="node-a"), node("node-a"),
+               node("node-b"), pod]
+    code, report, _ = run_json(capsys, write(tmp_path / "in.json", objects), "--all-nodes")
+    assert code == 1 and [(r["node"], r["error"]) for r in report] == [
+        (None, 'pod "default/p", spec.resourceClaim "gpu": none of the supported fields are set')]

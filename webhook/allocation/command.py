@@ -196,16 +196,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _settled(unit, output: str) -> int:
-    """A bound pod whose claims are all allocated and reserved for it: nothing is pending, nothing to answer."""
+    """A pod with nothing pending for DRA (bound with its claims allocated and reserved for it, or without
+    claims): said, not answered as if it were being scheduled."""
     import json
 
     from webhook.offline.visible import visible
 
-    why = f"pod {unit.pod} is bound to node {unit.node}, its claims are allocated and reserved for it"
     if output == "json":
-        sys.stdout.write(json.dumps({"pod": unit.pod, "node": unit.node, "pending": False}) + "\n")
+        sys.stdout.write(json.dumps({"pod": unit.pod, "node": unit.node or None, "pending": False,
+                                     "reason": unit.settled}) + "\n")
     else:
-        sys.stdout.write(f"nothing pending: {visible(why)}\n")
+        sys.stdout.write(f"nothing pending: {visible(unit.settled)}\n")
     return EXIT_ALLOCATED
 
 

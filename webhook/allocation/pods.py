@@ -34,7 +34,7 @@ class Unit:
     problem: str = ""  # why the scheduler tries this pod on no node (a claim is missing, a gate, ...)
     stage: str = ""  # where the scheduler refuses it: prefilter.PRE_ENQUEUE or PRE_FILTER
     problems: dict = field(default_factory=dict)  # stage -> its first problem
-    settled: bool = False  # bound, its claims allocated and reserved for it: not pending
+    settled: str = ""  # why nothing is pending for the pod (bound with its claims reserved, no claims)
     bind_problem: str = ""  # why PreBind fails on any node that fits (a claim cannot take one more consumer)
 
 
@@ -106,7 +106,9 @@ def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict, inputs=Non
                 else:
                     unit.claims.append(template)
                 continue
-        else:
+        else:  # resourceclaim.Name: ErrAPIUnsupported (the API server requires one of the two)
+            _refuse(unit, prefilter.PRE_ENQUEUE, f'pod "{namespace}/{name}", spec.resourceClaim "{entry.get("name")}": '
+                                                 "none of the supported fields are set")
             continue
         found = in_use.get(claim_key) or pending.get(claim_key)
         if found is None:
@@ -152,8 +154,11 @@ def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict, inputs=Non
         if stage in unit.problems:
             unit.problem, unit.stage = unit.problems[stage], stage
             break
-    # Bound, nothing to allocate, every claim allocated and reserved for it: the scheduler is done with it.
-    unit.settled = bool(unit.node) and not unit.problem and not unit.claims and reserved_all
+    if not unit.problem and not unit.claims and not unit.allocated and not spec.get("resourceClaims"):
+        unit.settled = f"pod {unit.pod} has no resource claims (the scheduler's DRA plugin skips it)"
+    elif unit.node and not unit.problem and not unit.claims and reserved_all:
+        # Bound, every claim allocated and reserved for it: the scheduler is done with it.
+        unit.settled = f"pod {unit.pod} is bound to node {unit.node}, its claims are allocated and reserved for it"
     return unit
 
 
