@@ -251,3 +251,22 @@ def test_a_pod_claim_naming_neither_a_claim_nor_a_template_is_refused_as_upstrea
     code, report, _ = run_json(capsys, write(tmp_path / "in.json", objects), "--all-nodes")
     assert code == 1 and [(r["node"], r["error"]) for r in report] == [
         (None, 'pod "default/p", spec.resourceClaim "gpu": none of the supported fields are set')]
+
+
+def test_a_hand_written_pod_without_uid_owns_its_generated_claim_unless_another_pod_controls_it(tmp_path, capsys):
+    generated = claim("p-gpu-x1", request("gpu"))
+    pod = _pod("p")
+    pod["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "t"}]
+    pod["status"] = {"resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "p-gpu-x1"}]}
+    base = [device_class("gpu.example.com"), resource_slice("s", [gpu("gpu-0")], node="node-a"), node("node-a")]
+    code, report, _ = run_json(capsys, write(tmp_path / "in.json", [*base, generated, pod]))
+    assert code == 0 and report["claims"][0]["name"] == "p-gpu-x1"
+    generated["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": "q", "uid": "u-q",
+                                                 "controller": True}]
+    code, report, _ = run_json(capsys, write(tmp_path / "in.json", [*base, generated, pod]))
+    assert code == 1 and report["error"] == ("ResourceClaim default/p-gpu-x1 was not created for Pod default/p "
+                                             "(Pod is not owner)")
+    pod["metadata"]["uid"] = "u-p"  # as in a dump: a claim without a controller is no pod's
+    del generated["metadata"]["ownerReferences"]
+    code, report, _ = run_json(capsys, write(tmp_path / "in.json", [*base, generated, pod]))
+    assert code == 1 and report["refusedAt"] == "PreEnqueue"

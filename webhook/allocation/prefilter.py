@@ -55,10 +55,13 @@ def _pod_group(pod: dict) -> str:
 
 def is_for_pod(pod: dict, claim: dict, profile) -> str:
     """resourceclaim.IsForPod for a claim generated from a template: "" when the pod controls it, else
-    the upstream error. metav1.IsControlledBy compares UIDs; a pod written without its UID (not a dump)
-    is matched by kind and name instead, so that a hand-written input is not refused for what it omits."""
+    the upstream error. metav1.IsControlledBy compares UIDs; a pod written without its UID (not a dump:
+    the API server always sets one) is matched by kind and name instead, and owns a claim without any
+    controller, so that a hand-written input is not refused for what it leaves out."""
     controller = controller_of(claim)
     uid = _meta(pod).get("uid")
+    if controller is None and not uid:
+        return ""
     if controller is not None:
         if uid and controller.get("uid") == uid:
             return ""
