@@ -110,10 +110,13 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     _notes(inputs)
     if profile.gate("DRAExtendedResource"):
-        for pod, resource, device_class in prefilter.extended_resource_users(inputs)[:10]:
+        users = prefilter.extended_resource_users(inputs)
+        for pod, resource, device_class in users[:10]:
             what = f"pod {pod} requests {resource}, which DeviceClass {device_class} provides"
             print(f"dra-webhook allocate: note: {visible(what)}: the scheduler allocates it through a claim of "
                   "its own (DRAExtendedResource), which allocate does not model", file=sys.stderr)
+        if len(users) > 10:
+            print(f"dra-webhook allocate: note: ... and {len(users) - 10} more such requests", file=sys.stderr)
     if inputs.taint_rules and not profile.enabled("DRADeviceTaints"):
         print("dra-webhook allocate: note: the DeviceTaintRules taint devices, but with DRADeviceTaints off the "
               "allocator checks no taint (enable it with --feature-gates DRADeviceTaints=true)", file=sys.stderr)
