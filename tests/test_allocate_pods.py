@@ -153,8 +153,9 @@ def test_a_template_without_its_claim_yet_is_allocated_for_the_pod(tmp_path, cap
                _pod("q", "missing")]
     code, report, _ = run_json(capsys, write(tmp_path / "in.json", objects), "--all-nodes")
     assert code == 1  # pod q waits for a claim that does not exist
-    assert [(r["pod"], r["allocated"]) for r in report] == [("default/p", True), ("default/p", True),
-                                                            ("default/q", False), ("default/q", False)]
+    # Pod q is refused before any node is tried: one answer, with no node.
+    assert [(r["pod"], r["node"], r["allocated"]) for r in report] == [
+        ("default/p", "node-a", True), ("default/p", "node-b", True), ("default/q", None, False)]
     assert report[2]["error"] == "spec.resourceClaims[0]: ResourceClaim default/missing is not in the inputs"
 
 

@@ -57,6 +57,7 @@ _TABLE: dict[str, tuple] = {
     "empty_attribute_required":        (True,      False,     False,     False),
     "new_cel_lists_extension":         (False,     True,      True,      True),
     "taint_rule_cel_selectors":        (True,      False,     False,     False),
+    "claim_owner_pod_groups":          (False,     False,     True,      True),
     "duplicate_at_key_field":          (True,      False,     False,     False),
 }
 
@@ -157,6 +158,9 @@ class Behaviours:
     # DeviceTaintRule v1alpha3 selects by `deviceClassName` and CEL `selectors` too, has no status, and is
     # governed by DRADeviceTaints (1.35 removed both fields and added DRADeviceTaintRules and the status).
     taint_rule_cel_selectors: bool
+    # resourceclaim.IsForPod knows PodGroups (v0.36): with DRAWorkloadResourceClaims a generated claim
+    # owned by the pod's PodGroup is the pod's too, and its error says "Pod" (before: "pod").
+    claim_owner_pod_groups: bool
     # validateSet reports a repeated key at the item's key field (`devices[1].name`,
     # `consumesCounters[1].counterSet`), not at the item (`devices[1]`).
     duplicate_at_key_field: bool

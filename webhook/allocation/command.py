@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-from webhook.allocation import pods
+from webhook.allocation import pods, prefilter
 from webhook.allocation.deadline import DEFAULT_TIMEOUT_SECONDS, DEFAULT_TOTAL_TIMEOUT_SECONDS, Deadline, seconds_text
 from webhook.profile import DEFAULT_VERSION
 
@@ -109,6 +109,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"dra-webhook allocate: {visible(f'{source}: {problem}')}", file=sys.stderr)
         return EXIT_USAGE
     _notes(inputs)
+    if profile.gate("DRAExtendedResource"):
+        users = prefilter.extended_resource_users(inputs)
+        for pod, resource, device_class in users[:10]:
+            what = f"pod {pod} requests {resource}, which DeviceClass {device_class} provides"
+            print(f"dra-webhook allocate: note: {visible(what)}: the scheduler allocates it through a claim of "
+                  "its own (DRAExtendedResource), which allocate does not model", file=sys.stderr)
+        if len(users) > 10:
+            print(f"dra-webhook allocate: note: ... and {len(users) - 10} more such requests", file=sys.stderr)
     if inputs.taint_rules and not profile.enabled("DRADeviceTaints"):
         print("dra-webhook allocate: note: the DeviceTaintRules taint devices, but with DRADeviceTaints off the "
               "allocator checks no taint (enable it with --feature-gates DRADeviceTaints=true)", file=sys.stderr)
@@ -117,17 +125,23 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"no objects: the inputs hold no object allocate uses{ignored} (DeviceClass, ResourceSlice, "
                      "ResourceClaim, ResourceClaimTemplate, DeviceTaintRule, Pod, Node)")
     try:
-        chosen = pods.focus(inputs, getattr(args, "pod", None), getattr(args, "claim", None))
+        chosen = pods.focus(inputs, getattr(args, "pod", None), getattr(args, "claim", None), profile)
     except pods.FocusError as error:
         return _fail(str(error))
     except (TypeError, AttributeError, KeyError, ValueError) as error:  # a Pod is read as given, unchecked
         return _fail(f"malformed input: {type(error).__name__}: {error}")
+    if chosen and all(unit.settled for unit in chosen):  # --pod of a pod the scheduler is done with
+        return _settled(chosen[0], args.output)
     if not inputs.pods and not args.claim and len(inputs.claims) > 1:
         print(f"dra-webhook allocate: note: no Pod in the inputs: the {len(inputs.claims)} pending claims are "
               "allocated together, as one pod's (add the pods, e.g. kubectl get pods, or pick one with --claim)",
               file=sys.stderr)
     named = read_inputs.node_names(inputs)
-    if args.all_nodes:
+    # A pod refused before the node search (PreEnqueue, PreFilter) is answered without any node.
+    searched = [unit for unit in chosen if not unit.problem]
+    if not searched and not args.all_nodes and not args.node:
+        names = []
+    elif args.all_nodes:
         names = named
         if not names:
             return _fail("--all-nodes: the inputs name no node (no Node object, no slice with nodeName)")
@@ -138,32 +152,41 @@ def run(args: argparse.Namespace) -> int:
         names = [args.node]
     elif len(inputs.nodes) == 1:
         names = [(inputs.nodes[0][0].get("metadata") or {}).get("name") or ""]
-    elif chosen and all(unit.node for unit in chosen):  # pods bound to their nodes: there
-        names = list(dict.fromkeys(unit.node for unit in chosen))
+    elif searched and all(unit.node for unit in searched):  # pods bound to their nodes: there
+        names = list(dict.fromkeys(unit.node for unit in searched))
     else:
         found = f"{len(inputs.nodes)} Node objects" if inputs.nodes else "no Node object"
         return _fail(f"which node? The inputs hold {found}: give --node NAME or --all-nodes")
     timeout = getattr(args, "timeout", DEFAULT_TIMEOUT_SECONDS)
     # The total bounds every answer together: all nodes, and all pods.
-    several = args.all_nodes or len(chosen) > 1
+    several = args.all_nodes or len(searched) > 1
     total = getattr(args, "total_timeout", DEFAULT_TOTAL_TIMEOUT_SECONDS) if several else 0
     total_end = time.monotonic() + total if total else None
+    # What the total bounds, for its message: the nodes of one pod, the pods on one node, or both.
+    scope = ("pods and nodes" if args.all_nodes and len(searched) > 1 else "nodes" if args.all_nodes else "pods")
     try:
         allocator = outcome.build_allocator(inputs, profile)
-        answers = [(unit, [pods.answer(allocator, inputs, unit, name, Deadline(timeout, total_end, total))
-                           for name in pods.nodes_of(unit, names, args.all_nodes)]) for unit in chosen]
+        answers = [(unit, [prefilter.Refusal(unit.pod, unit.stage, unit.problem)] if unit.problem else
+                    [pods.answer(allocator, inputs, unit, name, Deadline(timeout, total_end, total, scope))
+                     for name in pods.nodes_of(unit, names, args.all_nodes)]) for unit in chosen]
     except (TypeError, AttributeError, KeyError, ValueError) as error:
         return _fail(f"malformed input: {type(error).__name__}: {error}")
     if not answers:  # Pods in the inputs, none of them waiting for a claim, and no claim of no pod
         sys.stdout.write("[]\n" if args.output == "json" else "nothing to allocate: no pending pod or claim\n")
         return EXIT_ALLOCATED
     writer = render.write_json if args.output == "json" else render.write_text
-    # One answer keeps the report of one pod (JSON: one entry, or one per node); text says whose it is.
-    if len(answers) != 1 or (answers[0][0].pod is not None and args.output == "text"):
-        writer = render.write_units_json if args.output == "json" else render.write_units_text
-        writer(answers, args.all_nodes, sys.stdout)
-    else:
-        writer(answers[0][1], args.all_nodes, sys.stdout)
+    try:
+        # One answer keeps the report of one pod (JSON: one entry, or one per node); text says whose it is.
+        if len(answers) != 1 or (answers[0][0].pod is not None and args.output == "text"):
+            writer = render.write_units_json if args.output == "json" else render.write_units_text
+            writer(answers, args.all_nodes, sys.stdout)
+        else:
+            writer(answers[0][1], args.all_nodes, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head`: the reader has what it wanted; the verdict is still the run's
+        from webhook.offline.command import reader_gone
+
+        reader_gone()
     unplaced = [outcomes for _, outcomes in answers if not any(r.fits for r in outcomes)]
     if not unplaced:
         return EXIT_ALLOCATED
@@ -173,6 +196,21 @@ def run(args: argparse.Namespace) -> int:
                   "and keeps searching", file=sys.stderr)
         return EXIT_GAVE_UP
     return EXIT_NOT_ALLOCATED
+
+
+def _settled(unit, output: str) -> int:
+    """A pod with nothing pending for DRA (bound with its claims allocated and reserved for it, or without
+    claims): said, not answered as if it were being scheduled."""
+    import json
+
+    from webhook.offline.visible import visible
+
+    if output == "json":
+        sys.stdout.write(json.dumps({"pod": unit.pod, "node": unit.node or None, "pending": False,
+                                     "reason": unit.settled}) + "\n")
+    else:
+        sys.stdout.write(f"nothing pending: {visible(unit.settled)}\n")
+    return EXIT_ALLOCATED
 
 
 def _notes(inputs) -> None:

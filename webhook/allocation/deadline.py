@@ -38,9 +38,11 @@ def seconds_text(seconds: float) -> str:
 class Deadline:
     """When one node's allocation must stop: its own timeout, or what is left of the total."""
 
-    def __init__(self, timeout: float | None, total_end: float | None = None, total: float | None = None) -> None:
+    def __init__(self, timeout: float | None, total_end: float | None = None, total: float | None = None,
+                 scope: str = "nodes") -> None:
         self.start = time.monotonic()
         self.timeout, self.total = timeout, total
+        self.scope = scope  # what the total is shared by: "nodes", "pods", or "pods and nodes"
         ends = [e for e in (self.start + timeout if timeout else None, total_end) if e is not None]
         self.end = min(ends) if ends else None
         self.by_total = self.end is not None and self.end == total_end
@@ -55,7 +57,7 @@ class Deadline:
 
     def why(self) -> str:
         if self.by_total:
-            return f"the time for all nodes ran out (--total-timeout {seconds_text(self.total or 0)})"
+            return f"the time for all {self.scope} ran out (--total-timeout {seconds_text(self.total or 0)})"
         return (f"the time for one node ran out (--timeout {seconds_text(self.timeout or 0)}, the scheduler's "
                 "filterTimeout); the scheduler finds the node unschedulable then (\"timed out trying to allocate "
                 "devices\")")

@@ -7,6 +7,10 @@ whose claim does not exist yet is allocated as the claim it will create. Claims 
 in use (they reserve their devices for everyone) and their node selector must match the node; a pod
 with `spec.nodeName` is checked on that node only.
 
+A pod the scheduler tries on no node (scheduling gates, a claim missing, being deleted or generated for
+another pod, a DeviceClass that does not exist: prefilter.py) carries that `problem` and is answered once;
+a bound pod whose claims are all allocated and reserved for it is `settled`: nothing is pending for it.
+
 Without any Pod in the inputs, the pending claims are allocated together, as one pod's (the upstream
 allocator table relies on that); with Pods, every pending pod is answered on its own, and claims no
 pod references each on their own.
@@ -27,7 +31,11 @@ class Unit:
     claims: list = field(default_factory=list)  # [(v1 claim, source)] to allocate
     node: str = ""  # spec.nodeName: the only node
     allocated: list = field(default_factory=list)  # the pod's claims already allocated (v1)
-    problem: str = ""  # why the scheduler cannot allocate for this pod at all (a claim is missing)
+    problem: str = ""  # why the scheduler tries this pod on no node (a claim is missing, a gate, ...)
+    stage: str = ""  # where the scheduler refuses it: prefilter.PRE_ENQUEUE or PRE_FILTER
+    problems: dict = field(default_factory=dict)  # stage -> its first problem
+    settled: str = ""  # why nothing is pending for the pod (bound with its claims reserved, no claims)
+    bind_problem: str = ""  # why PreBind fails on any node that fits (a claim cannot take one more consumer)
 
 
 class FocusError(ValueError):
@@ -55,16 +63,32 @@ def _finished(pod: dict) -> bool:
     return ((pod.get("status") or {}).get("phase")) in ("Succeeded", "Failed")
 
 
-def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict) -> Unit:
+def _refuse(unit: Unit, stage: str, text: str) -> None:
+    """The first problem of a stage counts (upstream stops at the first); PreEnqueue's come before PreFilter's."""
+    unit.problems.setdefault(stage, text)
+
+
+def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict, inputs=None, profile=None) -> Unit:
+    """`inputs` and `profile` (the classes and gates PreFilter checks, and IsForPod's release) may be left
+    out by callers that only want the claims."""
+    from webhook.allocation import prefilter
+    from webhook.allocation.nodes import NodeSelectorError, selector_matches
+
     namespace, name = key_of(pod)
     spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
     status = pod.get("status") if isinstance(pod.get("status"), dict) else {}
     generated = {s.get("name"): s.get("resourceClaimName") for s in status.get("resourceClaimStatuses") or []
                  if isinstance(s, dict)}
     unit = Unit(f"{namespace}/{name}", node=spec.get("nodeName") or "")
+    gated = prefilter.scheduling_gates(pod)
+    if gated:  # the SchedulingGates plugin: the pod is not even queued
+        _refuse(unit, prefilter.PRE_ENQUEUE, gated)
+    uid = _meta(pod).get("uid")
+    reserved_all = True  # every claim of the pod is allocated and reserved for it
     for index, entry in enumerate(spec.get("resourceClaims") or []):
         entry = entry if isinstance(entry, dict) else {}
         at = f"spec.resourceClaims[{index}]"
+        must_check_owner = False
         if entry.get("resourceClaimName"):
             claim_key = (namespace, entry["resourceClaimName"])
         elif entry.get("resourceClaimTemplateName"):
@@ -72,38 +96,73 @@ def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict) -> Unit:
                 if not generated[entry.get("name")]:
                     continue  # ResourceClaimStatus without a name: no claim needed
                 claim_key = (namespace, generated[entry.get("name")])
+                must_check_owner = True
             else:
+                reserved_all = False
                 template = templates.get((namespace, entry["resourceClaimTemplateName"]))
                 if template is None:
-                    unit.problem = (f"{at}: ResourceClaimTemplate {namespace}/{entry['resourceClaimTemplateName']} "
-                                    "is not in the inputs")
+                    _refuse(unit, prefilter.PRE_ENQUEUE, f"{at}: ResourceClaimTemplate {namespace}/"
+                                                         f"{entry['resourceClaimTemplateName']} is not in the inputs")
                 else:
                     unit.claims.append(template)
                 continue
-        else:
+        else:  # resourceclaim.Name: ErrAPIUnsupported (the API server requires one of the two)
+            _refuse(unit, prefilter.PRE_ENQUEUE, f'pod "{namespace}/{name}", spec.resourceClaim "{entry.get("name")}": '
+                                                 "none of the supported fields are set")
             continue
         found = in_use.get(claim_key) or pending.get(claim_key)
-        if found is not None and _meta(found[0]).get("deletionTimestamp") and not unit.problem:
-            # The scheduler's PreFilter: "resourceclaim is being deleted".
-            unit.problem = f"{at}: ResourceClaim {claim_key[0]}/{claim_key[1]} is being deleted"
+        if found is None:
+            reserved_all = False
+            _refuse(unit, prefilter.PRE_ENQUEUE, f"{at}: ResourceClaim {claim_key[0]}/{claim_key[1]} is not in the "
+                                                 "inputs")
+            continue
+        if _meta(found[0]).get("deletionTimestamp"):
+            # foreachPodResourceClaim: "resourceclaim is being deleted".
+            _refuse(unit, prefilter.PRE_ENQUEUE, f"{at}: ResourceClaim {claim_key[0]}/{claim_key[1]} is being deleted")
+        elif must_check_owner and profile is not None:
+            owner = prefilter.is_for_pod(pod, found[0], profile)
+            if owner:
+                _refuse(unit, prefilter.PRE_ENQUEUE, owner)
         if claim_key in in_use:
             claim = in_use[claim_key][0]
             reserved = ((claim.get("status") or {}).get("reservedFor")) or []
-            uid = _meta(pod).get("uid")
-            if (len(reserved) >= RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE and not unit.problem
-                    and not any(isinstance(r, dict) and uid and r.get("uid") == uid for r in reserved)):
-                # PreFilter: allocated, cannot be reserved for one more consumer, not reserved for this pod.
-                unit.problem = (f"{at}: ResourceClaim {claim_key[0]}/{claim_key[1]} is in use: reserved for "
-                                f"{len(reserved)} consumers, the most it can be")
+            mine = any(isinstance(r, dict) and uid and r.get("uid") == uid for r in reserved)
+            reserved_all = reserved_all and mine
+            if len(reserved) >= RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE and not mine and not unit.bind_problem:
+                # resourceclaim.CanBeReserved is always true: PreFilter lets the pod through, and on a node that
+                # fits, PreBind's update of reservedFor fails validation (at most 256 entries).
+                unit.bind_problem = (f"{at}: ResourceClaim {claim_key[0]}/{claim_key[1]} is in use: reserved for "
+                                     f"{len(reserved)} consumers, the most it can be")
+            selector = ((claim.get("status") or {}).get("allocation") or {}).get("nodeSelector")
+            try:
+                if selector is not None:
+                    selector_matches(selector, None)  # nodeaffinity.NewNodeSelector parses every requirement
+            except NodeSelectorError as error:  # PreFilter: an error, for every node
+                _refuse(unit, prefilter.PRE_FILTER, f"claim {claim_key[0]}/{claim_key[1]}: allocation.nodeSelector: "
+                                                    f"{error}")
             unit.allocated.append(claim)
-        elif claim_key in pending:
+        else:
+            reserved_all = False
             unit.claims.append(pending[claim_key])
-        elif not unit.problem:
-            unit.problem = f"{at}: ResourceClaim {claim_key[0]}/{claim_key[1]} is not in the inputs"
+    if inputs is not None and profile is not None:
+        for claim, _ in unit.claims:
+            why = prefilter.request_problem(claim, inputs.classes, profile)
+            if why:
+                _refuse(unit, prefilter.PRE_FILTER, why)
+                break
+    for stage in (prefilter.PRE_ENQUEUE, prefilter.PRE_FILTER):
+        if stage in unit.problems:
+            unit.problem, unit.stage = unit.problems[stage], stage
+            break
+    if not unit.problem and not unit.claims and not unit.allocated and not spec.get("resourceClaims"):
+        unit.settled = f"pod {unit.pod} has no resource claims (the scheduler's DRA plugin skips it)"
+    elif unit.node and not unit.problem and not unit.claims and reserved_all:
+        # Bound, every claim allocated and reserved for it: the scheduler is done with it.
+        unit.settled = f"pod {unit.pod} is bound to node {unit.node}, its claims are allocated and reserved for it"
     return unit
 
 
-def units(inputs) -> list:
+def units(inputs, profile=None) -> list:
     """Every unit the inputs ask about, pods first, in input order."""
     if not inputs.pods:
         return [Unit(None, list(inputs.claims))]
@@ -117,17 +176,18 @@ def units(inputs) -> list:
                 used.add(id(inputs.templates.get((namespace, entry["resourceClaimTemplateName"]), (None,))[0]))
         if _finished(pod):
             continue
-        unit = pod_unit(pod, pending, in_use, inputs.templates)
+        unit = pod_unit(pod, pending, in_use, inputs.templates, inputs, profile)
         used.update(id(c) for c, _ in unit.claims)
         # A pod with nothing left to allocate is not waiting for DRA; a bound one whose claims are not in
-        # the inputs is running somewhere (a partial dump), not pending.
-        if unit.claims or (unit.problem and not unit.node):
+        # the inputs is running somewhere (a partial dump), not pending; a pod without claims (gated or
+        # not) is none of allocate's business.
+        if unit.claims or (unit.problem and not unit.node and (pod.get("spec") or {}).get("resourceClaims")):
             out.append(unit)
     out.extend(Unit(None, [(c, s)]) for c, s in inputs.claims if id(c) not in used)
     return out
 
 
-def focus(inputs, pod: str | None, claim: str | None) -> list:
+def focus(inputs, pod: str | None, claim: str | None, profile=None) -> list:
     """The units `--pod` or `--claim` ask for (every unit without them); FocusError when nothing matches."""
     if claim:
         wanted = parse_ref(claim)
@@ -145,9 +205,9 @@ def focus(inputs, pod: str | None, claim: str | None) -> list:
             if key_of(p) == wanted:
                 pending = {key_of(c): (c, s) for c, s in inputs.claims if not s.endswith("(template)")}
                 in_use = {key_of(c): (c, s) for c, s in inputs.in_use}
-                return [pod_unit(p, pending, in_use, inputs.templates)]
+                return [pod_unit(p, pending, in_use, inputs.templates, inputs, profile)]
         raise FocusError(f"--pod {pod}: no Pod {'/'.join(wanted)} in the inputs")
-    return units(inputs)
+    return units(inputs, profile)
 
 
 def nodes_of(unit: Unit, names: list, all_nodes: bool) -> list:
@@ -160,7 +220,8 @@ def nodes_of(unit: Unit, names: list, all_nodes: bool) -> list:
 
 def answer(allocator, inputs, unit: Unit, name: str, deadline):
     """One pod on one node (outcome.NodeOutcome), refused before any search when the scheduler's filter
-    would: a claim missing, the pod bound elsewhere, an allocated claim whose node selector does not match."""
+    would: the pod bound elsewhere, an allocated claim whose node selector does not match (a pod refused
+    on every node, `unit.problem`, is answered once by the caller)."""
     from webhook.allocation import inputs as read_inputs
     from webhook.allocation import outcome
     from webhook.allocation.nodes import NodeSelectorError, selector_matches
@@ -182,5 +243,7 @@ def answer(allocator, inputs, unit: Unit, name: str, deadline):
         done = outcome.NodeOutcome(name, False, refused, [])
     else:
         done = outcome.allocate_on(allocator, node, inputs, deadline=deadline, pending=unit.claims)
+        if done.allocated and unit.bind_problem:
+            done = outcome.NodeOutcome(name, False, unit.bind_problem, done.claims)
     done.pod = unit.pod
     return done

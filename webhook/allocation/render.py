@@ -143,6 +143,9 @@ def write_units_text(answers: list, all_nodes: bool, out) -> None:
         if index:
             lines.write("\n")
         header = _unit_name(unit)
+        if unit.problem:  # refused before any node is tried: one line, whatever the nodes
+            lines.write(f"{header}: not scheduled, no node tried ({unit.stage}): {unit.problem}\n")
+            continue
         if all_nodes:
             fits = [o.node for o in outcomes if o.fits]
             header += f": {len(fits)} of {len(outcomes)} nodes fit" + (f": {', '.join(fits)}" if fits else "")
