@@ -329,3 +329,21 @@ def test_markdown_without_manifests_is_skipped_not_an_empty_run(tmp_path, capsys
                                 "1 object(s): 0 allowed, 0 denied, 0 unreadable, 1 skipped",
                                 "exit 0: no object to check (1 skipped)"]
     assert code == 0
+
+
+def test_a_heredoc_body_starts_after_a_command_continued_with_a_backslash(tmp_path, capsys):
+    # As KEP-5677 writes it: the heredoc's command goes on on the next line, the body follows that line.
+    text = ("```bash\n"
+            "$ kubectl create -f - <<EOF && sleep 2 && \\\n"
+            "  kubectl get deviceclass/Bad_Name -o yaml\n"
+            + BAD_CLASS + "EOF\n"  # name at line 7
+            "cat <<EOF \\\n"
+            "> | kubectl apply -f -\n"
+            + BAD_CLASS + "EOF\n"  # name at line 14: the pipe to kubectl is on the continued line
+            "```\n")
+    path = write(tmp_path / "continued.md", text)
+    code, report = results(capsys, str(path))
+    places = [(r["verdict"], m["line"], m["column"]) for r in report["results"] for m in r["messages"]]
+    assert places == [("denied", 7, 3), ("denied", 14, 3)]
+    assert [text.splitlines()[line - 1].strip() for _, line, _ in places] == ["name: Bad_Name"] * 2
+    assert code == 1

@@ -40,6 +40,7 @@ _SHELL = {"sh", "shell", "bash", "zsh", "console", "shell-session", "shellsessio
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
 _SKIP = re.compile(r"^[ \t]*<!--[ \t]*dra-webhook:[ \t]*skip[ \t]*-->[ \t]*$")
 _PROMPT = re.compile(r"^(?:[$%]|#(?=\s*(?:kubectl|cat)\b))\s+")  # `# ` is root's prompt only before a command
+_PROMPT_PS2 = re.compile(r"^>(?:\s+|$)")  # the console's prompt on a continued line
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2")
 _KUBECTL_STDIN = re.compile(r"\bkubectl\b.*\b(?:apply|create)\b.*(?:\s-f\s*-|\s--filename[= ]-)(?=\s|$|\||<)")
 _ELISION = re.compile(r"^[ \t]*(?:#[ \t]*)?(?:\.\.\.|\u2026)", re.MULTILINE)
@@ -103,6 +104,11 @@ def _heredocs(content: list[str]) -> Iterator[tuple[int, int, str, bool]]:
     while i < len(content):
         command = _PROMPT.sub("", content[i].strip(), count=1)
         i += 1
+        # A heredoc's body starts after the command's last line: `kubectl create -f - <<EOF && \`
+        # goes on on the next line (the shell joins a backslash-newline before reading the body).
+        while command.endswith("\\") and i < len(content) and len(command) <= MAX_COMMAND_CHARS:
+            command = command[:-1] + " " + _PROMPT_PS2.sub("", content[i].strip(), count=1)
+            i += 1
         if len(command) > MAX_COMMAND_CHARS or "<<" not in command or "kubectl" not in command:
             continue
         match = _HEREDOC.search(command)
