@@ -304,6 +304,31 @@ CASES = [
             ('spec.devices.constraints[0].matchAttribute', 'FieldValueInvalid'),
         ]),
     ]),
+    ('rocm-k8s-gpu-dra-driver/example.yaml', "--kubernetes-version 1.34", [
+        ('0', 'ResourceClaimTemplate/single-gpu (CREATE)', 'allowed'),
+    ]),
+    ('rocm-k8s-gpu-dra-driver/example-partitions-same-parent.yaml', "--kubernetes-version 1.34", [
+        ('0', 'ResourceClaim/two-partitions-same-parent (CREATE)', 'allowed'),
+    ]),
+    ('rocm-k8s-gpu-dra-driver/example-partitions-distinct-parents.yaml', "--kubernetes-version 1.34", [
+        # distinctAttribute is DRAConsumableCapacity's (alpha, off in 1.34, which the driver's kind cluster does not
+        # turn on): the strategy drops it and the constraint is left with neither attribute.
+        ('0', 'ResourceClaim/two-partitions-distinct-parents (CREATE)', 'denied', [
+            ('spec.devices.constraints[0].matchAttribute', 'FieldValueRequired'),
+        ], ['dropped-field']),
+    ]),
+    ('rocm-k8s-gpu-dra-driver/example-partitions-distinct-parents.yaml', "", [
+        ('0', 'ResourceClaim/two-partitions-distinct-parents (CREATE)', 'allowed'),
+    ]),
+    ('rocm-k8s-gpu-dra-driver/demo.md', "--kubernetes-version 1.34", [
+        # "Trimmed" `kubectl get -o yaml` output shown as a plain yaml block: as written, no driver, pool or node.
+        ('0', 'ResourceSlice/k8s-gpu-dra-driver-cluster-worker-gpu.amd.com-xxxxx (CREATE)', 'denied', [
+            ('spec.driver', 'FieldValueRequired'),
+            ('spec.pool.name', 'FieldValueRequired'),
+            ('spec.pool.resourceSliceCount', 'FieldValueInvalid'),
+            ('spec', 'FieldValueRequired'),
+        ]),
+    ]),
     ('website/deviceclass.yaml', "--runtime-config resource.k8s.io/v1beta2=true", [
         ('0', 'DeviceClass/example-device-class (CREATE)', 'allowed'),
     ]),
