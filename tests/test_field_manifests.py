@@ -329,6 +329,22 @@ CASES = [
             ('spec', 'FieldValueRequired'),
         ]),
     ]),
+    ('dra-driver-nvidia-gpu/allocating-gpus.md', "", [
+        ('0', '(fragment)', 'fragment'),
+        ('1', '(fragment)', 'fragment'),
+        ('2', 'ResourceClaimTemplate/a100-gpu (CREATE)', 'allowed'),
+        ('3', 'ResourceClaimTemplate/hopper-80g-gpu (CREATE)', 'allowed'),
+    ]),
+    ('dra-driver-nvidia-gpu/mig.md', "", [
+        ('0', 'ResourceClaimTemplate/any-mig (CREATE)', 'allowed'),
+        ('1', 'ResourceClaimTemplate/mig-profile (CREATE)', 'allowed'),
+        ('2', 'ResourceClaimTemplate/multi-mig (CREATE)', 'allowed'),
+    ]),
+    ('dra-driver-nvidia-gpu/view-resources.md', "", [
+        # `kubectl get resourceslices -o yaml` with `- ...  # one entry per allocatable device`: a sketch, not checked
+        # (was denied: "..." does not decode as a device).
+        ('0', '(fragment)', 'fragment'),
+    ]),
     ('website/deviceclass.yaml', "--runtime-config resource.k8s.io/v1beta2=true", [
         ('0', 'DeviceClass/example-device-class (CREATE)', 'allowed'),
     ]),

@@ -347,3 +347,23 @@ def test_a_heredoc_body_starts_after_a_command_continued_with_a_backslash(tmp_pa
     assert places == [("denied", 7, 3), ("denied", 14, 3)]
     assert [text.splitlines()[line - 1].strip() for _, line, _ in places] == ["name: Bad_Name"] * 2
     assert code == 1
+
+
+def test_an_elided_list_item_or_value_makes_a_fragment(tmp_path, capsys):
+    # As the NVIDIA driver's guide shows `kubectl get resourceslices -o yaml`: `- ...  # one entry per device`.
+    slice_ = "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n  name: s\nspec:\n"
+    elided = ["  devices:\n  - ...                 # one entry per allocatable device\n",
+              "  devices: ...\n",
+              "  devices:\n    - \u2026\n"]
+    blocks = ["```yaml\n" + slice_ + body + "```\n" for body in elided]
+    # Not an elision: `...` inside a value. The block is checked (and Bad_Name denied).
+    blocks.append("```yaml\n" + BAD_CLASS + "spec:\n  selectors:\n  - cel:\n"
+                  "      expression: '\"...\" == device.driver'\n```\n")
+    path = write(tmp_path / "elided.md", "".join(blocks))
+    code, report = results(capsys, str(path))
+    starts = [2 + sum(block.count("\n") for block in blocks[:i]) for i in range(len(blocks))]
+    assert [(r["verdict"], r["line"], r["messages"][0]["message"]) for r in report["results"]] == [
+        ("fragment", line, "fragment, not checked: elided with '...'") for line in starts[:3]] + [
+        ("denied", starts[3], report["results"][3]["messages"][0]["message"])]
+    assert report["results"][3]["messages"][0]["field"] == "metadata.name"
+    assert code == 1

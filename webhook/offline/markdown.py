@@ -17,9 +17,9 @@ What is read:
 A block right after the comment `<!-- dra-webhook: skip -->` (blank lines between allowed) is not read: a
 guide may show what the API server refuses.
 
-A block that is clearly a fragment (`...`, `# ...`, a placeholder such as `<your-namespace>`, a template's
-`{{ }}`, a shell variable in a heredoc that expands them, a document without `apiVersion` or `kind`, one
-of ours without `metadata.name` or `generateName`)
+A block that is clearly a fragment (`...`, `# ...`, `- ...`, `key: ...`, a placeholder such as
+`<your-namespace>`, a template's `{{ }}`, a shell variable in a heredoc that expands them, a document
+without `apiVersion` or `kind`, one of ours without `metadata.name` or `generateName`)
 becomes one chunk marked as such: reported "fragment, not checked", never parsed for a verdict. Every
 chunk carries the line (and indentation) of its text in the Markdown file, so every position reported
 is the Markdown file's own.
@@ -43,7 +43,9 @@ _PROMPT = re.compile(r"^(?:[$%]|#(?=\s*(?:kubectl|cat)\b))\s+")  # `# ` is root'
 _PROMPT_PS2 = re.compile(r"^>(?:\s+|$)")  # the console's prompt on a continued line
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2")
 _KUBECTL_STDIN = re.compile(r"\bkubectl\b.*\b(?:apply|create)\b.*(?:\s-f\s*-|\s--filename[= ]-)(?=\s|$|\||<)")
-_ELISION = re.compile(r"^[ \t]*(?:#[ \t]*)?(?:\.\.\.|\u2026)", re.MULTILINE)
+# `...` opening a line, or standing for a whole list item or value (`- ...`, `devices: ...`, a comment after it).
+_ELISION = re.compile(r"^[ \t]*(?:#[ \t]*)?(?:\.\.\.|\u2026)"
+                      r"|^[ \t]*(?:-[ \t]+|[\w.\-/\"']+:[ \t]+)(?:\.\.\.|\u2026)[ \t]*(?:#.*)?$", re.MULTILINE)
 _PLACEHOLDER = re.compile(r"<[A-Za-z][A-Za-z0-9_.-]*(?: [A-Za-z0-9_.-]+)*>")
 _TEMPLATE = re.compile(r"\{\{")
 # A line longer than this is no command a reader types (and the patterns above stay linear in the line).
