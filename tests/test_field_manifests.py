@@ -292,6 +292,30 @@ CASES = [
         ('0', 'ResourcePoolStatusRequest/debug-check (CREATE)', 'denied', [('spec.driver', 'FieldValueInvalid')]),
         ('1', 'ResourcePoolStatusRequest/my-request (CREATE)', 'denied', [('spec.driver', 'FieldValueInvalid')]),
     ]),
+    ('enhancements/5517-dra-node-allocatable-resources.md', "", [
+        # `attributes: {type: "socket"}` and `capacity: {cores: "64"}`: bare values where v1 has {string: ...} and
+        # {value: ...} (a decoding error; `direct` under the mapping is the KEP's draft shape, unknown in 1.36).
+        ('0', 'ResourceSlice/native-resource-slice (CREATE)', 'denied', [
+            ('spec.devices[0].attributes[dra.example.com/type]', 'FieldValueTypeInvalid'),
+            ('spec.devices[0].capacity[dra.example.com/cores]', 'FieldValueTypeInvalid'),
+        ], ['unknown-field']),
+    ]),
+    ('enhancements/5963-device-compatibility-groups.md',
+     "--kubernetes-version 1.37 --feature-gates DRADeviceCompatibilityGroups=true", [
+        ('0', 'DeviceClass/gpu.example.com (CREATE)', 'allowed'),
+        # A counter-only slice still needs a node selection.
+        ('1', 'ResourceSlice/node-1-gpu-0-counters (CREATE)', 'denied', [('spec', 'FieldValueRequired')]),
+        ('2', 'ResourceSlice/node-1-gpu-0-devices (CREATE)', 'allowed'),
+        # apiVersion v1 with v1beta1's flat request (deviceClassName and selectors beside the name).
+        ('3', 'ResourceClaim/pod-a-gpu (CREATE)', 'denied', [
+            ('spec.devices.requests[0].deviceClassName', 'BadRequest'),
+            ('spec.devices.requests[0].selectors', 'BadRequest'),
+        ]),
+        ('4', 'ResourceClaim/pod-b-gpu (CREATE)', 'denied', [
+            ('spec.devices.requests[0].deviceClassName', 'BadRequest'),
+            ('spec.devices.requests[0].selectors', 'BadRequest'),
+        ]),
+    ]),
     ('enhancements/6080-dra-derived-attributes.md',
      "--kubernetes-version 1.37 --feature-gates DRADerivedAttributes=true", [
         # Upstream kept derived names fully qualified (KEP text still shows a bare `shared-numa-node`).
