@@ -108,9 +108,14 @@ def _heredocs(content: list[str]) -> Iterator[tuple[int, int, str, bool]]:
         i += 1
         # A heredoc's body starts after the command's last line: `kubectl create -f - <<EOF && \`
         # goes on on the next line (the shell joins a backslash-newline before reading the body).
-        while command.endswith("\\") and i < len(content) and len(command) <= MAX_COMMAND_CHARS:
-            command = command[:-1] + " " + _PROMPT_PS2.sub("", content[i].strip(), count=1)
-            i += 1
+        if command.endswith("\\"):
+            parts, length = [command], len(command)
+            while parts[-1].endswith("\\") and i < len(content) and length <= MAX_COMMAND_CHARS:
+                parts[-1] = parts[-1][:-1]
+                parts.append(_PROMPT_PS2.sub("", content[i].strip(), count=1))
+                length += len(parts[-1]) + 1
+                i += 1
+            command = " ".join(parts)  # joined once: a long run of continued lines stays linear
         if len(command) > MAX_COMMAND_CHARS or "<<" not in command or "kubectl" not in command:
             continue
         match = _HEREDOC.search(command)
