@@ -33,6 +33,27 @@ EXAMPLE_DRIVER_TAINT_RULES = (f"--feature-gates {_EXAMPLE_GATES},DRADeviceTaintR
 # (file under tests/data/field, review's options, [(document, name, verdict[, causes[, warning codes]])]).
 # causes: (field, reason) of each message of a denied result, in order; (None, "cannot parse") for an unreadable one.
 CASES = [
+    ('ascend-dra-driver/npu-vnpu-test2.yaml',
+     "--kubernetes-version 1.34 --runtime-config resource.k8s.io/v1beta1=true", [
+        ('0', 'ResourceClaimTemplate/npu-mem-template (CREATE)', 'allowed'),
+    ]),
+    ('dra-driver-google-tpu/multi-tpu-pod.yaml',
+     "--kubernetes-version 1.34 --runtime-config resource.k8s.io/v1beta1=true", [
+        ('0', 'ResourceClaimTemplate/multi-tpu (CREATE)', 'allowed'),
+    ]),
+    ('dra-driver-memory/pod-dramemtester.yaml', "", [
+        ('0', 'ResourceClaimTemplate/hugepages-2m (CREATE)', 'allowed'),
+    ]),
+    ('dra-driver-sriov/extended-resource-deviceclass.yaml', "", [
+        ('0', 'DeviceClass/sriov-port1 (CREATE)', 'allowed'),
+        ('1', 'DeviceClass/sriov-port2 (CREATE)', 'allowed'),
+    ]),
+    ('dra-driver-sriov/multiple-vf-one-claim.yaml', "", [
+        ('0', 'ResourceClaimTemplate/multiple-vf (CREATE)', 'allowed'),
+    ]),
+    ('dra-driver-sriov/resource-alignment.yaml', "", [
+        ('0', 'ResourceClaimTemplate/resource-alignment (CREATE)', 'allowed'),
+    ]),
     ('dra-example-driver/admin-access.yaml', EXAMPLE_DRIVER, [
         ('0', 'Namespace/admin-access (CREATE)', 'skipped'),
         ('1', 'ResourceClaimTemplate/multiple-gpus-admin (CREATE)', 'allowed'),
