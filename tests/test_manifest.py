@@ -31,7 +31,7 @@ SERVED_BY_1_36 = ("Kubernetes 1.36 serves DeviceClass as resource.k8s.io/v1, res
 @pytest.mark.parametrize("obj,message", [
     (manifest("resource.k8s.io/v1alpha3", "DeviceClass", spec={}),
      'no matches for kind "DeviceClass" in version "resource.k8s.io/v1alpha3"; ' + SERVED_BY_1_36
-     + " (resource.k8s.io/v1alpha3 is no longer served since Kubernetes 1.32)"),
+     + " (resource.k8s.io/v1alpha3 is no longer served since Kubernetes 1.34)"),
     (manifest("resource.k8s.io/v1alpha2", "ResourceClass", driverName="gpu.example.com"),
      'no matches for kind "ResourceClass" in version "resource.k8s.io/v1alpha2"; Kubernetes 1.36 serves no kind '
      "'ResourceClass' in resource.k8s.io"),
@@ -105,7 +105,7 @@ def test_a_recorded_admission_review_keeps_what_the_cluster_sent():
     obj = manifest("resource.k8s.io/v1alpha3", "DeviceClass", spec={})
     response = admit.review(decode_review(review_body(obj)))
     assert response.allowed is True
-    assert response.warnings == ["resource.k8s.io/v1alpha3 DeviceClass is no longer served (since Kubernetes 1.32)"]
+    assert response.warnings == ["resource.k8s.io/v1alpha3 DeviceClass is no longer served (since Kubernetes 1.34)"]
 
 
 def test_namespaced_manifests_get_the_default_namespace():

@@ -329,3 +329,41 @@ def test_markdown_without_manifests_is_skipped_not_an_empty_run(tmp_path, capsys
                                 "1 object(s): 0 allowed, 0 denied, 0 unreadable, 1 skipped",
                                 "exit 0: no object to check (1 skipped)"]
     assert code == 0
+
+
+def test_a_heredoc_body_starts_after_a_command_continued_with_a_backslash(tmp_path, capsys):
+    # As KEP-5677 writes it: the heredoc's command goes on on the next line, the body follows that line.
+    text = ("```bash\n"
+            "$ kubectl create -f - <<EOF && sleep 2 && \\\n"
+            "  kubectl get deviceclass/Bad_Name -o yaml\n"
+            + BAD_CLASS + "EOF\n"  # name at line 7
+            "cat <<EOF \\\n"
+            "> | kubectl apply -f -\n"
+            + BAD_CLASS + "EOF\n"  # name at line 14: the pipe to kubectl is on the continued line
+            "```\n")
+    path = write(tmp_path / "continued.md", text)
+    code, report = results(capsys, str(path))
+    places = [(r["verdict"], m["line"], m["column"]) for r in report["results"] for m in r["messages"]]
+    assert places == [("denied", 7, 3), ("denied", 14, 3)]
+    assert [text.splitlines()[line - 1].strip() for _, line, _ in places] == ["name: Bad_Name"] * 2
+    assert code == 1
+
+
+def test_an_elided_list_item_or_value_makes_a_fragment(tmp_path, capsys):
+    # As the NVIDIA driver's guide shows `kubectl get resourceslices -o yaml`: `- ...  # one entry per device`.
+    slice_ = "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n  name: s\nspec:\n"
+    elided = ["  devices:\n  - ...                 # one entry per allocatable device\n",
+              "  devices: ...\n",
+              "  devices:\n    - \u2026\n"]
+    blocks = ["```yaml\n" + slice_ + body + "```\n" for body in elided]
+    # Not an elision: `...` inside a value. The block is checked (and Bad_Name denied).
+    blocks.append("```yaml\n" + BAD_CLASS + "spec:\n  selectors:\n  - cel:\n"
+                  "      expression: '\"...\" == device.driver'\n```\n")
+    path = write(tmp_path / "elided.md", "".join(blocks))
+    code, report = results(capsys, str(path))
+    starts = [2 + sum(block.count("\n") for block in blocks[:i]) for i in range(len(blocks))]
+    assert [(r["verdict"], r["line"], r["messages"][0]["message"]) for r in report["results"]] == [
+        ("fragment", line, "fragment, not checked: elided with '...'") for line in starts[:3]] + [
+        ("denied", starts[3], report["results"][3]["messages"][0]["message"])]
+    assert report["results"][3]["messages"][0]["field"] == "metadata.name"
+    assert code == 1

@@ -181,8 +181,9 @@ KINDS: dict[str, Kind] = {
             v1beta1=ApiVersion(OPT_IN, slice_conversion.resource_slice_from_v1beta1_1_37,
                                slice_defaults.default_resource_slice_v1beta1_1_37),
         )},
-        # v1alpha3 slices held capacities as bare quantities: no converter, checked as written.
-        retired={"v1alpha3": Retired("1.32")},
+        # v1alpha3 slices held capacities as bare quantities: no converter, checked as written. 1.33 still served
+        # v1alpha3 (opt-in) for every kind; k8s.io/api v0.34 keeps only its DeviceTaintRule.
+        retired={"v1alpha3": Retired("1.34")},
         create=resourceslice.validate_resource_slice,
         update=resourceslice.validate_resource_slice_update,
         strategy_checks=resourceslice.resource_slice_strategy_checks,
@@ -200,7 +201,7 @@ KINDS: dict[str, Kind] = {
             v1beta1=ApiVersion(OPT_IN, claim_conversion.resource_claim_from_v1beta1_1_37,
                                claim_defaults.default_resource_claim_v1beta1),
         )},
-        retired={"v1alpha3": Retired("1.32", claim_conversion.resource_claim_from_v1alpha3,
+        retired={"v1alpha3": Retired("1.34", claim_conversion.resource_claim_from_v1alpha3,
                                      claim_defaults.default_resource_claim_v1beta1)},
         create=resourceclaim.validate_resource_claim,
         update=resourceclaim.validate_resource_claim_update,
@@ -225,7 +226,7 @@ KINDS: dict[str, Kind] = {
             v1beta1=ApiVersion(OPT_IN, claim_conversion.resource_claim_template_from_v1beta1_1_37,
                                claim_defaults.default_resource_claim_template_v1beta1),
         )},
-        retired={"v1alpha3": Retired("1.32", claim_conversion.resource_claim_template_from_v1alpha3,
+        retired={"v1alpha3": Retired("1.34", claim_conversion.resource_claim_template_from_v1alpha3,
                                      claim_defaults.default_resource_claim_template_v1beta1)},
         create=resourceclaimtemplate.validate_resource_claim_template,
         update=resourceclaimtemplate.validate_resource_claim_template_update,
@@ -238,7 +239,7 @@ KINDS: dict[str, Kind] = {
         name="DeviceClass", plural="deviceclasses", namespaced=False,
         model=_same(f"{_API}.deviceclass.DeviceClass"),
         served={"1.34": _CLASS_1_36, "1.35": _CLASS_1_36, "1.36": _CLASS_1_36, "1.37": _delta(_CLASS_1_36)},
-        retired={"v1alpha3": Retired("1.32", claim_conversion.device_class_from_v1beta1)},
+        retired={"v1alpha3": Retired("1.34", claim_conversion.device_class_from_v1beta1)},
         create=deviceclass.validate_device_class,
         update=deviceclass.validate_device_class_update,
         drop_disabled=_same(class_strategy.drop_disabled_fields),

@@ -17,9 +17,9 @@ What is read:
 A block right after the comment `<!-- dra-webhook: skip -->` (blank lines between allowed) is not read: a
 guide may show what the API server refuses.
 
-A block that is clearly a fragment (`...`, `# ...`, a placeholder such as `<your-namespace>`, a template's
-`{{ }}`, a shell variable in a heredoc that expands them, a document without `apiVersion` or `kind`, one
-of ours without `metadata.name` or `generateName`)
+A block that is clearly a fragment (`...`, `# ...`, `- ...`, `key: ...`, a placeholder such as
+`<your-namespace>`, a template's `{{ }}`, a shell variable in a heredoc that expands them, a document
+without `apiVersion` or `kind`, one of ours without `metadata.name` or `generateName`)
 becomes one chunk marked as such: reported "fragment, not checked", never parsed for a verdict. Every
 chunk carries the line (and indentation) of its text in the Markdown file, so every position reported
 is the Markdown file's own.
@@ -40,9 +40,12 @@ _SHELL = {"sh", "shell", "bash", "zsh", "console", "shell-session", "shellsessio
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
 _SKIP = re.compile(r"^[ \t]*<!--[ \t]*dra-webhook:[ \t]*skip[ \t]*-->[ \t]*$")
 _PROMPT = re.compile(r"^(?:[$%]|#(?=\s*(?:kubectl|cat)\b))\s+")  # `# ` is root's prompt only before a command
+_PROMPT_PS2 = re.compile(r"^>(?:\s+|$)")  # the console's prompt on a continued line
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2")
 _KUBECTL_STDIN = re.compile(r"\bkubectl\b.*\b(?:apply|create)\b.*(?:\s-f\s*-|\s--filename[= ]-)(?=\s|$|\||<)")
-_ELISION = re.compile(r"^[ \t]*(?:#[ \t]*)?(?:\.\.\.|\u2026)", re.MULTILINE)
+# `...` opening a line, or standing for a whole list item or value (`- ...`, `devices: ...`, a comment after it).
+_ELISION = re.compile(r"^[ \t]*(?:#[ \t]*)?(?:\.\.\.|\u2026)"
+                      r"|^[ \t]*(?:-[ \t]+|[\w.\-/\"']+:[ \t]+)(?:\.\.\.|\u2026)[ \t]*(?:#.*)?$", re.MULTILINE)
 _PLACEHOLDER = re.compile(r"<[A-Za-z][A-Za-z0-9_.-]*(?: [A-Za-z0-9_.-]+)*>")
 _TEMPLATE = re.compile(r"\{\{")
 # A line longer than this is no command a reader types (and the patterns above stay linear in the line).
@@ -103,6 +106,16 @@ def _heredocs(content: list[str]) -> Iterator[tuple[int, int, str, bool]]:
     while i < len(content):
         command = _PROMPT.sub("", content[i].strip(), count=1)
         i += 1
+        # A heredoc's body starts after the command's last line: `kubectl create -f - <<EOF && \`
+        # goes on on the next line (the shell joins a backslash-newline before reading the body).
+        if command.endswith("\\"):
+            parts, length = [command], len(command)
+            while parts[-1].endswith("\\") and i < len(content) and length <= MAX_COMMAND_CHARS:
+                parts[-1] = parts[-1][:-1]
+                parts.append(_PROMPT_PS2.sub("", content[i].strip(), count=1))
+                length += len(parts[-1]) + 1
+                i += 1
+            command = " ".join(parts)  # joined once: a long run of continued lines stays linear
         if len(command) > MAX_COMMAND_CHARS or "<<" not in command or "kubectl" not in command:
             continue
         match = _HEREDOC.search(command)
