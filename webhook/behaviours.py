@@ -45,6 +45,9 @@ _TABLE: dict[str, tuple] = {
     "incomplete_pools_searched":       (True,      False,     False,     False),
     "invalid_pool_stops_search":       (True,      False,     False,     False),
     "distinct_attribute_by_address":   (True,      False,     False,     False),
+    "capacity_recheck_at_result_index": (True,     False,     False,     False),
+    "shares_in_use_skip_counters":     (False,     True,      True,      True),
+    "capacity_error_names_request":    (True,      False,     False,     False),
     "shared_devices_use_counters":     (False,     False,     True,      True),
     "pool_status_conditions_unique":   (False,     False,     True,      False),
     "pool_status_partition_views":     (False,     False,     False,     True),
@@ -124,6 +127,18 @@ class Behaviours:
     # the pointers; fixed in 1.35, "Fix DistinctAttributeConstraint match comparision with value"): two
     # devices never clash, only the same device picked again.
     distinct_attribute_by_address: bool
+    # allocateDevice checks the consumable capacity again on the device at the position of the result
+    # being sought (CmpRequestOverCapacity(request, device.slice, r.deviceIndex), v0.34.9), not on the
+    # candidate: the slice's device number r.deviceIndex decides (its capacities, its shares, whether
+    # it allows multiple allocations), and past the slice's end Go panics. 1.35 passes the candidate.
+    capacity_recheck_at_result_index: bool
+    # allocateDevice skips the counter check of a device that allows multiple allocations and has a
+    # share already (allocated or being allocated): its counters were taken once (1.35, skipCounterCheck);
+    # 1.34 takes them again for every share.
+    shares_in_use_skip_counters: bool
+    # With DRAConsumableCapacity off, a subrequest with capacity requests is refused with its request's
+    # name ("claim C, request R: has capacity requests"); 1.35 names the subrequest ("subrequest S").
+    capacity_error_names_request: bool
     # Counters left in a pool count the devices of committed shared allocations (consumable capacity) as
     # consuming theirs; before, only fully allocated devices ("DRA: account for shared devices when
     # rebuilding counters", 1.36.2).

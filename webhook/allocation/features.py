@@ -37,6 +37,9 @@ class Features:
     invalid_pool_stops_search: bool = False  # 1.34: reaching an invalid pool is an error
     counters_beside_devices: bool = False  # 1.34: a device consumes counter sets of its own slice
     distinct_by_address: bool = False  # 1.34: distinctAttribute clashes only on the same device's value
+    capacity_recheck_at_result_index: bool = False  # 1.34: allocateDevice rechecks slice device r.deviceIndex
+    shares_in_use_skip_counters: bool = True  # a shared device's further shares take no counters
+    capacity_error_names_request: bool = False  # 1.34: a subrequest's capacity error names its request
 
     @classmethod
     def from_profile(cls, profile) -> "Features":
@@ -63,7 +66,10 @@ class Features:
                    incomplete_pools_searched=profile.behaviours.incomplete_pools_searched,
                    invalid_pool_stops_search=profile.behaviours.invalid_pool_stops_search,
                    counters_beside_devices=profile.behaviours.counters_beside_devices,
-                   distinct_by_address=profile.behaviours.distinct_attribute_by_address)
+                   distinct_by_address=profile.behaviours.distinct_attribute_by_address,
+                   capacity_recheck_at_result_index=profile.behaviours.capacity_recheck_at_result_index,
+                   shares_in_use_skip_counters=profile.behaviours.shares_in_use_skip_counters,
+                   capacity_error_names_request=profile.behaviours.capacity_error_names_request)
 
     @property
     def stable_only(self) -> bool:

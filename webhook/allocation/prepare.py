@@ -24,7 +24,9 @@ def prepare_claim(run, index: int, claim: dict) -> None:
                                       "the DRAConsumableCapacity feature is disabled")
             for sub in subs:
                 if sub.get("capacity") is not None:
-                    raise AllocationError(f"claim {ref}, subrequest {sub.get('name')}: has capacity requests, "
+                    named = f"request {request.get('name')}" if run.features.capacity_error_names_request \
+                        else f"subrequest {sub.get('name')}"
+                    raise AllocationError(f"claim {ref}, {named}: has capacity requests, "
                                           "but the DRAConsumableCapacity feature is disabled")
         if subs:
             parent = Request.exact(request)
