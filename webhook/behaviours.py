@@ -37,7 +37,6 @@ _TABLE: dict[str, tuple] = {
     "map_key_errors_at_key":           (True,      True,      False,     False),
     "list_type_attributes":            (False,     False,     True,      True),
     "taint_rule_effect_moves_time":    (False,     False,     True,      True),
-    "allocator_ported":                (False,     True,      True,      True),
     "allocator_sorts_by_name":         (False,     False,     True,      True),
     "all_subrequest_index_skew":       (True,      True,      False,     False),
     "stable_allocator_bare":           (True,      True,      False,     False),
@@ -97,9 +96,6 @@ class Behaviours:
     list_type_attributes: bool
     # A DeviceTaintRule update that changes the effect moves `spec.taint.timeAdded` to now.
     taint_rule_effect_moves_time: bool
-    # `allocate` runs this release's own structured allocator (the v0.36 one with the allocator rows below
-    # for 1.35); False: a later release's, with this release's gates (which still pick the implementation).
-    allocator_ported: bool
     # GatherPools sorts pools by driver and pool name and a pool's slices by name, so names steer first-fit
     # (761fc9d4). Before: slices as listed, pools in Go map order (unspecified; the order first listed here),
     # and the experimental implementation puts slices with binding conditions after the others.
