@@ -312,3 +312,15 @@ def test_slice_with_counters_and_binding_conditions_last_in_1_34(tmp_path, capsy
         s["spec"]["sharedCounters"] = [{"name": "set-1", "counters": {"memory": {"value": "8Gi"}}}]
     objects = (first, second, _claim(_exact("req-0")))
     assert _devices(_allocate(tmp_path, capsys, "1.34", _CAPACITY_ON, *objects)) == [("req-0", "device-plain")]
+
+
+def test_any_taint_not_tolerated_prevents_allocation_in_1_34(tmp_path, capsys):
+    """allocator_experimental.go v0.34.9 allTaintsTolerated refuses a device with any taint not tolerated;
+    v0.35.6 taintPreventsAllocation looks only at NoSchedule and NoExecute (the effect None came with it).
+    1.34's API server accepts neither None nor other effects, so only input it never stored differs here
+    (behaviour taint_prevents_by_effect)."""
+    objects = (_slice("slice-1", "pool-1", {"name": "device-1", "taints": [{"key": "k", "effect": "None"}]}),
+               _claim(_exact("req-0")))
+    gates = _ALL_OFF.replace("DRADeviceTaints=false", "DRADeviceTaints=true")
+    assert _devices(_allocate(tmp_path, capsys, "1.35", gates, *objects)) == [("req-0", "device-1")]
+    assert _devices(_allocate(tmp_path, capsys, "1.34", gates, *objects)) is None

@@ -47,6 +47,7 @@ _TABLE: dict[str, tuple] = {
     "capacity_recheck_at_result_index": (True,     False,     False,     False),
     "shares_in_use_skip_counters":     (False,     True,      True,      True),
     "capacity_error_names_request":    (True,      False,     False,     False),
+    "taint_prevents_by_effect":        (False,     True,      True,      True),
     "shared_devices_use_counters":     (False,     False,     True,      True),
     "pool_status_conditions_unique":   (False,     False,     True,      False),
     "pool_status_partition_views":     (False,     False,     False,     True),
@@ -135,6 +136,9 @@ class Behaviours:
     # With DRAConsumableCapacity off, a subrequest with capacity requests is refused with its request's
     # name ("claim C, request R: has capacity requests"); 1.35 names the subrequest ("subrequest S").
     capacity_error_names_request: bool
+    # Only a NoSchedule or NoExecute taint not tolerated prevents allocation (taintPreventsAllocation, with
+    # the effect None in 1.35); 1.34's allTaintsTolerated refuses a device with any taint not tolerated.
+    taint_prevents_by_effect: bool
     # Counters left in a pool count the devices of committed shared allocations (consumable capacity) as
     # consuming theirs; before, only fully allocated devices ("DRA: account for shared devices when
     # rebuilding counters", 1.36.2).

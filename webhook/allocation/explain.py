@@ -188,7 +188,7 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
                 out.remove(ALLOCATED, label, f"allocated to claim {owner}" if owner else "allocated")
                 continue
             if run.features.device_taints:
-                taint = blocking_taint(device, request)
+                taint = blocking_taint(device, request, run.features.taint_prevents_by_effect)
                 if taint is not None:
                     out.remove(TAINTED, label, f"{taintrules.describe(taint)} is not tolerated")
                     continue

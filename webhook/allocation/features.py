@@ -40,6 +40,7 @@ class Features:
     capacity_recheck_at_result_index: bool = False  # 1.34: allocateDevice rechecks slice device r.deviceIndex
     shares_in_use_skip_counters: bool = True  # a shared device's further shares take no counters
     capacity_error_names_request: bool = False  # 1.34: a subrequest's capacity error names its request
+    taint_prevents_by_effect: bool = True  # only NoSchedule/NoExecute taints not tolerated prevent allocation
 
     @classmethod
     def from_profile(cls, profile) -> "Features":
@@ -69,7 +70,8 @@ class Features:
                    distinct_by_address=profile.behaviours.distinct_attribute_by_address,
                    capacity_recheck_at_result_index=profile.behaviours.capacity_recheck_at_result_index,
                    shares_in_use_skip_counters=profile.behaviours.shares_in_use_skip_counters,
-                   capacity_error_names_request=profile.behaviours.capacity_error_names_request)
+                   capacity_error_names_request=profile.behaviours.capacity_error_names_request,
+                   taint_prevents_by_effect=profile.behaviours.taint_prevents_by_effect)
 
     @property
     def stable_only(self) -> bool:
