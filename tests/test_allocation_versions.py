@@ -324,3 +324,16 @@ def test_any_taint_not_tolerated_prevents_allocation_in_1_34(tmp_path, capsys):
     gates = _ALL_OFF.replace("DRADeviceTaints=false", "DRADeviceTaints=true")
     assert _devices(_allocate(tmp_path, capsys, "1.35", gates, *objects)) == [("req-0", "device-1")]
     assert _devices(_allocate(tmp_path, capsys, "1.34", gates, *objects)) is None
+
+
+def test_device_status_alone_picks_the_experimental_allocator_in_1_34(tmp_path, capsys):
+    """v0.34.9's Features hold DeviceBinding and DeviceStatus apart and only `experimental` supports them, so
+    DRAResourceClaimDeviceStatus alone (on by default in 1.34) runs it: its GatherPools puts slice-1 (with
+    binding conditions) last and device-plain comes first. 1.35 needs both gates for that (DeviceBindingAndStatus)
+    and runs `incubating`, which keeps slice-1 first (behaviour binding_features_apart)."""
+    bound = {"name": "device-bound", "bindingConditions": ["ready"], "bindingFailureConditions": ["failed"]}
+    objects = (_slice("slice-1", "pool-1", bound, {"name": "device-x"}, count=2),
+               _slice("slice-2", "pool-1", {"name": "device-plain"}, count=2), _claim(_exact("req-0")))
+    gates = _ALL_OFF.replace("DRAResourceClaimDeviceStatus=false", "DRAResourceClaimDeviceStatus=true")
+    assert _devices(_allocate(tmp_path, capsys, "1.34", gates, *objects)) == [("req-0", "device-plain")]
+    assert _devices(_allocate(tmp_path, capsys, "1.35", gates, *objects)) == [("req-0", "device-x")]

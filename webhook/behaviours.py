@@ -48,6 +48,7 @@ _TABLE: dict[str, tuple] = {
     "shares_in_use_skip_counters":     (False,     True,      True,      True),
     "capacity_error_names_request":    (True,      False,     False,     False),
     "taint_prevents_by_effect":        (False,     True,      True,      True),
+    "binding_features_apart":          (True,      False,     False,     False),
     "shared_devices_use_counters":     (False,     False,     True,      True),
     "pool_status_conditions_unique":   (False,     False,     True,      False),
     "pool_status_partition_views":     (False,     False,     False,     True),
@@ -139,6 +140,10 @@ class Behaviours:
     # Only a NoSchedule or NoExecute taint not tolerated prevents allocation (taintPreventsAllocation, with
     # the effect None in 1.35); 1.34's allTaintsTolerated refuses a device with any taint not tolerated.
     taint_prevents_by_effect: bool
+    # The allocator's Features hold DeviceBinding and DeviceStatus apart (one per gate), and `experimental`
+    # alone supports either: DRAResourceClaimDeviceStatus alone (on by default in 1.34) picks it. 1.35
+    # merged them into DeviceBindingAndStatus, set only when both gates are on.
+    binding_features_apart: bool
     # Counters left in a pool count the devices of committed shared allocations (consumable capacity) as
     # consuming theirs; before, only fully allocated devices ("DRA: account for shared devices when
     # rebuilding counters", 1.36.2).
