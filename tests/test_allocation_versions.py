@@ -247,7 +247,10 @@ def test_capacity_recheck_at_the_results_index_in_1_34(tmp_path, capsys):
                in_use, _claim({"name": "req-0", "exactly": {"deviceClassName": "class-a", "allocationMode": "All",
                                                             "capacity": {"requests": {"capacity-0": "1"}}}}))
     assert _devices(_allocate(tmp_path, capsys, "1.35", _CAPACITY_ON, *objects)) == [("req-0", "device-2")]
-    assert _devices(_allocate(tmp_path, capsys, "1.34", _CAPACITY_ON, *objects)) is None
+    report = _allocate(tmp_path, capsys, "1.34", _CAPACITY_ON, *objects)
+    assert _devices(report) is None
+    assert "checks the capacity again on the device at the result's position" in \
+        report["claims"][0]["explanation"][0]["note"]
 
 
 def test_capacity_recheck_past_the_slices_end_in_1_34(tmp_path, capsys):

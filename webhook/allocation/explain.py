@@ -228,6 +228,9 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
             out.usable += 1
     if not claim_allocated and out.usable:
         out.note = _note(out, data, claim_constraints)
+        if run.features.consumable_capacity and run.features.capacity_recheck_at_result_index:
+            out.note += ("; this allocator checks the capacity again on the device at the result's position in "
+                         "the candidate's slice (allocateDevice, r.deviceIndex), which may refuse a device that fits")
     return out
 
 
