@@ -300,8 +300,9 @@ def test_subrequest_capacity_error_names_its_request_in_1_34(tmp_path, capsys):
     gates = _ALL_OFF.replace("DRADeviceBindingConditions=false", "DRADeviceBindingConditions=true") \
         .replace("DRAResourceClaimDeviceStatus=false", "DRAResourceClaimDeviceStatus=true") + ",DRAPrioritizedList=true"
     tail = ": has capacity requests, but the DRAConsumableCapacity feature is disabled"
-    assert _allocate(tmp_path, capsys, "1.35", gates, *objects)["error"] == f"claim default/claim-0, subrequest sub-0{tail}"
-    assert _allocate(tmp_path, capsys, "1.34", gates, *objects)["error"] == f"claim default/claim-0, request req-0{tail}"
+    found = {version: _allocate(tmp_path, capsys, version, gates, *objects)["error"] for version in ("1.34", "1.35")}
+    assert found == {"1.34": f"claim default/claim-0, request req-0{tail}",
+                     "1.35": f"claim default/claim-0, subrequest sub-0{tail}"}
 
 
 def test_slice_with_counters_and_binding_conditions_last_in_1_34(tmp_path, capsys):

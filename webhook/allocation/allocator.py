@@ -245,7 +245,8 @@ class _Run(Checks):
                 return reject()
             steps.append(lambda: self.counters.remove(c))
         base, sub = (data.parent.name, request.name) if data.parent else (request.name, "")
-        if self.features.device_taints and blocking_taint(c.device, request, self.features.taint_prevents_by_effect) is not None:
+        by_effect = self.features.taint_prevents_by_effect
+        if self.features.device_taints and blocking_taint(c.device, request, by_effect) is not None:
             return reject()  # 1.36 left counters added here; so does this port under 1.36
         constraints = self.constraints[claim_i]
         lookup = self.derived.lookup(data.derived, c)
