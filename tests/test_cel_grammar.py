@@ -109,7 +109,7 @@ def test_cel_go_syntax_is_accepted(expression):
     ("a.`b`(1)", "1:6", "Syntax error"),
     ("a.b(c).d{}", "1:9", "Syntax error"),
     ("f(a,)", "1:5", "Syntax error"),
-    ("a = b", "1:3", "token recognition error at: '='"),
+    ("a = b", "1:3", "token recognition error at: '= '"),  # ANTLR shows the character it failed on
     ("if", "1:1", "reserved identifier: if"),
     ("9223372036854775808", "1:1", "invalid int literal"),
     ("--9223372036854775808", "1:3", "invalid int literal"),  # `-9223372036854775808` is valid
@@ -454,6 +454,13 @@ def test_operand_missing_at_the_end_of_a_deep_chain(chain, deep):
     ("f(*)", ["ERROR: <input>:1:3: Syntax error: extraneous input '*' expecting {'[', '{', '(', ')', '.', '-', '!', "
               "'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"]),
     ("x.map(1, 2)", ["ERROR: <input>:1:7: argument is not an identifier"]),
+    # the lexer reads on after a character it cannot lex, and the parser after the token left over
+    ('device.driver = "x"', ["ERROR: <input>:1:15: Syntax error: token recognition error at: '= '",
+                             "ERROR: <input>:1:17: Syntax error: extraneous input '\"x\"' expecting <EOF>"]),
+    ('"\\q" + 1', ["ERROR: <input>:1:1: Syntax error: token recognition error at: '\"\\q'",
+                    "ERROR: <input>:1:4: Syntax error: token recognition error at: '\" + 1'",
+                    f"ERROR: <input>:1:9: Syntax error: mismatched input '<EOF>' expecting {_OPERAND_SET}"]),
+    ("a b c", ["ERROR: <input>:1:3: Syntax error: mismatched input 'b' expecting <EOF>"]),
 ])
 def test_error_lists(text, headlines):
     assert _headlines(grammar.syntax_error(text)) == headlines

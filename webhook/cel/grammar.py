@@ -156,7 +156,16 @@ def syntax_error(text: str) -> str | None:
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
-        self.toks = lexer.tokens(text)
+        # The parser sees the tokens; the lexer's errors are reported when the parser reads past them
+        # (ANTLR's token stream lexes on demand): (index of the next token, offset, message).
+        self.toks: list[Token] = []
+        self.lexer_errors: list[tuple[int, int, str]] = []
+        for token in lexer.tokens(text):
+            if token.kind == lexer.ERROR:
+                self.lexer_errors.append((len(self.toks), token.start, "Syntax error: " + token.message))
+            else:
+                self.toks.append(token)
+        self.lexed = 0  # lexer errors reported so far
         self.i = 0
         self.errors = ErrorList()
         # An operand was missing at the end: ANTLR stays in error recovery (it reports nothing more until
@@ -167,30 +176,43 @@ class _Parser:
 
     @property
     def tok(self) -> Token:
+        self.read(self.i)
         return self.toks[self.i]
 
     def kind(self, ahead: int = 0) -> str:
-        j = self.i + ahead
-        return self.toks[j].kind if j < len(self.toks) else lexer.EOF
+        j = min(self.i + ahead, len(self.toks) - 1)
+        self.read(j)
+        return self.toks[j].kind
 
     def advance(self) -> Token:
+        self.read(self.i)
         token = self.toks[self.i]
         self.i += 1
         return token
 
+    def read(self, j: int) -> None:
+        """Token `j` is read: the lexer's errors before it are reported now."""
+        while self.lexed < len(self.lexer_errors) and self.lexer_errors[self.lexed][0] <= j:
+            _, offset, message = self.lexer_errors[self.lexed]
+            self.lexed += 1
+            self.syntax(offset, message)
+
     def fail(self, token: Token | None = None, message: str = "") -> _Stop:
-        """A syntax error this parser does not recover from: reported, and the parse ends."""
+        """A syntax error this parser does not recover from: reported, and the parse ends (ANTLR would
+        recover and read on: the lexer's errors in the rest are reported)."""
         token = token or self.tok
-        if token.kind == lexer.ERROR:
-            message = "Syntax error: " + token.message
-        elif not message:
+        if not message:
             message = f"Syntax error: mismatched input '{self.shown(token)}'"
         self.syntax(token.start, message)
+        self.read(len(self.toks) - 1)
         return _Stop()
 
     def shown(self, token: Token) -> str:
-        shown = "<EOF>" if token.kind == lexer.EOF else self.text[token.start:token.end]
-        return shown[:40] + "..." if len(shown) > 40 else shown
+        """ANTLR's getTokenErrorDisplay: the token's text with line breaks and tabs escaped."""
+        if token.kind == lexer.EOF:
+            return "<EOF>"
+        text = self.text[token.start:token.end]
+        return text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
 
     def syntax(self, offset: int, message: str) -> None:
         """parser.go SyntaxError: at most 100 syntax errors; the 101st says so and ends the parse."""
@@ -202,7 +224,7 @@ class _Parser:
     def drop_extraneous(self, expected: frozenset, text: str) -> None:
         """ANTLR's single-token deletion (DefaultErrorStrategy.sync): before an operand, a token that
         cannot start one while the next can is reported ("extraneous input") and skipped."""
-        if self.kind() in expected or self.kind() in (lexer.EOF, lexer.ERROR) or self.kind(1) not in expected:
+        if self.kind() in expected or self.kind() == lexer.EOF or self.kind(1) not in expected:
             return
         token = self.advance()
         self.syntax(token.start, f"Syntax error: extraneous input '{self.shown(token)}' expecting {text}")
@@ -233,9 +255,15 @@ class _Parser:
     # --- rules
 
     def start(self) -> Node:
+        """start: expr EOF. A token left over is dropped when the end follows it ("extraneous input"),
+        else reported ("mismatched input"), and ANTLR's recovery skips the rest; the tree is visited."""
         node = self.run(self.expr(1, 0, 0))
-        if self.kind() != lexer.EOF:
-            raise self.fail()
+        token = self.tok
+        if token.kind == lexer.EOF:
+            return node
+        word = "extraneous" if self.kind(1) == lexer.EOF else "mismatched"
+        self.syntax(token.start, f"Syntax error: {word} input '{self.shown(token)}' expecting <EOF>")
+        self.read(len(self.toks) - 1)  # the recovery reads to the end
         return node
 
     def run(self, top) -> Node:
@@ -434,7 +462,7 @@ class _Parser:
             return Node("map", token.start, "", tuple(elems), tuple(flags), _deepest(elems))
         if k in (lexer.INT, lexer.UINT, lexer.FLOAT, lexer.STRING, lexer.BYTES, "true", "false", "null", "-"):
             return self.literal()
-        if expected and token.kind != lexer.ERROR:
+        if expected:
             message = f"mismatched input '{self.shown(token)}' expecting {expected[1]}"
             if token.kind != lexer.EOF:
                 raise self.fail(message="Syntax error: " + message)
