@@ -49,6 +49,7 @@ _TABLE: dict[str, tuple] = {
     "capacity_error_names_request":    (True,      False,     False,     False),
     "taint_prevents_by_effect":        (False,     True,      True,      True),
     "binding_features_apart":          (True,      False,     False,     False),
+    "taint_rule_status":               (False,     True,      True,      True),
     "shared_devices_use_counters":     (False,     False,     True,      True),
     "pool_status_conditions_unique":   (False,     False,     True,      False),
     "pool_status_partition_views":     (False,     False,     False,     True),
@@ -144,6 +145,8 @@ class Behaviours:
     # alone supports either: DRAResourceClaimDeviceStatus alone (on by default in 1.34) picks it. 1.35
     # merged them into DeviceBindingAndStatus, set only when both gates are on.
     binding_features_apart: bool
+    # DeviceTaintRule has a `status` (conditions) and a /status subresource (1.35); 1.34's v1alpha3 has neither.
+    taint_rule_status: bool
     # Counters left in a pool count the devices of committed shared allocations (consumable capacity) as
     # consuming theirs; before, only fully allocated devices ("DRA: account for shared devices when
     # rebuilding counters", 1.36.2).
