@@ -341,3 +341,18 @@ def test_device_status_alone_picks_the_experimental_allocator_in_1_34(tmp_path, 
     gates = _ALL_OFF.replace("DRAResourceClaimDeviceStatus=false", "DRAResourceClaimDeviceStatus=true")
     assert _devices(_allocate(tmp_path, capsys, "1.34", gates, *objects)) == [("req-0", "device-plain")]
     assert _devices(_allocate(tmp_path, capsys, "1.35", gates, *objects)) == [("req-0", "device-x")]
+
+
+@pytest.mark.parametrize("version", ["1.34", "1.35", "1.36"])
+def test_capacity_requests_with_the_gate_off_refused_only_past_stable(tmp_path, capsys, version):
+    """With DRAConsumableCapacity off, Allocate of `experimental` (and of 1.36's `incubating`) refuses a request
+    with capacity requests; `stable`, which runs when no feature beyond it is on, has no such check (v0.34.9 to
+    v0.36.2 allocator_stable.go) and allocates, capacity ignored."""
+    objects = (_slice("slice-1", "pool-1", {"name": "device-1", "capacity": {"memory": {"value": "1Gi"}}}),
+               _claim(_exact("req-0", capacity={"requests": {"memory": "1Gi"}})))
+    assert _devices(_allocate(tmp_path, capsys, version, _ALL_OFF, *objects)) == [("req-0", "device-1")]
+    binding = _ALL_OFF.replace("DRADeviceBindingConditions=false", "DRADeviceBindingConditions=true") \
+        .replace("DRAResourceClaimDeviceStatus=false", "DRAResourceClaimDeviceStatus=true")
+    error = _allocate(tmp_path, capsys, version, binding, *objects)["error"]
+    assert error == ("claim default/claim-0, request req-0: has capacity requests, but the DRAConsumableCapacity "
+                     "feature is disabled")
