@@ -261,7 +261,7 @@ def test_capacity_recheck_past_the_slices_end_in_1_34(tmp_path, capsys):
     assert _devices(_allocate(tmp_path, capsys, "1.35", _CAPACITY_ON, *objects)) == [("req-0", "device-1"),
                                                                                     ("req-0", "device-2")]
     report = _allocate(tmp_path, capsys, "1.34", _CAPACITY_ON, *objects)
-    assert report["error"] == "runtime error: index out of range [1] with length 1"
+    assert report["error"] == "panic: runtime error: index out of range [1] with length 1 (allocateDevice)"
 
 
 def _claim_named(name: str, *requests: dict) -> dict:

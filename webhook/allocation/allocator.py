@@ -316,7 +316,8 @@ class _Run(Checks):
             return c
         devices = c.slice.devices
         if device_i >= len(devices):
-            # Go's bounds check: the 1.34 scheduler panics here.
-            raise AllocationError(f"runtime error: index out of range [{device_i}] with length {len(devices)}")
+            # Go's bounds check: the scheduler panics (and its process exits) rather than report an error.
+            raise AllocationError(f"panic: runtime error: index out of range [{device_i}] with length "
+                                  f"{len(devices)} (allocateDevice)")
         device = devices[device_i]
         return Candidate((c.id[0], c.id[1], device.get("name")), device, c.slice, c.pool)
