@@ -487,3 +487,27 @@ def test_at_most_100_errors(operators):
     assert len(headlines) == (100 if operators == 100 else 101)
     assert all("extraneous input '*'" in line for line in headlines[:100])
     assert (headlines[-1] == "1 more errors were truncated") is (operators == 101)
+
+
+@pytest.mark.parametrize("engine", ["cel-expr", "cel-python"])
+def test_review_reports_both_errors_of_a_deep_selector(engine, tmp_path, capsys):
+    """Through `review`, with either engine: the selector's Invalid cause holds cel-go's whole list."""
+    import json
+
+    from webhook import cli
+    from webhook.cel import syntax
+
+    if engine == "cel-expr" and not HAS_CEL_EXPR or engine == "cel-python" and not syntax.available():
+        pytest.skip(f"{engine} is not installed")
+    expression = "a +* b" + " + 1" * 250
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "d"},
+             "spec": {"devices": {"requests": [{"name": "r", "exactly": {
+                 "deviceClassName": "gpu", "selectors": [{"cel": {"expression": expression}}]}}]}}}
+    path = tmp_path / "claim.json"
+    path.write_text(json.dumps(claim))
+    assert cli.main(["review", "--cel-engine", engine, "-o", "json", str(path)]) == 1
+    cause = json.loads(capsys.readouterr().out)["results"][0]["response"]["status"]["details"]["causes"][0]
+    assert cause["field"] == "spec.devices.requests[0].exactly.selectors[0].cel.expression"
+    listed = cause["message"].split("compilation failed: ", 1)[1]
+    assert _headlines(listed) == ["ERROR: <input>:-1:0: max recursion depth exceeded",
+                                  f"ERROR: <input>:1:4: Syntax error: extraneous input '*' expecting {_OPERAND_SET}"]
