@@ -1,8 +1,8 @@
 """The structured allocator of each release, side by side: what `allocate --kubernetes-version` changes.
 
-Each case is run through `dra-webhook allocate --output json` under 1.35 (k8s.io/dynamic-resource-allocation
-v0.35.6) and 1.36 (v0.36.2); the 1.36 verdicts are upstream's own (TestAllocator and
-TestLexicographicalAllocator of v0.36.2), the 1.35 ones follow from the v0.35.6 code named in each case.
+Each case is run through `dra-webhook allocate --output json` under 1.34 (k8s.io/dynamic-resource-allocation
+v0.34.9), 1.35 (v0.35.6) and 1.36 (v0.36.2); the 1.36 verdicts are upstream's own (TestAllocator and
+TestLexicographicalAllocator of v0.36.2), the 1.34 and 1.35 ones follow from the code named in each case.
 """
 
 from __future__ import annotations
