@@ -505,7 +505,11 @@ def test_review_reports_both_errors_of_a_deep_selector(engine, tmp_path, capsys)
                  "deviceClassName": "gpu", "selectors": [{"cel": {"expression": expression}}]}}]}}}
     path = tmp_path / "claim.json"
     path.write_text(json.dumps(claim))
-    assert cli.main(["review", "--cel-engine", engine, "-o", "json", str(path)]) == 1
+    previous = engines.active_engine()  # --cel-engine picks the process's engine: give it back after
+    try:
+        assert cli.main(["review", "--cel-engine", engine, "-o", "json", str(path)]) == 1
+    finally:
+        engines.configure(previous)
     cause = json.loads(capsys.readouterr().out)["results"][0]["response"]["status"]["details"]["causes"][0]
     assert cause["field"] == "spec.devices.requests[0].exactly.selectors[0].cel.expression"
     listed = cause["message"].split("compilation failed: ", 1)[1]
