@@ -233,7 +233,7 @@ class _Parser:
         """Match `kind`; at the end, ANTLR conjures a missing `)` or `]` ("missing ')' at '<EOF>'") or says
         what it expected (`expected`, else the kind), and its recovery closes the rest silently."""
         if self.kind() != kind:
-            if self.kind() == lexer.EOF:
+            if self.kind() == lexer.EOF and (kind in (")", "]", ":") or expected):
                 if not self.ended:
                     self.ended = True
                     conjured = missing and kind in (")", "]")
@@ -478,6 +478,8 @@ class _Parser:
         if self.kind() == ".":
             self.advance()
             lead = "."
+            if self.kind() == lexer.EOF:
+                return self.end_here("no viable alternative at input '.'")
         name = self.expect(lexer.IDENT)
         ident = self.text[name.start:name.end]
         # A dotted name followed by `{` is a message; look ahead over the chain (linear: the
@@ -530,6 +532,9 @@ class _Parser:
                 self.advance()
             if fields:
                 name = self.tok
+                if first and not optional and name.kind == lexer.EOF:
+                    self.end_here("mismatched input '<EOF>' expecting {'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}")
+                    break
                 if name.kind not in (lexer.IDENT, lexer.ESC_IDENT):
                     raise self.fail()
                 self.advance()
