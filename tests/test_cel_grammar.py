@@ -461,6 +461,14 @@ def test_operand_missing_at_the_end_of_a_deep_chain(chain, deep):
                     "ERROR: <input>:1:4: Syntax error: token recognition error at: '\" + 1'",
                     f"ERROR: <input>:1:9: Syntax error: mismatched input '<EOF>' expecting {_OPERAND_SET}"]),
     ("a b c", ["ERROR: <input>:1:3: Syntax error: mismatched input 'b' expecting <EOF>"]),
+    # ANTLR skips to a token it can go on from: the `+`, so the chain is still counted
+    ("1 + )" + " + 1" * 249, [f"ERROR: <input>:1:5: Syntax error: mismatched input ')' expecting {_OPERAND_SET}"]),
+    ("1 + )" + " + 1" * 250, ["ERROR: <input>:-1:0: max recursion depth exceeded",
+                              f"ERROR: <input>:1:5: Syntax error: mismatched input ')' expecting {_OPERAND_SET}"]),
+    # after a list's comma: the comma was the trailing one, `]` is conjured before `*`
+    ("[1, *2]", ["ERROR: <input>:1:5: Syntax error: missing ']' at '*'",
+                 "ERROR: <input>:1:7: Syntax error: extraneous input ']' expecting <EOF>"]),
+    ("[, 1]", ["ERROR: <input>:1:4: Syntax error: extraneous input '1' expecting ']'"]),
 ])
 def test_error_lists(text, headlines):
     assert _headlines(grammar.syntax_error(text)) == headlines

@@ -89,6 +89,18 @@ _FIRST_ELEMENT = expecting("]", ",", "?")
 _FIRST_KEY = expecting("}", ",", "?")
 _INDEX = expecting("?")
 
+# ANTLR's recovery from an operand it cannot start: it skips to a token that may follow one of the rules
+# under way (DefaultErrorStrategy.getErrorRecoverySet). Every `expr` adds its operators, and `?` (or `:`
+# in a then-branch); each construct holding one its own tokens, and `.` `[` of the member it is part of.
+_OPERATORS = frozenset(("*", "/", "%", "+", "-", "<", "<=", ">=", ">", "==", "!=", "in", "&&", "||"))
+_MEMBER = frozenset((".", "["))
+_IN_PAREN = frozenset((")",)) | _MEMBER
+_IN_ARGUMENTS = frozenset((",", ")")) | _MEMBER
+_IN_LIST = frozenset((",", "]")) | _MEMBER
+_IN_KEY = frozenset((":", ",", "}")) | _MEMBER
+_IN_VALUE = frozenset((",", "}")) | _MEMBER
+_IN_INDEX = frozenset(("]",)) | _MEMBER
+
 
 class _Stop(Exception):
     """The parse ends here (a syntax error not recovered, a limit): the errors so far are the answer."""
@@ -166,6 +178,7 @@ class _Parser:
             else:
                 self.toks.append(token)
         self.lexed = 0  # lexer errors reported so far
+        self.frames: list[list] = []  # per `expr` under way: [tokens its construct adds, in a then-branch]
         self.i = 0
         self.errors = ErrorList()
         # An operand was missing at the end: ANTLR stays in error recovery (it reports nothing more until
@@ -270,16 +283,51 @@ class _Parser:
         """Drives the rule generators with an explicit stack: a rule yields (e, r, c) where it
         needs a nested `expr` and is sent the parsed node, so nesting never recurses in Python."""
         stack, value = [top], None
+        self.frames.append([frozenset(), False])
         while stack:
             try:
                 request = stack[-1].send(value)
             except StopIteration as done:
                 stack.pop()
+                self.frames.pop()
                 value = done.value
                 continue
-            stack.append(self.expr(*request))
+            e, r, c, expected, follow = (request + (_OPERAND, frozenset()))[:5] if len(request) < 5 else request
+            self.frames.append([follow, False])  # the tokens this construct adds; whether in a then-branch
+            stack.append(self.expr(e, r, c, expected))
             value = None
         return value
+
+    def after_operand(self) -> set:
+        """What may follow an operand of the expression under way: a selection or index, an operator,
+        `?` (in a then-branch `:`), what its construct takes next."""
+        follow, then = self.frames[-1]
+        takes = {":"} if then else ({":"} if follow is _IN_KEY else follow - _MEMBER) | {"?"}
+        return takes | _MEMBER | _OPERATORS | ({lexer.EOF} if len(self.frames) == 1 else set())
+
+    def resync(self, token: Token) -> Node:
+        """After "mismatched input" where an operand should start: ANTLR skips to a token of its recovery
+        set and the operand is its "<<error>>". Followed when the skip ends on a token this construct or
+        its expression takes; on another construct's, the parse ends here."""
+        follow, then = self.frames[-1]
+        # what this expression takes next: an operator, `?` (or in a then-branch only `:`), or what its
+        # construct takes right after it (a map key: only `:`)
+        takes = {":"} if then else ({":"} if follow is _IN_KEY else follow - _MEMBER) | {"?"}
+        stop = takes | _OPERATORS | {lexer.EOF}
+        every = set(stop)
+        for follow, then in self.frames:
+            every |= follow | {":" if then else "?"}
+        j = self.i
+        while self.toks[j].kind not in every:
+            j += 1
+        self.read(j)
+        self.i = j
+        if self.kind() not in stop:
+            self.read(len(self.toks) - 1)
+            raise _Stop()
+        if self.kind() == lexer.EOF:
+            self.ended = True  # still recovering: nothing more is reported
+        return Node("error", token.start)
 
     def limit(self, count: int) -> None:
         """The parse listener's check: a rule entered more than 250 times at once. Its panic is reported
@@ -298,8 +346,11 @@ class _Parser:
         """
         self.limit(e)
         parts = []
+        frame = self.frames[-1]
         while True:
+            frame[1] = len(parts) % 2 == 1  # a then-branch: `:` follows it (for recovery)
             parts.append((yield from self.binary(e, r, c, expected)))
+            frame[1] = False
             expected = _OPERAND
             if len(parts) % 2:  # a condition or the last else-branch
                 if self.kind() != "?":
@@ -380,7 +431,7 @@ class _Parser:
                 # its `'-'+` loop takes them all, so `--9223372036854775808` is out of range.
                 ops = ""
                 self.i -= 1
-        node = yield from self.primary(e, r, c, expected)
+        node = yield from self.primary(e, r, c, expected, not ops)
         while True:
             k = self.kind()
             if k == "." and self.kind(1) == lexer.EOF:
@@ -408,7 +459,7 @@ class _Parser:
                 optional = self.kind() == "?"
                 if optional:
                     self.advance()
-                index = (yield (e + 1, r, c, _OPERAND if optional else _INDEX))
+                index = (yield (e + 1, r, c, _OPERAND if optional else _INDEX, _IN_INDEX))
                 self.expect("]")
                 node = Node("index", bracket.start, "", (node, index), optional, 1 + max(node.depth, index.depth))
             else:
@@ -435,21 +486,22 @@ class _Parser:
         args = []
         if self.kind() != close:
             while True:
-                args.append((yield (e + 1, r, c, _OPERAND if args else _FIRST_ARGUMENT)))
+                args.append((yield (e + 1, r, c, _OPERAND if args else _FIRST_ARGUMENT, _IN_ARGUMENTS)))
                 if self.kind() != ",":
                     break
                 self.advance()
         self.expect(close)
         return args
 
-    def primary(self, e: int, r: int, c: int, expected: tuple | None = None) -> Node:
+    def primary(self, e: int, r: int, c: int, expected: tuple | None = None, recover: bool = False) -> Node:
+        """`recover`: an operand of its own (no `!` or `-` before it), where ANTLR's recovery is followed."""
         token = self.tok
         k = token.kind
         if k == "." or k == lexer.IDENT:
             return (yield from self.identifier(e, r, c))
         if k == "(":
             self.advance()
-            inner = (yield (e + 1, r, c))
+            inner = (yield (e + 1, r, c, _OPERAND, _IN_PAREN))
             self.expect(")")
             return Node("paren", token.start, "", (inner,), depth=inner.depth)
         if k == "[":
@@ -465,7 +517,10 @@ class _Parser:
         if expected:
             message = f"mismatched input '{self.shown(token)}' expecting {expected[1]}"
             if token.kind != lexer.EOF:
-                raise self.fail(message="Syntax error: " + message)
+                if expected is not _OPERAND or not recover:
+                    raise self.fail(message="Syntax error: " + message)
+                self.syntax(token.start, "Syntax error: " + message)
+                return self.resync(token)
             return self.end_here(message)
         if self.ended:
             return self.end_here()
@@ -521,12 +576,31 @@ class _Parser:
         if not fields:
             self.drop_extraneous(*(_FIRST_KEY if keyed else _FIRST_ELEMENT))
         first = True
-        if self.kind() == "," and self.kind(1) == close:  # `[,]`: no entries, the trailing comma alone
+        if self.kind() == "," and (not fields or self.kind(1) == close):  # `[,]`: the trailing comma alone
             self.advance()
+            if self.kind() == lexer.EOF:
+                self.end_here(f"missing '{close}' at '<EOF>'")
+                return flags, children
+            if self.kind() != close:  # ANTLR drops one token before the closing one, else stops here
+                token = self.tok
+                if self.kind(1) != close:
+                    raise self.fail(message=f"Syntax error: mismatched input '{self.shown(token)}' expecting "
+                                            f"'{close}'")
+                self.advance()
+                self.syntax(token.start, f"Syntax error: extraneous input '{self.shown(token)}' expecting '{close}'")
         while self.kind() != close:
             if not first and self.kind() == lexer.EOF:  # after a comma: ANTLR conjures the closing token
                 self.end_here(f"missing '{close}' at '<EOF>'")
                 break
+            if not first and not fields and self.kind() not in _OPERAND[0] | {"?"}:
+                # the comma was the trailing one: ANTLR conjures the closing token if what comes may
+                # follow it, else it reports what it expected (and its recovery is not followed here)
+                token = self.tok
+                if token.kind not in self.after_operand():
+                    raise self.fail(message=f"Syntax error: mismatched input '{self.shown(token)}' expecting "
+                                            f"'{close}'")
+                self.syntax(token.start, f"Syntax error: missing '{close}' at '{self.shown(token)}'")
+                return flags, children
             optional = self.kind() == "?"
             if optional:
                 self.advance()
@@ -541,10 +615,11 @@ class _Parser:
                 children.append(Node("field", name.start, self.text[name.start:name.end]))
             else:
                 at_first = (_FIRST_KEY if keyed else _FIRST_ELEMENT) if first else None
-                children.append((yield (e + 1, r, c, _OPERAND if optional else at_first)))
+                children.append((yield (e + 1, r, c, _OPERAND if optional else at_first,
+                                         _IN_KEY if keyed else _IN_LIST)))
             if keyed:
                 self.expect(":", "':'")
-                children.append((yield (e + 1, r, c)))
+                children.append((yield (e + 1, r, c, _OPERAND, _IN_VALUE)))
             flags.append(optional)
             first = False
             if self.kind() != "," or self.ended:
