@@ -1,8 +1,8 @@
 """The structured allocator of each release, side by side: what `allocate --kubernetes-version` changes.
 
-Each case is run through `dra-webhook allocate --output json` under 1.35 (k8s.io/dynamic-resource-allocation
-v0.35.6) and 1.36 (v0.36.2); the 1.36 verdicts are upstream's own (TestAllocator and
-TestLexicographicalAllocator of v0.36.2), the 1.35 ones follow from the v0.35.6 code named in each case.
+Each case is run through `dra-webhook allocate --output json` under 1.34 (k8s.io/dynamic-resource-allocation
+v0.34.9), 1.35 (v0.35.6) and 1.36 (v0.36.2); the 1.36 verdicts are upstream's own (TestAllocator and
+TestLexicographicalAllocator of v0.36.2), the 1.34 and 1.35 ones follow from the code named in each case.
 """
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ def test_incomplete_pool_searched_in_1_34(tmp_path, capsys):
 
 
 def _allocate_any(tmp_path, capsys, version: str, gates: str, *objects: dict) -> dict:
-    """`allocate` under a release whose allocator is not ported as a whole (a note says so)."""
+    """`allocate` under a release, without looking at its notes."""
     path = tmp_path / "in.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, CLASS, *objects]}))
     code = cli.main(["allocate", str(path), "--output", "json", "--kubernetes-version", version,
@@ -218,3 +218,141 @@ def test_distinct_attribute_by_address_in_1_34(tmp_path, capsys):
     assert _devices(_allocate_any(tmp_path, capsys, "1.34", gates, *objects)) == [("req-0", "device-1"),
                                                                                  ("req-1", "device-2")]
     assert _devices(_allocate(tmp_path, capsys, "1.35", gates, *objects)) is None
+
+
+def _shared(name: str, **extra) -> dict:
+    return {"name": name, "allowMultipleAllocations": True, **extra}
+
+
+def _exact(name: str, count: int = 1, **extra) -> dict:
+    return {"name": name, "exactly": {"deviceClassName": "class-a", "count": count, **extra}}
+
+
+_CAPACITY_ON = _ALL_OFF.replace("DRAConsumableCapacity=false", "DRAConsumableCapacity=true")
+
+
+def test_capacity_recheck_at_the_results_index_in_1_34(tmp_path, capsys):
+    """allocator_experimental.go v0.34.9 allocateDevice calls CmpRequestOverCapacity(request, device.slice,
+    r.deviceIndex): the capacity checked again is that of the slice's device at the result's index.
+    For allocationMode All that is device-1 (full) while the candidate is device-2, so 1.34 allocates
+    nothing; 1.35 checks device-2 itself (behaviour capacity_recheck_at_result_index)."""
+    one = {"capacity-0": {"value": "1"}}
+    in_use = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+              "metadata": {"name": "in-use", "namespace": "default"},
+              "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "class-a"}}]}},
+              "status": {"allocation": {"devices": {"results": [
+                  {"request": "r", "driver": "driver-a", "pool": "pool-1", "device": "device-1",
+                   "shareID": "00000000-0000-0000-0000-000000000001", "consumedCapacity": {"capacity-0": "1"}}]}}}}
+    objects = (_slice("slice-1", "pool-1", _shared("device-1", capacity=one), _shared("device-2", capacity=one)),
+               in_use, _claim({"name": "req-0", "exactly": {"deviceClassName": "class-a", "allocationMode": "All",
+                                                            "capacity": {"requests": {"capacity-0": "1"}}}}))
+    assert _devices(_allocate(tmp_path, capsys, "1.35", _CAPACITY_ON, *objects)) == [("req-0", "device-2")]
+    report = _allocate(tmp_path, capsys, "1.34", _CAPACITY_ON, *objects)
+    assert _devices(report) is None
+    assert "checks the capacity again on the device at the result's position" in \
+        report["claims"][0]["explanation"][0]["note"]
+
+
+def test_capacity_recheck_past_the_slices_end_in_1_34(tmp_path, capsys):
+    """The same slip with two one-device slices and a count of 2: the second result's index (1) is past
+    slice-2's one device, where Go's bounds check panics in 1.34's scheduler; 1.35 allocates both."""
+    objects = (_slice("slice-1", "pool-1", _shared("device-1"), count=2),
+               _slice("slice-2", "pool-1", _shared("device-2"), count=2), _claim(_exact("req-0", 2)))
+    assert _devices(_allocate(tmp_path, capsys, "1.35", _CAPACITY_ON, *objects)) == [("req-0", "device-1"),
+                                                                                    ("req-0", "device-2")]
+    report = _allocate(tmp_path, capsys, "1.34", _CAPACITY_ON, *objects)
+    assert report["error"] == "panic: runtime error: index out of range [1] with length 1 (allocateDevice)"
+
+
+def _claim_named(name: str, *requests: dict) -> dict:
+    claim = _claim(*requests)
+    claim["metadata"]["name"] = name
+    return claim
+
+
+def test_shares_in_use_take_counters_again_in_1_34(tmp_path, capsys):
+    """allocator_experimental.go v0.35.6 allocateDevice skips the counter check of a shared device with a
+    share already (skipCounterCheck), so three claims share device-1 (4Gi of an 8Gi counter); v0.34.9
+    takes its counters for every share, and the third claim does not fit (behaviour
+    shares_in_use_skip_counters)."""
+    device = _shared("device-1", consumesCounters=[{"counterSet": "set-1", "counters": {"memory": {"value": "4Gi"}}}])
+    counters = [{"name": "set-1", "counters": {"memory": {"value": "8Gi"}}}]
+    claims = [_claim_named(f"claim-{i}", _exact("req-0")) for i in range(3)]
+    gates = _CAPACITY_ON.replace("DRAPartitionableDevices=false", "DRAPartitionableDevices=true")
+    beside = _slice("slice-1", "pool-1", device)  # 1.34: counter sets in the devices' slice
+    beside["spec"]["sharedCounters"] = counters
+    apart = _slice("slice-1", "pool-1", device, count=2)  # 1.35: counter sets in a slice of their own
+    of_counters = _slice("slice-2", "pool-1", count=2)
+    del of_counters["spec"]["devices"]
+    of_counters["spec"]["sharedCounters"] = counters
+    found = {}
+    for version, slices in (("1.34", (beside,)), ("1.35", (apart, of_counters))):
+        report = _allocate(tmp_path, capsys, version, gates, *slices, *claims)
+        found[version] = [c["allocation"] is not None for c in report["claims"]]
+    assert found == {"1.34": [False, False, False], "1.35": [True, True, True]}
+
+
+def test_subrequest_capacity_error_names_its_request_in_1_34(tmp_path, capsys):
+    """With DRAConsumableCapacity off, v0.34.9 Allocate refuses a subrequest's capacity requests with its
+    request's name; v0.35.6 names the subrequest (behaviour capacity_error_names_request)."""
+    sub = {"name": "sub-0", "deviceClassName": "class-a", "capacity": {"requests": {"capacity-0": "1"}}}
+    objects = (_slice("slice-1", "pool-1", {"name": "device-1"}), _claim({"name": "req-0", "firstAvailable": [sub]}))
+    gates = _ALL_OFF.replace("DRADeviceBindingConditions=false", "DRADeviceBindingConditions=true") \
+        .replace("DRAResourceClaimDeviceStatus=false", "DRAResourceClaimDeviceStatus=true") + ",DRAPrioritizedList=true"
+    tail = ": has capacity requests, but the DRAConsumableCapacity feature is disabled"
+    found = {version: _allocate(tmp_path, capsys, version, gates, *objects)["error"] for version in ("1.34", "1.35")}
+    assert found == {"1.34": f"claim default/claim-0, request req-0{tail}",
+                     "1.35": f"claim default/claim-0, subrequest sub-0{tail}"}
+
+
+def test_slice_with_counters_and_binding_conditions_last_in_1_34(tmp_path, capsys):
+    """pools_experimental.go v0.34.9 GatherPools puts every slice with binding conditions after the others,
+    counter sets or not (1.34 keeps counter sets beside devices); so slice-2's device-plain comes first.
+    From 1.35 a slice of counter sets holds no devices and is added before the node match."""
+    bound = {"name": "device-bound", "bindingConditions": ["ready"], "bindingFailureConditions": ["failed"]}
+    first = _slice("slice-1", "pool-1", bound, {"name": "device-x"}, count=2)
+    second = _slice("slice-2", "pool-1", {"name": "device-plain"}, count=2)
+    for s in (first, second):
+        s["spec"]["sharedCounters"] = [{"name": "set-1", "counters": {"memory": {"value": "8Gi"}}}]
+    objects = (first, second, _claim(_exact("req-0")))
+    assert _devices(_allocate(tmp_path, capsys, "1.34", _CAPACITY_ON, *objects)) == [("req-0", "device-plain")]
+
+
+def test_any_taint_not_tolerated_prevents_allocation_in_1_34(tmp_path, capsys):
+    """allocator_experimental.go v0.34.9 allTaintsTolerated refuses a device with any taint not tolerated;
+    v0.35.6 taintPreventsAllocation looks only at NoSchedule and NoExecute (the effect None came with it).
+    1.34's API server accepts neither None nor other effects, so only input it never stored differs here
+    (behaviour taint_prevents_by_effect)."""
+    objects = (_slice("slice-1", "pool-1", {"name": "device-1", "taints": [{"key": "k", "effect": "None"}]}),
+               _claim(_exact("req-0")))
+    gates = _ALL_OFF.replace("DRADeviceTaints=false", "DRADeviceTaints=true")
+    assert _devices(_allocate(tmp_path, capsys, "1.35", gates, *objects)) == [("req-0", "device-1")]
+    assert _devices(_allocate(tmp_path, capsys, "1.34", gates, *objects)) is None
+
+
+def test_device_status_alone_picks_the_experimental_allocator_in_1_34(tmp_path, capsys):
+    """v0.34.9's Features hold DeviceBinding and DeviceStatus apart and only `experimental` supports them, so
+    DRAResourceClaimDeviceStatus alone (on by default in 1.34) runs it: its GatherPools puts slice-1 (with
+    binding conditions) last and device-plain comes first. 1.35 needs both gates for that (DeviceBindingAndStatus)
+    and runs `incubating`, which keeps slice-1 first (behaviour binding_features_apart)."""
+    bound = {"name": "device-bound", "bindingConditions": ["ready"], "bindingFailureConditions": ["failed"]}
+    objects = (_slice("slice-1", "pool-1", bound, {"name": "device-x"}, count=2),
+               _slice("slice-2", "pool-1", {"name": "device-plain"}, count=2), _claim(_exact("req-0")))
+    gates = _ALL_OFF.replace("DRAResourceClaimDeviceStatus=false", "DRAResourceClaimDeviceStatus=true")
+    assert _devices(_allocate(tmp_path, capsys, "1.34", gates, *objects)) == [("req-0", "device-plain")]
+    assert _devices(_allocate(tmp_path, capsys, "1.35", gates, *objects)) == [("req-0", "device-x")]
+
+
+@pytest.mark.parametrize("version", ["1.34", "1.35", "1.36"])
+def test_capacity_requests_with_the_gate_off_refused_only_past_stable(tmp_path, capsys, version):
+    """With DRAConsumableCapacity off, Allocate of `experimental` (and of 1.36's `incubating`) refuses a request
+    with capacity requests; `stable`, which runs when no feature beyond it is on, has no such check (v0.34.9 to
+    v0.36.2 allocator_stable.go) and allocates, capacity ignored."""
+    objects = (_slice("slice-1", "pool-1", {"name": "device-1", "capacity": {"memory": {"value": "1Gi"}}}),
+               _claim(_exact("req-0", capacity={"requests": {"memory": "1Gi"}})))
+    assert _devices(_allocate(tmp_path, capsys, version, _ALL_OFF, *objects)) == [("req-0", "device-1")]
+    binding = _ALL_OFF.replace("DRADeviceBindingConditions=false", "DRADeviceBindingConditions=true") \
+        .replace("DRAResourceClaimDeviceStatus=false", "DRAResourceClaimDeviceStatus=true")
+    error = _allocate(tmp_path, capsys, version, binding, *objects)["error"]
+    assert error == ("claim default/claim-0, request req-0: has capacity requests, but the DRAConsumableCapacity "
+                     "feature is disabled")

@@ -109,7 +109,7 @@ def test_cel_go_syntax_is_accepted(expression):
     ("a.`b`(1)", "1:6", "Syntax error"),
     ("a.b(c).d{}", "1:9", "Syntax error"),
     ("f(a,)", "1:5", "Syntax error"),
-    ("a = b", "1:3", "token recognition error at: '='"),
+    ("a = b", "1:3", "token recognition error at: '= '"),  # ANTLR shows the character it failed on
     ("if", "1:1", "reserved identifier: if"),
     ("9223372036854775808", "1:1", "invalid int literal"),
     ("--9223372036854775808", "1:3", "invalid int literal"),  # `-9223372036854775808` is valid
@@ -117,7 +117,7 @@ def test_cel_go_syntax_is_accepted(expression):
     ("18446744073709551616u", "1:1", "invalid uint literal"),
     ('"\\ud800"', "1:1", "invalid unicode code point"),
     ('b"\\u0041"', "1:1", "unable to unescape string"),
-    ("x.all(1, true)", "1:7", "variable name must be a simple identifier"),
+    ("x.all(1, true)", "1:7", "argument must be a simple name"),  # cel-go v0.26 parser/macro.go makeQuantifier
     ("has(a)", "1:5", "invalid argument to has() macro"),
 ])
 def test_errors_name_cel_go_locations(expression, location, text):
@@ -400,3 +400,126 @@ def test_differential_fuzz_of_generated_expressions():
             disagreements.append((text, ours, theirs))
     assert compared > 1500
     assert disagreements == []
+
+
+# --- error lists, as cel-go v0.26 (Kubernetes 1.34 to 1.37) reports them: ANTLR's syntax errors, then the
+# visitor's in its order until its depth limit; shown sorted by location (no location first), each with
+# its line and a caret (common/errors.go ToDisplayString, common/error.go). Expected texts are cel-go's.
+
+_OPERAND_SET = ("{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, "
+                "BYTES, IDENTIFIER}")
+
+
+def _headlines(error: str) -> list[str]:
+    return [line for line in error.split("\n") if not line.startswith(" | ")]
+
+
+@pytest.mark.parametrize("chain", [249, 250])
+def test_syntax_error_before_the_depth_limit_reports_both(chain):
+    """ANTLR drops the extraneous `*` and parses on; the visitor then counts the whole chain: one operator
+    more than 250 adds "max recursion depth exceeded", listed first (it has no location)."""
+    error = grammar.syntax_error("a +* b" + " + 1" * chain)
+    extraneous = f"ERROR: <input>:1:4: Syntax error: extraneous input '*' expecting {_OPERAND_SET}"
+    expected = [extraneous] if chain == 249 else ["ERROR: <input>:-1:0: max recursion depth exceeded", extraneous]
+    assert _headlines(error) == expected
+    assert error.endswith(" | ...^")
+
+
+@pytest.mark.parametrize(("chain", "deep"), [(249, False), (250, True)])
+def test_operand_missing_at_the_end_of_a_deep_chain(chain, deep):
+    """At the end ANTLR reports the missing operand and closes the rest; its tree is still visited."""
+    text = "1" + " + 1" * chain + " +"
+    missing = f"ERROR: <input>:1:{len(text) + 1}: Syntax error: mismatched input '<EOF>' expecting {_OPERAND_SET}"
+    assert _headlines(grammar.syntax_error(text)) == (["ERROR: <input>:-1:0: max recursion depth exceeded"]
+                                                       if deep else []) + [missing]
+
+
+@pytest.mark.parametrize(("text", "headlines"), [
+    ("if + else", ["ERROR: <input>:1:1: reserved identifier: if", "ERROR: <input>:1:6: reserved identifier: else"]),
+    ("if" + " + 1" * 250, ["ERROR: <input>:1:1: reserved identifier: if"]),
+    # the visitor passes its limit on the way down, before it reaches `if` at the bottom of the chain
+    ("if" + " + 1" * 251, ["ERROR: <input>:-1:0: max recursion depth exceeded"]),
+    ("x.all(1, true)" + " + 1" * 249, ["ERROR: <input>:1:7: argument must be a simple name"]),
+    # the macro is expanded after its arguments are visited: the call's own step passes the limit first
+    ("x.all(1, true)" + " + 1" * 250, ["ERROR: <input>:-1:0: max recursion depth exceeded"]),
+    # a reserved global call is reported and its arguments are not visited
+    ("if(else, 1 +* 2)", ["ERROR: <input>:1:1: reserved identifier: if",
+                          f"ERROR: <input>:1:13: Syntax error: extraneous input '*' expecting {_OPERAND_SET}"]),
+    ("[1, 2,", ["ERROR: <input>:1:7: Syntax error: missing ']' at '<EOF>'"]),
+    ("[1, 2", ["ERROR: <input>:1:6: Syntax error: mismatched input '<EOF>' expecting {']', ','}"]),
+    ("f(1", ["ERROR: <input>:1:4: Syntax error: missing ')' at '<EOF>'"]),
+    ("a ? b", ["ERROR: <input>:1:6: Syntax error: mismatched input '<EOF>' expecting ':'"]),
+    ("-", ["ERROR: <input>:1:2: Syntax error: no viable alternative at input '-'",
+           f"ERROR: <input>:1:2: Syntax error: mismatched input '<EOF>' expecting {_OPERAND_SET}"]),
+    ("f(*)", ["ERROR: <input>:1:3: Syntax error: extraneous input '*' expecting {'[', '{', '(', ')', '.', '-', '!', "
+              "'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"]),
+    ("x.map(1, 2)", ["ERROR: <input>:1:7: argument is not an identifier"]),
+    # the lexer reads on after a character it cannot lex, and the parser after the token left over
+    ('device.driver = "x"', ["ERROR: <input>:1:15: Syntax error: token recognition error at: '= '",
+                             "ERROR: <input>:1:17: Syntax error: extraneous input '\"x\"' expecting <EOF>"]),
+    ('"\\q" + 1', ["ERROR: <input>:1:1: Syntax error: token recognition error at: '\"\\q'",
+                    "ERROR: <input>:1:4: Syntax error: token recognition error at: '\" + 1'",
+                    f"ERROR: <input>:1:9: Syntax error: mismatched input '<EOF>' expecting {_OPERAND_SET}"]),
+    ("a b c", ["ERROR: <input>:1:3: Syntax error: mismatched input 'b' expecting <EOF>"]),
+    # ANTLR skips to a token it can go on from: the `+`, so the chain is still counted
+    ("1 + )" + " + 1" * 249, [f"ERROR: <input>:1:5: Syntax error: mismatched input ')' expecting {_OPERAND_SET}"]),
+    ("1 + )" + " + 1" * 250, ["ERROR: <input>:-1:0: max recursion depth exceeded",
+                              f"ERROR: <input>:1:5: Syntax error: mismatched input ')' expecting {_OPERAND_SET}"]),
+    # after a list's comma: the comma was the trailing one, `]` is conjured before `*`
+    ("[1, *2]", ["ERROR: <input>:1:5: Syntax error: missing ']' at '*'",
+                 "ERROR: <input>:1:7: Syntax error: extraneous input ']' expecting <EOF>"]),
+    ("[, 1]", ["ERROR: <input>:1:4: Syntax error: extraneous input '1' expecting ']'"]),
+])
+def test_error_lists(text, headlines):
+    assert _headlines(grammar.syntax_error(text)) == headlines
+
+
+def test_each_error_shows_its_line_with_a_caret():
+    """A tab shows as a space; a code point of more than one UTF-8 byte as a wide dot (error.go)."""
+    assert grammar.syntax_error('\t"é" +* 1') == (
+        f"ERROR: <input>:1:7: Syntax error: extraneous input '*' expecting {_OPERAND_SET}\n"
+        ' |  "é" +* 1\n'
+        " | ..\uff0e...^")
+    assert grammar.syntax_error("a &&\n  b +* c") == (
+        f"ERROR: <input>:2:6: Syntax error: extraneous input '*' expecting {_OPERAND_SET}\n"
+        " |   b +* c\n"
+        " | .....^")
+
+
+@pytest.mark.parametrize("operators", [100, 101])
+def test_at_most_100_errors(operators):
+    """parser.go SyntaxError reports 100 syntax errors, the 101st says "More than 100 syntax errors" and ends
+    the parse; Errors keeps 100 and counts the rest ("1 more errors were truncated")."""
+    error = grammar.syntax_error(" +* ".join(["x"] * (operators + 1)))
+    headlines = _headlines(error)
+    assert len(headlines) == (100 if operators == 100 else 101)
+    assert all("extraneous input '*'" in line for line in headlines[:100])
+    assert (headlines[-1] == "1 more errors were truncated") is (operators == 101)
+
+
+@pytest.mark.parametrize("engine", ["cel-expr", "cel-python"])
+def test_review_reports_both_errors_of_a_deep_selector(engine, tmp_path, capsys):
+    """Through `review`, with either engine: the selector's Invalid cause holds cel-go's whole list."""
+    import json
+
+    from webhook import cli
+    from webhook.cel import syntax
+
+    if engine == "cel-expr" and not HAS_CEL_EXPR or engine == "cel-python" and not syntax.available():
+        pytest.skip(f"{engine} is not installed")
+    expression = "a +* b" + " + 1" * 250
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "d"},
+             "spec": {"devices": {"requests": [{"name": "r", "exactly": {
+                 "deviceClassName": "gpu", "selectors": [{"cel": {"expression": expression}}]}}]}}}
+    path = tmp_path / "claim.json"
+    path.write_text(json.dumps(claim))
+    previous = engines.active_engine()  # --cel-engine picks the process's engine: give it back after
+    try:
+        assert cli.main(["review", "--cel-engine", engine, "-o", "json", str(path)]) == 1
+    finally:
+        engines.configure(previous)
+    cause = json.loads(capsys.readouterr().out)["results"][0]["response"]["status"]["details"]["causes"][0]
+    assert cause["field"] == "spec.devices.requests[0].exactly.selectors[0].cel.expression"
+    listed = cause["message"].split("compilation failed: ", 1)[1]
+    assert _headlines(listed) == ["ERROR: <input>:-1:0: max recursion depth exceeded",
+                                  f"ERROR: <input>:1:4: Syntax error: extraneous input '*' expecting {_OPERAND_SET}"]

@@ -67,7 +67,7 @@ def test_behaviours_side_by_side():
         assert (getattr(b134, name), getattr(b135, name)) == (True, False), name
     for name in ("reduced_device_limit", "taint_effect_none", "list_size_short_circuit", "new_cel_lists_extension"):
         assert (getattr(b134, name), getattr(b135, name)) == (False, True), name
-    assert not b134.declarative_validation and not b134.allocator_ported
+    assert not b134.declarative_validation
 
 
 def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -188,7 +188,7 @@ def test_allocate_1_34_counts_counters_beside_devices(tmp_path):
     counter sets of a device's own slice; two halves of 6Gi do not fit 8Gi, one does."""
     result = _cli("allocate", "--kubernetes-version", "1.34", "--node", "node-1", str(_EXAMPLES))
     assert result.returncode in (0, 1), result.stderr
-    assert "Kubernetes 1.34's allocator is not ported" in result.stderr
+    assert "not ported" not in result.stderr
     allocated = {}
     for count in (1, 2):
         path = tmp_path / f"slice-{count}.yaml"
@@ -244,3 +244,22 @@ def test_taint_rule_selectors_unchanged_on_update_compile_as_stored():
     response = admit.validate(decode_review(review_body(old)), profile=profile)
     causes = [c["field"] for c in response.status["details"]["causes"]]
     assert causes == ["spec.deviceSelector.selectors[0].cel.expression"]
+
+
+def test_taint_rule_status_subresource_from_1_35():
+    """1.35 added DeviceTaintRule status conditions and the /status subresource (validated); 1.34's v1alpha3
+    has neither, so a status update is no request 1.34 serves: allowed unchecked, with a warning."""
+    old = {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule",
+           "metadata": {"name": "r", "resourceVersion": "1", "uid": "6f1c2b9e-0d4a-4c7e-9b35-2a8e1f0c7d64",
+                        "creationTimestamp": "2025-01-01T00:00:00Z"},
+           "spec": {"deviceSelector": {"driver": "gpu.example.com"},
+                    "taint": {"key": "example.com/k", "effect": "NoSchedule", "timeAdded": "2025-01-01T00:00:00Z"}}}
+    new = json.loads(json.dumps(old))
+    new["status"] = {"conditions": [{"type": "", "status": "Maybe"}]}
+    body = review_body(new, operation="UPDATE", old=old, sub_resource="status")
+    gates = {"1.34": "DRADeviceTaints=true", "1.35": "DRADeviceTaints=true,DRADeviceTaintRules=true"}
+    found = {}
+    for version, gate in gates.items():
+        response = admit.validate(decode_review(body), profile=make_profile(version, gate))
+        found[version] = (response.allowed, any("has no status subresource" in w for w in response.warnings or []))
+    assert found == {"1.34": (True, True), "1.35": (False, False)}

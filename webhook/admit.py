@@ -143,10 +143,11 @@ def _check_objects(request: AdmissionRequest, target: Target, obj: dict, old: di
     if request.operation == "CREATE":
         errors = kind.create(obj, opts)
     elif request.sub_resource == "status":
-        if kind.status_update is None:
+        status_update = kind.status_rule(opts.profile)
+        if status_update is None:
             return allow(request.uid, warnings + [f"dra-webhook: {target.kind} has no status subresource; "
                                                   f"allowed without checks"])
-        errors = kind.status_update(obj, old or {}, opts)
+        errors = status_update(obj, old or {}, opts)
     elif request.sub_resource:
         return allow(request.uid, warnings + [f"dra-webhook: subresource {request.sub_resource!r} of "
                                               f"{target.kind} is not handled; allowed without checks"])

@@ -37,7 +37,6 @@ _TABLE: dict[str, tuple] = {
     "map_key_errors_at_key":           (True,      True,      False,     False),
     "list_type_attributes":            (False,     False,     True,      True),
     "taint_rule_effect_moves_time":    (False,     False,     True,      True),
-    "allocator_ported":                (False,     True,      True,      True),
     "allocator_sorts_by_name":         (False,     False,     True,      True),
     "all_subrequest_index_skew":       (True,      True,      False,     False),
     "stable_allocator_bare":           (True,      True,      False,     False),
@@ -45,6 +44,12 @@ _TABLE: dict[str, tuple] = {
     "incomplete_pools_searched":       (True,      False,     False,     False),
     "invalid_pool_stops_search":       (True,      False,     False,     False),
     "distinct_attribute_by_address":   (True,      False,     False,     False),
+    "capacity_recheck_at_result_index": (True,     False,     False,     False),
+    "shares_in_use_skip_counters":     (False,     True,      True,      True),
+    "capacity_error_names_request":    (True,      False,     False,     False),
+    "taint_prevents_by_effect":        (False,     True,      True,      True),
+    "binding_features_apart":          (True,      False,     False,     False),
+    "taint_rule_status":               (False,     True,      True,      True),
     "shared_devices_use_counters":     (False,     False,     True,      True),
     "pool_status_conditions_unique":   (False,     False,     True,      False),
     "pool_status_partition_views":     (False,     False,     False,     True),
@@ -95,9 +100,6 @@ class Behaviours:
     list_type_attributes: bool
     # A DeviceTaintRule update that changes the effect moves `spec.taint.timeAdded` to now.
     taint_rule_effect_moves_time: bool
-    # `allocate` runs this release's own structured allocator (the v0.36 one with the allocator rows below
-    # for 1.35); False: a later release's, with this release's gates (which still pick the implementation).
-    allocator_ported: bool
     # GatherPools sorts pools by driver and pool name and a pool's slices by name, so names steer first-fit
     # (761fc9d4). Before: slices as listed, pools in Go map order (unspecified; the order first listed here),
     # and the experimental implementation puts slices with binding conditions after the others.
@@ -125,6 +127,27 @@ class Behaviours:
     # the pointers; fixed in 1.35, "Fix DistinctAttributeConstraint match comparision with value"): two
     # devices never clash, only the same device picked again.
     distinct_attribute_by_address: bool
+    # allocateDevice checks the consumable capacity again on the device at the position of the result
+    # being sought (CmpRequestOverCapacity(request, device.slice, r.deviceIndex), v0.34.9), not on the
+    # candidate: the slice's device number r.deviceIndex decides (its capacities, its shares, whether
+    # it allows multiple allocations), and past the slice's end Go panics. 1.35 passes the candidate.
+    capacity_recheck_at_result_index: bool
+    # allocateDevice skips the counter check of a device that allows multiple allocations and has a
+    # share already (allocated or being allocated): its counters were taken once (1.35, skipCounterCheck);
+    # 1.34 takes them again for every share.
+    shares_in_use_skip_counters: bool
+    # With DRAConsumableCapacity off, a subrequest with capacity requests is refused with its request's
+    # name ("claim C, request R: has capacity requests"); 1.35 names the subrequest ("subrequest S").
+    capacity_error_names_request: bool
+    # Only a NoSchedule or NoExecute taint not tolerated prevents allocation (taintPreventsAllocation, with
+    # the effect None in 1.35); 1.34's allTaintsTolerated refuses a device with any taint not tolerated.
+    taint_prevents_by_effect: bool
+    # The allocator's Features hold DeviceBinding and DeviceStatus apart (one per gate), and `experimental`
+    # alone supports either: DRAResourceClaimDeviceStatus alone (on by default in 1.34) picks it. 1.35
+    # merged them into DeviceBindingAndStatus, set only when both gates are on.
+    binding_features_apart: bool
+    # DeviceTaintRule has a `status` (conditions) and a /status subresource (1.35); 1.34's v1alpha3 has neither.
+    taint_rule_status: bool
     # Counters left in a pool count the devices of committed shared allocations (consumable capacity) as
     # consuming theirs; before, only fully allocated devices ("DRA: account for shared devices when
     # rebuilding counters", 1.36.2).

@@ -83,12 +83,20 @@ class Kind:
     create: CreateRule
     update: UpdateRule
     status_update: UpdateRule | None = None
+    # The behaviour (behaviours.py) that says whether a release has the status subresource ("": always).
+    status_behaviour: str = ""
     strategy_checks: StrategyChecks | None = None
     retired: Mapping[str, Retired] = field(default_factory=dict)
     # What the registry strategy drops when a gate is off (PrepareForCreate/Update), main resource and status,
     # per Kubernetes version.
     drop_disabled: Mapping[str, DropStep] = field(default_factory=dict)
     drop_disabled_status: Mapping[str, DropStep] = field(default_factory=dict)
+
+    def status_rule(self, profile: Profile) -> UpdateRule | None:
+        """The status subresource's update rule in this release; None: the kind has no status subresource."""
+        if self.status_behaviour and not getattr(profile.behaviours, self.status_behaviour):
+            return None
+        return self.status_update
 
     def api_version(self, profile: Profile, version: str) -> ApiVersion | Retired | None:
         served = self.served.get(profile.version, {})
@@ -255,6 +263,7 @@ KINDS: dict[str, Kind] = {
         create=devicetaintrule.validate_device_taint_rule,
         update=devicetaintrule.validate_device_taint_rule_update,
         status_update=devicetaintrule.validate_device_taint_rule_status_update,
+        status_behaviour="taint_rule_status",
         drop_disabled=_same(taint_rule_strategy.drop_disabled_fields),
         drop_disabled_status=_same(taint_rule_strategy.drop_disabled_fields),
     ),

@@ -224,7 +224,7 @@ class _Run(Checks):
         consumes = c.device.get("consumesCounters") or []
         if not self.features.partitionable_devices and consumes:
             return False, None
-        skip_counters = multi and self.capacity_in_use(c.id)
+        skip_counters = self.features.shares_in_use_skip_counters and multi and self.capacity_in_use(c.id)
         steps: list = []  # undo functions of the steps taken so far (with full rollback)
 
         def reject():
@@ -245,7 +245,8 @@ class _Run(Checks):
                 return reject()
             steps.append(lambda: self.counters.remove(c))
         base, sub = (data.parent.name, request.name) if data.parent else (request.name, "")
-        if self.features.device_taints and blocking_taint(c.device, request) is not None:
+        by_effect = self.features.taint_prevents_by_effect
+        if self.features.device_taints and blocking_taint(c.device, request, by_effect) is not None:
             return reject()  # 1.36 left counters added here; so does this port under 1.36
         constraints = self.constraints[claim_i]
         lookup = self.derived.lookup(data.derived, c)
@@ -271,7 +272,7 @@ class _Run(Checks):
             holders.add(claim_i)
         consumed, share = None, False
         if self.features.consumable_capacity:
-            if not self.capacity_fits(request, c):
+            if not self.capacity_fits(request, self.rechecked(c, r[3])):
                 if rollback:
                     holders.discard(claim_i)
                     for constraint in constraints:
@@ -307,3 +308,16 @@ class _Run(Checks):
                 self.counters.remove(c)
             del self.results[claim_i][previous:]
         return True, undo
+
+    def rechecked(self, c: Candidate, device_i: int) -> Candidate:
+        """The device allocateDevice checks the capacity of again: the candidate, or (1.34) the device of
+        its slice at the position of the result sought (capacity_recheck_at_result_index)."""
+        if not self.features.capacity_recheck_at_result_index:
+            return c
+        devices = c.slice.devices
+        if device_i >= len(devices):
+            # Go's bounds check: the scheduler panics (and its process exits) rather than report an error.
+            raise AllocationError(f"panic: runtime error: index out of range [{device_i}] with length "
+                                  f"{len(devices)} (allocateDevice)")
+        device = devices[device_i]
+        return Candidate((c.id[0], c.id[1], device.get("name")), device, c.slice, c.pool)

@@ -52,7 +52,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         help="kube-scheduler feature gates, e.g. DRAPrioritizedList=false; every DRA gate may be "
                              "set, even a locked one (with a warning)")
     parser.add_argument("--kubernetes-version", default=DEFAULT_VERSION, metavar="VERSION",
-                        help="Kubernetes version of the scheduler (default: %(default)s)" + _not_ported_help())
+                        help="Kubernetes version of the scheduler, whose own allocator runs: %s (default: "
+                             "%%(default)s)" % ", ".join(_versions()))
     parser.add_argument("--output", "-o", choices=("text", "json"), default="text")
     parser.add_argument("--timeout", type=duration, default=DEFAULT_TIMEOUT_SECONDS, metavar="DURATION",
                         help="give up on a node after this long, as the scheduler's DRA filter does (its "
@@ -68,15 +69,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return parser
 
 
-def _not_ported_help() -> str:
-    from webhook.behaviours import BEHAVIOURS
+def _versions() -> tuple[str, ...]:
+    from webhook.behaviours import VERSIONS
 
-    versions = [version for version, behaviours in BEHAVIOURS.items() if not behaviours.allocator_ported]
-    if not versions:
-        return ""
-    text = (f". Under {', '.join(versions)} a later release's allocator runs with that version's gates (which "
-            f"pick its implementation) and the differences ported so far, not a full port; a note on stderr says so")
-    return text
+    return VERSIONS
 
 
 def _fail(message: str) -> int:
@@ -99,10 +95,6 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(error))
     for warning in profile.warnings:
         print(f"dra-webhook allocate: warning: {warning}", file=sys.stderr)
-    if not profile.behaviours.allocator_ported:
-        print(f"dra-webhook allocate: note: Kubernetes {profile.version}'s allocator is not ported in full; this "
-              f"is a later release's allocator with {profile.version}'s feature gates and the differences ported "
-              f"so far", file=sys.stderr)
     inputs = read_inputs.read(args.paths, profile)
     if inputs.problems:
         for source, problem in inputs.problems:

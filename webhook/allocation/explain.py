@@ -188,7 +188,7 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
                 out.remove(ALLOCATED, label, f"allocated to claim {owner}" if owner else "allocated")
                 continue
             if run.features.device_taints:
-                taint = blocking_taint(device, request)
+                taint = blocking_taint(device, request, run.features.taint_prevents_by_effect)
                 if taint is not None:
                     out.remove(TAINTED, label, f"{taintrules.describe(taint)} is not tolerated")
                     continue
@@ -228,6 +228,9 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
             out.usable += 1
     if not claim_allocated and out.usable:
         out.note = _note(out, data, claim_constraints)
+        if run.features.consumable_capacity and run.features.capacity_recheck_at_result_index:
+            out.note += ("; this allocator checks the capacity again on the device at the result's position in "
+                         "the candidate's slice (allocateDevice, r.deviceIndex), which may refuse a device that fits")
     return out
 
 

@@ -37,6 +37,11 @@ class Features:
     invalid_pool_stops_search: bool = False  # 1.34: reaching an invalid pool is an error
     counters_beside_devices: bool = False  # 1.34: a device consumes counter sets of its own slice
     distinct_by_address: bool = False  # 1.34: distinctAttribute clashes only on the same device's value
+    capacity_recheck_at_result_index: bool = False  # 1.34: allocateDevice rechecks slice device r.deviceIndex
+    shares_in_use_skip_counters: bool = True  # a shared device's further shares take no counters
+    capacity_error_names_request: bool = False  # 1.34: a subrequest's capacity error names its request
+    taint_prevents_by_effect: bool = True  # only NoSchedule/NoExecute taints not tolerated prevent allocation
+    binding_or_status: bool = True  # 1.34: either binding gate (not both) asks for `experimental`
 
     @classmethod
     def from_profile(cls, profile) -> "Features":
@@ -63,13 +68,20 @@ class Features:
                    incomplete_pools_searched=profile.behaviours.incomplete_pools_searched,
                    invalid_pool_stops_search=profile.behaviours.invalid_pool_stops_search,
                    counters_beside_devices=profile.behaviours.counters_beside_devices,
-                   distinct_by_address=profile.behaviours.distinct_attribute_by_address)
+                   distinct_by_address=profile.behaviours.distinct_attribute_by_address,
+                   capacity_recheck_at_result_index=profile.behaviours.capacity_recheck_at_result_index,
+                   shares_in_use_skip_counters=profile.behaviours.shares_in_use_skip_counters,
+                   capacity_error_names_request=profile.behaviours.capacity_error_names_request,
+                   taint_prevents_by_effect=profile.behaviours.taint_prevents_by_effect,
+                   binding_or_status=(on("DRADeviceBindingConditions") or on("DRAResourceClaimDeviceStatus"))
+                   if profile.behaviours.binding_features_apart else
+                   on("DRADeviceBindingConditions") and on("DRAResourceClaimDeviceStatus"))
 
     @property
     def stable_only(self) -> bool:
         """Whether the scheduler picks its `stable` allocator: no feature beyond admin access, prioritized
         lists, partitionable devices and taints is on (structured.NewAllocator)."""
-        return not (self.device_binding_and_status or self.consumable_capacity or self.list_type_attributes
+        return not (self.binding_or_status or self.consumable_capacity or self.list_type_attributes
                     or self.derived_attributes or self.compatibility_groups or self.fractional_capacity_range
                     or self.optional_node_operations)
 

@@ -101,7 +101,9 @@ def gather_pools(slices_for_node: list, node: dict | None, features, all_slices:
             continue
         # counters_beside_devices (1.34): a slice with counter sets is matched to nodes like any other
         if slice_relevant(s, node, not features.counters_beside_devices):
-            if not features.sorts_by_name and features.experimental and not s.shared_counters \
+            # 1.35 adds counter slices before this; 1.34's (with devices) are put last like the others
+            if not features.sorts_by_name and features.experimental \
+                    and (features.counters_beside_devices or not s.shared_counters) \
                     and any(d.get("bindingConditions") is not None for d in s.devices):
                 deferred.append(s)
                 continue

@@ -18,13 +18,17 @@ def prepare_claim(run, index: int, claim: dict) -> None:
         if subs and not run.features.prioritized_list:
             raise AllocationError(f"claim {ref}, request {request.get('name')}: has subrequests, but the "
                                   "DRAPrioritizedList feature is disabled")
-        if not run.features.consumable_capacity:
+        # Only the implementations past `stable` refuse capacity requests with the gate off; `stable`
+        # (every release) ignores them, as it ignores consumable capacity altogether.
+        if not run.features.consumable_capacity and run.features.experimental:
             if (request.get("exactly") or {}).get("capacity") is not None:
                 raise AllocationError(f"claim {ref}, request {request.get('name')}: has capacity requests, but "
                                       "the DRAConsumableCapacity feature is disabled")
             for sub in subs:
                 if sub.get("capacity") is not None:
-                    raise AllocationError(f"claim {ref}, subrequest {sub.get('name')}: has capacity requests, "
+                    named = f"request {request.get('name')}" if run.features.capacity_error_names_request \
+                        else f"subrequest {sub.get('name')}"
+                    raise AllocationError(f"claim {ref}, {named}: has capacity requests, "
                                           "but the DRAConsumableCapacity feature is disabled")
         if subs:
             parent = Request.exact(request)

@@ -91,10 +91,11 @@ def tolerates(toleration: dict, taint: dict) -> bool:
     return operator == "Exists"
 
 
-def blocking_taint(device: dict, request: Request) -> dict | None:
-    """The first NoSchedule/NoExecute taint no toleration of the request tolerates (taintPreventsAllocation)."""
+def blocking_taint(device: dict, request: Request, by_effect: bool = True) -> dict | None:
+    """The first NoSchedule/NoExecute taint no toleration of the request tolerates (taintPreventsAllocation);
+    not `by_effect` (1.34 allTaintsTolerated): the first taint of any effect not tolerated."""
     for taint in device.get("taints") or []:
-        if taint.get("effect") in ("NoSchedule", "NoExecute"):
+        if not by_effect or taint.get("effect") in ("NoSchedule", "NoExecute"):
             if not any(tolerates(t, taint) for t in request.tolerations):
                 return taint
     return None

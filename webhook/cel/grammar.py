@@ -13,6 +13,12 @@ two recursion limits of `parser/parser.go` (both `maxRecursionDepth`, 250):
 
 Nesting never recurses in Python: rules are generators driven from an explicit stack (`run`), so
 the interpreter's recursion limit is never approached, whatever the input.
+
+Errors are a list, as cel-go's (`common.Errors`): ANTLR's syntax errors while parsing, then the
+visitor's (reserved identifiers, literals, macro arguments) in its visiting order, stopped by its
+depth limit; shown sorted by location (errors without one first), each with its source line. ANTLR's
+recovery is followed where it drops one unexpected token before an operand ("extraneous input");
+any other syntax error ends the parse there (`errors.py` renders the list).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import math
 
 from webhook.cel import lexer
+from webhook.cel.errors import ErrorList, display, expecting, location  # noqa: F401 - location is API too
 from webhook.cel.lexer import Token
 
 MAX_RECURSION_DEPTH = 250  # parser.go maxRecursionDepth default
@@ -47,18 +54,24 @@ VAR_MACROS = {
 
 
 class CelSyntaxError(ValueError):
-    def __init__(self, message: str, offset: int | None) -> None:
+    """cel-go's error list for an expression; `offset` is the first reported error's (None: no location)."""
+
+    def __init__(self, message: str, offset: int | None, errors: tuple = ()) -> None:
         super().__init__(message)
         self.offset = offset
+        self.errors = errors or ((offset, message),)
 
 
 class Node:
     """One parse-tree node. `kind` names a cel-go parse context; `depth` is the visitor's count."""
 
-    __slots__ = ("kind", "start", "text", "children", "optional", "depth")
+    __slots__ = ("kind", "start", "text", "children", "optional", "depth", "issue")
 
     def __init__(self, kind: str, start: int, text: str = "", children: tuple = (), optional=False,
                  depth: int = 0) -> None:
+        # the visitor's complaint about this node: (offset, message, when), `when` is PRE (before its
+        # children; SKIP: they are not visited) or POST (macro expansion, after them)
+        self.issue: tuple | None = None
         self.kind = kind  # literal ident select call index list map message unary binary cond paren
         self.start = start
         self.text = text  # operator, identifier, field name or literal text
@@ -67,30 +80,84 @@ class Node:
         self.depth = depth
 
 
-def location(text: str, offset: int) -> tuple[int, int]:
-    """cel-go's 1-based line and code point column of `offset`."""
-    line = text.count("\n", 0, offset) + 1
-    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return line, column
+PRE, SKIP, POST = "pre", "skip", "post"
+
+# What ANTLR expects where an operand may start (the kinds, and its "expecting {...}" text).
+_OPERAND = expecting()
+_FIRST_ARGUMENT = expecting(")")
+_FIRST_ELEMENT = expecting("]", ",", "?")
+_FIRST_KEY = expecting("}", ",", "?")
+_INDEX = expecting("?")
+
+# ANTLR's recovery from an operand it cannot start: it skips to a token that may follow one of the rules
+# under way (DefaultErrorStrategy.getErrorRecoverySet). Every `expr` adds its operators, and `?` (or `:`
+# in a then-branch); each construct holding one its own tokens, and `.` `[` of the member it is part of.
+_OPERATORS = frozenset(("*", "/", "%", "+", "-", "<", "<=", ">=", ">", "==", "!=", "in", "&&", "||"))
+_MEMBER = frozenset((".", "["))
+_IN_PAREN = frozenset((")",)) | _MEMBER
+_IN_ARGUMENTS = frozenset((",", ")")) | _MEMBER
+_IN_LIST = frozenset((",", "]")) | _MEMBER
+_IN_KEY = frozenset((":", ",", "}")) | _MEMBER
+_IN_VALUE = frozenset((",", "}")) | _MEMBER
+_IN_INDEX = frozenset(("]",)) | _MEMBER
+
+
+class _Stop(Exception):
+    """The parse ends here (a syntax error not recovered, a limit): the errors so far are the answer."""
 
 
 def _error(text: str, offset: int | None, message: str) -> CelSyntaxError:
-    if offset is None:
-        return CelSyntaxError(f"ERROR: <input>:-1:0: {message}", None)
-    line, column = location(text, offset)
-    return CelSyntaxError(f"ERROR: <input>:{line}:{column}: {message}", offset)
+    return _raise_list(text, [(offset, message)])
+
+
+def _raise_list(text: str, errors, count: int | None = None) -> CelSyntaxError:
+    errors = tuple(errors)
+    return CelSyntaxError(display(text, errors, count), errors[0][0] if errors else None, errors)
 
 
 def parse(text: str) -> Node:
-    """The parse tree of `text`, or CelSyntaxError for the first problem cel-go's parser reports."""
+    """The parse tree of `text`, or CelSyntaxError with the errors cel-go's parser reports."""
     if len(text) > EXPRESSION_SIZE_CODE_POINT_LIMIT:
         raise _error(text, None, f"expression code point size exceeds limit: size: {len(text)}, "
                                  f"limit {EXPRESSION_SIZE_CODE_POINT_LIMIT}")
-    return _Parser(text).start()
+    parser = _Parser(text)
+    errors = parser.errors
+    try:
+        node = parser.start()
+    except _Stop:
+        raise _raise_list(text, errors.kept, errors.count) from None
+    _visit(node, errors)  # cel-go visits the tree whatever ANTLR reported
+    if errors.count:
+        raise _raise_list(text, errors.kept, errors.count)
+    return node
+
+
+def _visit(root: Node, errors: ErrorList) -> None:
+    """parser.go Visit: the visitor's errors in its order, until its depth passes the limit
+    (checkAndIncrementRecursionDepth panics: "max recursion depth exceeded", without a location)."""
+    stack = [(root, 0, False)]
+    while stack:
+        node, above, after = stack.pop()
+        if after:
+            errors.report(node.issue[0], node.issue[1])
+            continue
+        children = [c for c in node.children if c is not None]
+        depth = above + node.depth - _deepest(children)  # this node's own step (0 or 1)
+        if depth > MAX_RECURSION_DEPTH:
+            errors.report(None, "max recursion depth exceeded")
+            return
+        issue = node.issue
+        if issue is not None and issue[2] != POST:
+            errors.report(issue[0], issue[1])
+            if issue[2] == SKIP:
+                continue
+        if issue is not None and issue[2] == POST:
+            stack.append((node, 0, True))
+        stack.extend((child, depth, False) for child in reversed(children))
 
 
 def syntax_error(text: str) -> str | None:
-    """cel-go's first parser error for `text` (one line), or None when it parses."""
+    """cel-go's parser errors for `text` as Kubernetes shows them, or None when it parses."""
     try:
         parse(text)
     except CelSyntaxError as error:
@@ -101,80 +168,190 @@ def syntax_error(text: str) -> str | None:
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
-        self.toks = lexer.tokens(text)
+        # The parser sees the tokens; the lexer's errors are reported when the parser reads past them
+        # (ANTLR's token stream lexes on demand): (index of the next token, offset, message).
+        self.toks: list[Token] = []
+        self.lexer_errors: list[tuple[int, int, str]] = []
+        for token in lexer.tokens(text):
+            if token.kind == lexer.ERROR:
+                self.lexer_errors.append((len(self.toks), token.start, "Syntax error: " + token.message))
+            else:
+                self.toks.append(token)
+        self.lexed = 0  # lexer errors reported so far
+        self.frames: list[list] = []  # per `expr` under way: [tokens its construct adds, in a then-branch]
         self.i = 0
+        self.errors = ErrorList()
+        # An operand was missing at the end: ANTLR stays in error recovery (it reports nothing more until
+        # it matches a token, and none is left), closes every open construct, and its tree is visited.
+        self.ended = False
 
     # --- tokens
 
     @property
     def tok(self) -> Token:
+        self.read(self.i)
         return self.toks[self.i]
 
     def kind(self, ahead: int = 0) -> str:
-        j = self.i + ahead
-        return self.toks[j].kind if j < len(self.toks) else lexer.EOF
+        j = min(self.i + ahead, len(self.toks) - 1)
+        self.read(j)
+        return self.toks[j].kind
 
     def advance(self) -> Token:
+        self.read(self.i)
         token = self.toks[self.i]
         self.i += 1
         return token
 
-    def fail(self, token: Token | None = None, message: str = "") -> CelSyntaxError:
-        token = token or self.tok
-        if token.kind == lexer.ERROR:
-            return _error(self.text, token.start, "Syntax error: " + token.message)
-        if not message:
-            shown = "<EOF>" if token.kind == lexer.EOF else self.text[token.start:token.end]
-            if len(shown) > 40:
-                shown = shown[:40] + "..."
-            message = f"Syntax error: mismatched input '{shown}'"
-        return _error(self.text, token.start, message)
+    def read(self, j: int) -> None:
+        """Token `j` is read: the lexer's errors before it are reported now."""
+        while self.lexed < len(self.lexer_errors) and self.lexer_errors[self.lexed][0] <= j:
+            _, offset, message = self.lexer_errors[self.lexed]
+            self.lexed += 1
+            self.syntax(offset, message)
 
-    def expect(self, kind: str) -> Token:
+    def fail(self, token: Token | None = None, message: str = "") -> _Stop:
+        """A syntax error this parser does not recover from: reported, and the parse ends (ANTLR would
+        recover and read on: the lexer's errors in the rest are reported)."""
+        token = token or self.tok
+        if not message:
+            message = f"Syntax error: mismatched input '{self.shown(token)}'"
+        self.syntax(token.start, message)
+        self.read(len(self.toks) - 1)
+        return _Stop()
+
+    def shown(self, token: Token) -> str:
+        """ANTLR's getTokenErrorDisplay: the token's text with line breaks and tabs escaped."""
+        if token.kind == lexer.EOF:
+            return "<EOF>"
+        text = self.text[token.start:token.end]
+        return text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+
+    def syntax(self, offset: int, message: str) -> None:
+        """parser.go SyntaxError: at most 100 syntax errors; the 101st says so and ends the parse."""
+        if not self.errors.syntax_report():
+            self.errors.report(offset, f"Syntax error: More than {self.errors.reporting_limit} syntax errors")
+            raise _Stop()
+        self.errors.report(offset, message)
+
+    def drop_extraneous(self, expected: frozenset, text: str) -> None:
+        """ANTLR's single-token deletion (DefaultErrorStrategy.sync): before an operand, a token that
+        cannot start one while the next can is reported ("extraneous input") and skipped."""
+        if self.kind() in expected or self.kind() == lexer.EOF or self.kind(1) not in expected:
+            return
+        token = self.advance()
+        self.syntax(token.start, f"Syntax error: extraneous input '{self.shown(token)}' expecting {text}")
+
+    def expect(self, kind: str, expected: str = "", missing: bool = True) -> Token:
+        """Match `kind`; at the end, ANTLR conjures a missing `)` or `]` ("missing ')' at '<EOF>'") or says
+        what it expected (`expected`, else the kind), and its recovery closes the rest silently."""
         if self.kind() != kind:
+            if self.kind() == lexer.EOF and (kind in (")", "]", ":") or expected):
+                if not self.ended:
+                    self.ended = True
+                    conjured = missing and kind in (")", "]")
+                    self.syntax(self.tok.start, f"Syntax error: missing '{kind}' at '<EOF>'" if conjured
+                                else f"Syntax error: mismatched input '<EOF>' expecting {expected or repr(kind)}")
+                return self.tok  # EOF, not consumed
             raise self.fail()
         return self.advance()
+
+    def end_here(self, *messages: str) -> Node:
+        """An operand missing at the end: ANTLR's errors here, then its recovery closes the rest silently;
+        the operand is VisitUnary's "<<error>>" literal (visited, no depth of its own)."""
+        if not self.ended:
+            self.ended = True
+            for message in messages:
+                self.syntax(self.tok.start, "Syntax error: " + message)
+        return Node("error", self.tok.start)
 
     # --- rules
 
     def start(self) -> Node:
+        """start: expr EOF. A token left over is dropped when the end follows it ("extraneous input"),
+        else reported ("mismatched input"), and ANTLR's recovery skips the rest; the tree is visited."""
         node = self.run(self.expr(1, 0, 0))
-        if self.kind() != lexer.EOF:
-            raise self.fail()
-        if node.depth > MAX_RECURSION_DEPTH:
-            raise _error(self.text, None, "max recursion depth exceeded")
+        token = self.tok
+        if token.kind == lexer.EOF:
+            return node
+        word = "extraneous" if self.kind(1) == lexer.EOF else "mismatched"
+        self.syntax(token.start, f"Syntax error: {word} input '{self.shown(token)}' expecting <EOF>")
+        self.read(len(self.toks) - 1)  # the recovery reads to the end
         return node
 
     def run(self, top) -> Node:
         """Drives the rule generators with an explicit stack: a rule yields (e, r, c) where it
         needs a nested `expr` and is sent the parsed node, so nesting never recurses in Python."""
         stack, value = [top], None
+        self.frames.append([frozenset(), False])
         while stack:
             try:
                 request = stack[-1].send(value)
             except StopIteration as done:
                 stack.pop()
+                self.frames.pop()
                 value = done.value
                 continue
-            stack.append(self.expr(*request))
+            e, r, c, expected, follow = (request + (_OPERAND, frozenset()))[:5] if len(request) < 5 else request
+            self.frames.append([follow, False])  # the tokens this construct adds; whether in a then-branch
+            stack.append(self.expr(e, r, c, expected))
             value = None
         return value
+
+    def after_operand(self) -> set:
+        """What may follow an operand of the expression under way: a selection or index, an operator,
+        `?` (in a then-branch `:`), what its construct takes next."""
+        follow, then = self.frames[-1]
+        takes = {":"} if then else ({":"} if follow is _IN_KEY else follow - _MEMBER) | {"?"}
+        return takes | _MEMBER | _OPERATORS | ({lexer.EOF} if len(self.frames) == 1 else set())
+
+    def resync(self, token: Token) -> Node:
+        """After "mismatched input" where an operand should start: ANTLR skips to a token of its recovery
+        set and the operand is its "<<error>>". Followed when the skip ends on a token this construct or
+        its expression takes; on another construct's, the parse ends here."""
+        follow, then = self.frames[-1]
+        # what this expression takes next: an operator, `?` (or in a then-branch only `:`), or what its
+        # construct takes right after it (a map key: only `:`)
+        takes = {":"} if then else ({":"} if follow is _IN_KEY else follow - _MEMBER) | {"?"}
+        stop = takes | _OPERATORS | {lexer.EOF}
+        every = set(stop)
+        for follow, then in self.frames:
+            every |= follow | {":" if then else "?"}
+        j = self.i
+        while self.toks[j].kind not in every:
+            j += 1
+        self.read(j)
+        self.i = j
+        if self.kind() not in stop:
+            self.read(len(self.toks) - 1)
+            raise _Stop()
+        if self.kind() == lexer.EOF:
+            self.ended = True  # still recovering: nothing more is reported
+        return Node("error", token.start)
 
     def limit(self, count: int) -> None:
         """The parse listener's check: a rule entered more than 250 times at once. Its panic is reported
         without a location (parser.go parse: p.errors.internalError), like the visitor's."""
         if count > MAX_RECURSION_DEPTH:
-            raise _error(self.text, None, f"expression recursion limit exceeded: {MAX_RECURSION_DEPTH}")
+            self.errors.report(None, f"expression recursion limit exceeded: {MAX_RECURSION_DEPTH}")
+            raise _Stop()
 
-    def expr(self, e: int, r: int, c: int) -> Node:
+    def expr(self, e: int, r: int, c: int, expected: tuple | None = _OPERAND) -> Node:
         """expr: conditionalOr ('?' conditionalOr ':' expr)?, the else-chain as a loop.
 
         `e`, `r`, `c`: `expr`, `relation` and `calc` rule invocations active, this one included in `e`.
+        `expected`: what ANTLR expects before this expression's first operand (kinds, text), where it
+        drops an extraneous token or names them in its error; None after a list's or map's comma,
+        where it reports a missing `]` or `}` instead (not recovered here).
         """
         self.limit(e)
         parts = []
+        frame = self.frames[-1]
         while True:
-            parts.append((yield from self.binary(e, r, c)))
+            frame[1] = len(parts) % 2 == 1  # a then-branch: `:` follows it (for recovery)
+            parts.append((yield from self.binary(e, r, c, expected)))
+            frame[1] = False
+            expected = _OPERAND
             if len(parts) % 2:  # a condition or the last else-branch
                 if self.kind() != "?":
                     break
@@ -190,7 +367,7 @@ class _Parser:
                         depth=1 + max(cond.depth, then.depth, node.depth))
         return node
 
-    def binary(self, e: int, r: int, c: int) -> Node:
+    def binary(self, e: int, r: int, c: int, expected: tuple | None = _OPERAND) -> Node:
         """conditionalOr down to calc by operator precedence, all left-associative.
 
         Tracks how ANTLR's precedence climbing nests `relation` and `calc` invocations: each
@@ -204,7 +381,8 @@ class _Parser:
         while True:
             self.limit(r + len(relations))
             self.limit(c + len(calcs))
-            operands.append((yield from self.unary(e, r + len(relations), c + len(calcs))))
+            operands.append((yield from self.unary(e, r + len(relations), c + len(calcs), expected)))
+            expected = _OPERAND
             op = self.kind()
             level = BINARY.get(op)
             if level is None:
@@ -228,8 +406,10 @@ class _Parser:
             _reduce(operands, operators)
         return operands[0]
 
-    def unary(self, e: int, r: int, c: int) -> Node:
+    def unary(self, e: int, r: int, c: int, expected: tuple | None = _OPERAND) -> Node:
         """unary: ('!'+ | '-'+)? member, member: primary followed by selections, calls and indexes."""
+        if expected:
+            self.drop_extraneous(*expected)
         start = self.tok.start
         ops = ""
         if self.kind() in ("!", "-"):
@@ -237,14 +417,27 @@ class _Parser:
             while self.kind() == first:
                 self.advance()
                 ops += first
+            expected = None  # after a run of `-`, ANTLR reports "no viable alternative" (not here)
+            if first == "!":
+                expected = _OPERAND
+                self.drop_extraneous(*expected)
+            if self.kind() == lexer.EOF:
+                if first == "!":
+                    return self.end_here(f"extraneous input '<EOF>' expecting {_OPERAND[1]}")
+                return self.end_here("no viable alternative at input '-'",
+                                     f"mismatched input '<EOF>' expecting {_OPERAND[1]}")
             if ops == "-" and self.kind() in (lexer.INT, lexer.FLOAT):
                 # literal: MINUS? NUM_INT. One minus: ANTLR prefers the literal alternative; more:
                 # its `'-'+` loop takes them all, so `--9223372036854775808` is out of range.
                 ops = ""
                 self.i -= 1
-        node = yield from self.primary(e, r, c)
+        node = yield from self.primary(e, r, c, expected, not ops)
         while True:
             k = self.kind()
+            if k == "." and self.kind(1) == lexer.EOF:
+                self.advance()
+                self.end_here("no viable alternative at input '.'")
+                break
             if k == ".":
                 dot = self.advance()
                 optional = self.kind() == "?"
@@ -262,10 +455,11 @@ class _Parser:
                 node = Node("select", dot.start, self.text[name.start:name.end], (node,), optional, node.depth + 1)
             elif k == "[":
                 bracket = self.advance()
+                self.drop_extraneous(*_INDEX)
                 optional = self.kind() == "?"
                 if optional:
                     self.advance()
-                index = (yield (e + 1, r, c))
+                index = (yield (e + 1, r, c, _OPERAND if optional else _INDEX, _IN_INDEX))
                 self.expect("]")
                 node = Node("index", bracket.start, "", (node, index), optional, 1 + max(node.depth, index.depth))
             else:
@@ -280,41 +474,34 @@ class _Parser:
         if text == "bind" and target.kind == "ident" and target.text == "cel":
             counts = {3: 1}
         names = counts.get(len(args), 0) if counts else 0
-        args = [unwrap(a) for a in args]
-        for arg in args[:names]:
-            if arg.kind != "ident":
-                raise _error(self.text, arg.start, f"{'cel.bind' if text == 'bind' else text}() variable name "
-                                                   "must be a simple identifier")
-        if text not in ("bind", "optMap", "optFlatMap"):
-            for arg in args[:names]:
-                if arg.text == "__result__":  # parser.AccumulatorName
-                    raise _error(self.text, arg.start, "iteration variable overwrites accumulator variable")
-        if names == 2 and args[0].text == args[1].text:
-            raise _error(self.text, args[0].start, f"duplicate variable name: {args[0].text}")
         depth = 1 + max([target.depth] + [a.depth for a in args])
-        return Node("call", name.start, text, (target, *args), depth=depth)
+        node = Node("call", name.start, text, (target, *args), depth=depth)
+        node.issue = _macro_issue(text, [unwrap(a) for a in args], names)
+        return node
 
     def arguments(self, e: int, r: int, c: int, close: str) -> list[Node]:
         """exprList? then `close`: no trailing comma."""
         self.expect("(")
+        self.drop_extraneous(*_FIRST_ARGUMENT)
         args = []
         if self.kind() != close:
             while True:
-                args.append((yield (e + 1, r, c)))
+                args.append((yield (e + 1, r, c, _OPERAND if args else _FIRST_ARGUMENT, _IN_ARGUMENTS)))
                 if self.kind() != ",":
                     break
                 self.advance()
         self.expect(close)
         return args
 
-    def primary(self, e: int, r: int, c: int) -> Node:
+    def primary(self, e: int, r: int, c: int, expected: tuple | None = None, recover: bool = False) -> Node:
+        """`recover`: an operand of its own (no `!` or `-` before it), where ANTLR's recovery is followed."""
         token = self.tok
         k = token.kind
         if k == "." or k == lexer.IDENT:
             return (yield from self.identifier(e, r, c))
         if k == "(":
             self.advance()
-            inner = (yield (e + 1, r, c))
+            inner = (yield (e + 1, r, c, _OPERAND, _IN_PAREN))
             self.expect(")")
             return Node("paren", token.start, "", (inner,), depth=inner.depth)
         if k == "[":
@@ -327,6 +514,16 @@ class _Parser:
             return Node("map", token.start, "", tuple(elems), tuple(flags), _deepest(elems))
         if k in (lexer.INT, lexer.UINT, lexer.FLOAT, lexer.STRING, lexer.BYTES, "true", "false", "null", "-"):
             return self.literal()
+        if expected:
+            message = f"mismatched input '{self.shown(token)}' expecting {expected[1]}"
+            if token.kind != lexer.EOF:
+                if expected is not _OPERAND or not recover:
+                    raise self.fail(message="Syntax error: " + message)
+                self.syntax(token.start, "Syntax error: " + message)
+                return self.resync(token)
+            return self.end_here(message)
+        if self.ended:
+            return self.end_here()
         raise self.fail()
 
     def identifier(self, e: int, r: int, c: int) -> Node:
@@ -336,6 +533,8 @@ class _Parser:
         if self.kind() == ".":
             self.advance()
             lead = "."
+            if self.kind() == lexer.EOF:
+                return self.end_here("no viable alternative at input '.'")
         name = self.expect(lexer.IDENT)
         ident = self.text[name.start:name.end]
         # A dotted name followed by `{` is a message; look ahead over the chain (linear: the
@@ -352,16 +551,21 @@ class _Parser:
             self.advance()
             flags, fields = yield from self.entries(e, r, c, "}", keyed=True, fields=True)
             return Node("message", start, lead + ".".join(names), tuple(fields), tuple(flags), _deepest(fields))
-        if ident in RESERVED_IDS:
-            raise _error(self.text, start, f"reserved identifier: {ident}")
+        # VisitIdent / VisitGlobalCall: a reserved name is reported, and a call's arguments not visited
+        reserved = (start, f"reserved identifier: {ident}", PRE) if ident in RESERVED_IDS else None
         if self.kind() == "(":
             args = yield from self.arguments(e, r, c, ")")
-            if lead + ident == "has" and len(args) == 1:
+            node = Node("call", start, lead + ident, (None, *args), depth=_deepest(args))
+            if reserved is not None:
+                node.issue = reserved[:2] + (SKIP,)
+            elif lead + ident == "has" and len(args) == 1:
                 arg = unwrap(args[0])
                 if arg.kind != "select" or arg.optional:
-                    raise _error(self.text, arg.start, "invalid argument to has() macro")
-            return Node("call", start, lead + ident, (None, *args), depth=_deepest(args))
-        return Node("ident", start, lead + ident)
+                    node.issue = (arg.start, "invalid argument to has() macro", POST)
+            return node
+        node = Node("ident", start, lead + ident)
+        node.issue = reserved
+        return node
 
     def entries(self, e: int, r: int, c: int, close: str, keyed: bool, fields: bool = False):
         """listInit / mapInitializerList / fieldInitializerList, each with an optional trailing comma.
@@ -369,28 +573,59 @@ class _Parser:
         Returns per-entry optional flags and the children (key, value pairs flattened when keyed).
         """
         flags, children = [], []
-        if self.kind() == "," and self.kind(1) == close:  # `[,]`: no entries, the trailing comma alone
+        if not fields:
+            self.drop_extraneous(*(_FIRST_KEY if keyed else _FIRST_ELEMENT))
+        first = True
+        if self.kind() == "," and (not fields or self.kind(1) == close):  # `[,]`: the trailing comma alone
             self.advance()
+            if self.kind() == lexer.EOF:
+                self.end_here(f"missing '{close}' at '<EOF>'")
+                return flags, children
+            if self.kind() != close:  # ANTLR drops one token before the closing one, else stops here
+                token = self.tok
+                if self.kind(1) != close:
+                    raise self.fail(message=f"Syntax error: mismatched input '{self.shown(token)}' expecting "
+                                            f"'{close}'")
+                self.advance()
+                self.syntax(token.start, f"Syntax error: extraneous input '{self.shown(token)}' expecting '{close}'")
         while self.kind() != close:
+            if not first and self.kind() == lexer.EOF:  # after a comma: ANTLR conjures the closing token
+                self.end_here(f"missing '{close}' at '<EOF>'")
+                break
+            if not first and not fields and self.kind() not in _OPERAND[0] | {"?"}:
+                # the comma was the trailing one: ANTLR conjures the closing token if what comes may
+                # follow it, else it reports what it expected (and its recovery is not followed here)
+                token = self.tok
+                if token.kind not in self.after_operand():
+                    raise self.fail(message=f"Syntax error: mismatched input '{self.shown(token)}' expecting "
+                                            f"'{close}'")
+                self.syntax(token.start, f"Syntax error: missing '{close}' at '{self.shown(token)}'")
+                return flags, children
             optional = self.kind() == "?"
             if optional:
                 self.advance()
             if fields:
                 name = self.tok
+                if first and not optional and name.kind == lexer.EOF:
+                    self.end_here("mismatched input '<EOF>' expecting {'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}")
+                    break
                 if name.kind not in (lexer.IDENT, lexer.ESC_IDENT):
                     raise self.fail()
                 self.advance()
                 children.append(Node("field", name.start, self.text[name.start:name.end]))
             else:
-                children.append((yield (e + 1, r, c)))
+                at_first = (_FIRST_KEY if keyed else _FIRST_ELEMENT) if first else None
+                children.append((yield (e + 1, r, c, _OPERAND if optional else at_first,
+                                         _IN_KEY if keyed else _IN_LIST)))
             if keyed:
-                self.expect(":")
-                children.append((yield (e + 1, r, c)))
+                self.expect(":", "':'")
+                children.append((yield (e + 1, r, c, _OPERAND, _IN_VALUE)))
             flags.append(optional)
-            if self.kind() != ",":
+            first = False
+            if self.kind() != "," or self.ended:
                 break
             self.advance()
-        self.expect(close)
+        self.expect(close, f"{{'{close}', ','}}", missing=False)
         return flags, children
 
     def literal(self) -> Node:
@@ -402,26 +637,54 @@ class _Parser:
         token = self.advance()
         k = token.kind
         body = self.text[token.start:token.end]
+        problem = ""
         if sign and k not in (lexer.INT, lexer.FLOAT):  # `!-"a"`: only numbers take a sign
             raise self.fail(token)
         if k == lexer.INT:
             base, digits = (16, body[2:]) if body.startswith("0x") else (10, body)
             if not -(1 << 63) <= int(sign + digits, base) < (1 << 63):
-                raise _error(self.text, start, "invalid int literal")
+                problem = "invalid int literal"
         elif k == lexer.UINT:
             base, digits = (16, body[2:-1]) if body.startswith("0x") else (10, body[:-1])
             if int(digits, base) >= 1 << 64:
-                raise _error(self.text, start, "invalid uint literal")
+                problem = "invalid uint literal"
         elif k == lexer.FLOAT:
             if math.isinf(float(body)):  # Go's ParseFloat reports a range error
-                raise _error(self.text, start, "invalid double literal")
+                problem = "invalid double literal"
         elif k in (lexer.STRING, lexer.BYTES):
             problem = _unescape_problem(body[1:] if k == lexer.BYTES else body, k == lexer.BYTES)
-            if problem:
-                raise _error(self.text, start, problem)
         elif k not in ("true", "false", "null"):
             raise self.fail(token)
-        return Node("literal", start, sign + body)
+        node = Node("literal", start, sign + body)
+        if problem:  # the visitor's literal checks (VisitInt, VisitString, ...)
+            node.issue = (start, problem, PRE)
+        return node
+
+
+# What each macro says of a variable argument that is not a simple identifier (cel-go v0.26 parser/macro.go
+# MakeMap, MakeFilter, makeQuantifier; ext/comprehensions.go extractIterVar; ext/bindings.go; cel/library.go).
+_NOT_A_NAME = {"map": "argument is not an identifier", "filter": "argument is not an identifier",
+               "bind": "cel.bind() variable names must be simple identifiers",
+               "optMap": "optMap() variable name must be a simple identifier",
+               "optFlatMap": "optFlatMap() variable name must be a simple identifier"}
+_OVERWRITES = "iteration variable overwrites accumulator variable"
+
+
+def _macro_issue(text: str, args: list, names: int) -> tuple | None:
+    """The macro expander's complaint about its variable arguments (after the visitor visited them):
+    `names` leading arguments are variables (two: ext/comprehensions.go extractIterVars)."""
+    if not names:
+        return None
+    for arg in args[:names]:
+        if arg.kind != "ident":
+            return (arg.start, _NOT_A_NAME.get(text, "argument must be a simple name"), POST)
+    if names == 2 and args[0].text == args[1].text:
+        return (args[1].start, f"duplicate variable name: {args[0].text}", POST)
+    if text not in ("bind", "optMap", "optFlatMap"):
+        for arg in args[:names]:
+            if arg.text == "__result__":  # parser.AccumulatorName (the hidden one, @result, is no identifier)
+                return (arg.start, _OVERWRITES, POST)
+    return None
 
 
 def unwrap(node: Node) -> Node:

@@ -2,8 +2,8 @@
 
 Hand-written so that no backtracking regular expression ever sees tenant text: every character is
 looked at a bounded number of times. The only `re` patterns used are single character-class runs.
-A character ANTLR cannot lex ends the token list with an ERROR token (cel-go: "token recognition
-error"); the parser reports it if no earlier syntax error comes first.
+Where ANTLR cannot lex, an ERROR token says so (cel-go: "token recognition error at: '...'", the text
+up to and with the character it failed on); like ANTLR's lexer, lexing goes on after that character.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from typing import NamedTuple
 # Token kinds besides the punctuation and keywords, which are their own text.
 INT, UINT, FLOAT, STRING, BYTES = "NUM_INT", "NUM_UINT", "NUM_FLOAT", "STRING", "BYTES"
 IDENT, ESC_IDENT, EOF, ERROR = "IDENTIFIER", "ESC_IDENTIFIER", "EOF", "ERROR"
+# The parser stops at its 101st syntax error (lexer errors count), so lexing stops there too.
+MAX_ERRORS = 101
 KEYWORDS = {"true": "true", "false": "false", "null": "null", "in": "in"}
 
 _TWO_CHAR = ("==", "!=", "<=", ">=", "&&", "||")
@@ -33,14 +35,15 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 class Token(NamedTuple):
     kind: str
     start: int  # code point offsets into the expression
-    end: int
+    end: int  # ERROR tokens: where lexing goes on
     message: str = ""  # ERROR tokens only
 
 
 def tokens(text: str) -> list[Token]:
-    """All tokens of `text` (whitespace and comments dropped), ending with EOF or ERROR."""
+    """All tokens of `text` (whitespace and comments dropped), ERROR tokens among them, ending with EOF."""
     out: list[Token] = []
     i, n = 0, len(text)
+    errors = 0
     while True:
         i = _SPACE.match(text, i).end()
         if text.startswith("//", i):
@@ -53,15 +56,18 @@ def tokens(text: str) -> list[Token]:
         token = _one(text, i)
         out.append(token)
         if token.kind == ERROR:
-            return out
+            errors += 1
+            if errors >= MAX_ERRORS:
+                out.append(Token(EOF, n, n))
+                return out
         i = token.end
 
 
 def _error(text: str, start: int, end: int) -> Token:
-    shown = text[start:max(end, start + 1)]
-    if len(shown) > 40:
-        shown = shown[:40] + "..."
-    return Token(ERROR, start, start, f"token recognition error at: '{shown}'")
+    """ANTLR's lexer error: the text from `start` through the character it failed on (`end` is past it),
+    and lexing goes on after that character (Lexer.Recover consumes it)."""
+    end = min(max(end, start + 1), len(text))
+    return Token(ERROR, start, end, f"token recognition error at: '{text[start:end]}'")
 
 
 def _one(text: str, i: int) -> Token:
@@ -94,7 +100,8 @@ def _one(text: str, i: int) -> Token:
         if end > i + 1 and end < len(text) and text[end] == "`":
             return Token(ESC_IDENT, i, end + 1)
         return _error(text, i, end + 1)
-    return _error(text, i, i + 1)
+    # `=`, `&` and `|` begin `==`, `&&` and `||`: ANTLR's lexer shows the character it failed on too
+    return _error(text, i, i + 2 if c in "=&|" and i + 1 < len(text) else i + 1)
 
 
 def _number(text: str, i: int) -> Token:
@@ -144,9 +151,9 @@ def _string(text: str, start: int, quote_at: int, kind: str, raw: bool = False) 
         end = _triple(text, quote_at + 3, quote * 3, raw)
         if end >= 0:
             return Token(kind, start, end)
-        # ANTLR falls back to the longest token it had: the empty string `""`; what follows
-        # (a quote starting another string) can never be valid after a literal, so report here.
-        return _error(text, start, n)
+        # ANTLR falls back to the longest token it had: the empty string `""`; the third quote
+        # starts another string.
+        return Token(kind, start, quote_at + 2)
     j = quote_at + 1
     while j < n:
         ch = text[j]
@@ -161,7 +168,7 @@ def _string(text: str, start: int, quote_at: int, kind: str, raw: bool = False) 
             j = k
             continue
         j += 1
-    return _error(text, start, j)
+    return _error(text, start, j + 1)  # through the line break it failed on (or to the end)
 
 
 def _triple(text: str, j: int, closing: str, raw: bool) -> int:

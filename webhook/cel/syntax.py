@@ -20,5 +20,5 @@ def available() -> bool:
 
 
 def syntax_error(expression: str) -> str | None:
-    """cel-go's parser complaint about `expression` (one line), or None when it parses."""
+    """cel-go's parser errors about `expression` (its displayed list), or None when it parses."""
     return grammar.syntax_error(expression)
