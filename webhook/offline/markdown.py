@@ -4,7 +4,9 @@ One linear pass over the lines finds the fenced code blocks as CommonMark has th
 more backticks or tildes opens one (its indentation, however deep a list nests it, is taken off the
 lines inside, as CommonMark takes it off up to the fence's own), the info string's first word is its
 language, a line of the same character at least as long closes it, and the end of the file closes
-what is left open. Not implemented: fences inside block quotes (`> `), indented code blocks, HTML.
+what is left open. Inside block quotes (`> `, nested, with lists in them) a fence is read from the lines
+with their markers taken off; a line with fewer markers ends the quote and the block (lazy continuation
+does not apply to code), and columns count the markers. Not implemented: indented code blocks, HTML.
 
 What is read:
 - ```yaml, ```yml, ```json blocks: every document;
@@ -38,6 +40,7 @@ _JSON = {"json"}
 _SHELL = {"sh", "shell", "bash", "zsh", "console", "shell-session", "shellsession", "terminal"}
 
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
+_QUOTE = re.compile(r"[ ]{0,3}>[ ]?")  # a block quote's marker (CommonMark 5.1)
 _SKIP = re.compile(r"^[ \t]*<!--[ \t]*dra-webhook:[ \t]*skip[ \t]*-->[ \t]*$")
 _PROMPT = re.compile(r"^(?:[$%]|#(?=\s*(?:kubectl|cat)\b))\s+")  # `# ` is root's prompt only before a command
 _PROMPT_PS2 = re.compile(r"^>(?:\s+|$)")  # the console's prompt on a continued line
@@ -65,12 +68,12 @@ def chunks(file: str, text: str) -> Iterator[loading.Chunk]:
 
 
 def _bodies(lines: list[str]) -> Iterator[tuple[int, int, str, str, bool]]:
-    """(first line, indentation taken off, text, language, whether shell variables expand in it) of every
+    """(first line, columns taken off, text, language, whether shell variables expand in it) of every
     fenced block to read, and of every heredoc of a shell block."""
     i, count = 0, len(lines)
     skip = False  # the last line that was not blank asks to skip the next block
     while i < count:
-        line = lines[i].rstrip("\r")
+        depth, width, line = _unquote(lines[i].rstrip("\r"))
         match = _FENCE.match(line)
         if not match or (match.group(2)[0] == "`" and "`" in match.group(3)):
             skip = bool(_SKIP.match(line)) or (skip and not line.strip())
@@ -78,19 +81,38 @@ def _bodies(lines: list[str]) -> Iterator[tuple[int, int, str, str, bool]]:
             continue
         indent, fence, info = match.groups()
         closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-        end = i + 1
-        while end < count and not closing.match(lines[end].rstrip("\r")):
+        end, closed, content = i + 1, False, []
+        while end < count:
+            taken, _, inner = _unquote(lines[end].rstrip("\r"), depth)
+            if taken < depth:
+                break  # the block quote ends, and the block with it (no lazy continuation in code)
+            if closing.match(inner):
+                closed = True
+                break
+            content.append(_dedent(inner, len(indent)))
             end += 1
-        content = [_dedent(line.rstrip("\r"), len(indent)) for line in lines[i + 1:end]]
         language = (info.strip().lstrip("{.").split() or [""])[0].rstrip("}").lower()
         if skip:
             language, skip = "(skipped)", False
         if language in _SHELL:
             for offset, column, body, expands in _heredocs(content):
-                yield i + 2 + offset, len(indent) + column, body, "yaml", expands
+                yield i + 2 + offset, width + len(indent) + column, body, "yaml", expands
         elif language in _YAML or language in _JSON or language == "":
-            yield i + 2, len(indent), "\n".join(content) + "\n", language, False
-        i = end + 1
+            yield i + 2, width + len(indent), "\n".join(content) + "\n", language, False
+        i = end + 1 if closed else end  # a line that ended the quote is read again, outside it
+
+
+def _unquote(line: str, depth: int | None = None) -> tuple[int, int, str]:
+    """(block quote markers taken off, columns they took, the rest) of a line: every marker (`>`, up to
+    three spaces before it, one space after it) it opens with, or `depth` of them at most (inside a
+    quoted fence, a further `>` is the code's own)."""
+    taken = width = 0
+    while depth is None or taken < depth:
+        marker = _QUOTE.match(line, width)
+        if not marker:
+            break
+        taken, width = taken + 1, marker.end()
+    return taken, width, line[width:]
 
 
 def _dedent(line: str, width: int) -> str:
