@@ -420,3 +420,28 @@ def review_text_error(text: str) -> tuple[int, int]:
         mark = exc.problem_mark or exc.context_mark
         return mark.line + 1, mark.column + 1
     raise AssertionError("parses")
+
+
+def test_a_heredoc_written_to_a_file_then_applied_is_read(tmp_path, capsys):
+    other = BAD_CLASS.replace("Bad_Name", "Other_Bad")
+    text = ("```bash\n"
+            "$ cat <<EOF > class.yaml\n" + BAD_CLASS + "EOF\n"  # name at line 6
+            "kubectl apply -f ./class.yaml\n"
+            "cat > unused.yaml <<'EOF'\n" + other + "EOF\n"  # never applied: not read
+            "tee -a two.yaml <<EOF >/dev/null\n" + other + "EOF\n"  # name at line 19
+            "cat <<EOF >> two.yaml && kubectl create --filename=two.yaml\n" + BAD_CLASS + "EOF\n"  # line 25
+            "kubectl apply -f two.yaml\n"  # applied again: no new check
+            "cat <<EOF > fine.yaml\n" + BAD_CLASS.replace("Bad_Name", "fine") + "EOF\n"  # allowed
+            "envsubst <<EOF > subst.yaml\n" + other + "EOF\n"  # envsubst may change it: not read
+            "kubectl apply -f fine.yaml -f subst.yaml\n"
+            "```\n")
+    path = write(tmp_path / "files.md", text)
+    code, report = results(capsys, str(path))
+    lines = text.splitlines()
+    assert [(r["verdict"], r["line"]) for r in report["results"]] == [
+        ("denied", 3), ("denied", 16), ("denied", 22), ("allowed", 29)]
+    places = [(m["line"], m["column"]) for r in report["results"] for m in r["messages"]]
+    assert places == [(6, 3), (19, 3), (25, 3)]
+    assert [lines[line - 1].strip() for line, _ in places] == [
+        "name: Bad_Name", "name: Other_Bad", "name: Bad_Name"]
+    assert code == 1

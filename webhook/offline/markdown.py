@@ -13,7 +13,8 @@ What is read:
 - unlabelled blocks, when they hold Kubernetes objects (`apiVersion` and `kind` in every document);
 - in sh, shell, bash, zsh and console blocks, the body of a heredoc (`<<EOF`, `<<-EOF`, `<<'EOF'`, any
   delimiter) fed to `kubectl apply` or `kubectl create` with `-f -`, on the line or through a pipe
-  (`cat <<EOF | kubectl apply -f -`); prompts (`$ `, `% `) and the console's `> ` before each line of
+  (`cat <<EOF | kubectl apply -f -`), or written to a file by `cat` (`cat <<EOF > x.yaml`, `>>`) or `tee`
+  that a later command of the same block applies or creates (`kubectl apply -f x.yaml`); prompts (`$ `, `% `) and the console's `> ` before each line of
   the body are taken off.
 
 A block right after the comment `<!-- dra-webhook: skip -->` (blank lines between allowed) is not read: a
@@ -29,6 +30,7 @@ is the Markdown file's own.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import replace
 from typing import Iterator
@@ -46,6 +48,13 @@ _PROMPT = re.compile(r"^(?:[$%]|#(?=\s*(?:kubectl|cat)\b))\s+")  # `# ` is root'
 _PROMPT_PS2 = re.compile(r"^>(?:\s+|$)")  # the console's prompt on a continued line
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2")
 _KUBECTL_STDIN = re.compile(r"\bkubectl\b.*\b(?:apply|create)\b.*(?:\s-f\s*-|\s--filename[= ]-)(?=\s|$|\||<)")
+_KUBECTL_APPLY = re.compile(r"\bkubectl\b.*?\b(?:apply|create)\b")
+_FILE_FLAG = re.compile(r"(?<!\S)(?:-f|--filename)(?:=|[ \t]+)([^\s|;&<>()]+)")
+# Where `cat` or `tee` writes a heredoc: the first redirection of standard output (not `2>`, `>&2`).
+_CAT = re.compile(r"(?:^|[\s;&|(])cat(?=[\s<>]|$)")
+_REDIRECT = re.compile(r"(?<![0-9&<>])(>>?)(?!&)[ \t]*([^\s|;&<>()]+)")
+_TEE = re.compile(r"(?:^|[\s;&|(])tee((?:[ \t]+-[-a-z]+)*)[ \t]+([^\s|;&<>()-][^\s|;&<>()]*)")
+_TEE_APPEND = re.compile(r"(?<!\S)(?:--append|-[a-z]*a[a-z]*)(?!\S)")
 # `...` opening a line, or standing for a whole list item or value (`- ...`, `devices: ...`, a comment after it).
 _ELISION = re.compile(r"^[ \t]*(?:#[ \t]*)?(?:\.\.\.|\u2026)"
                       r"|^[ \t]*(?:-[ \t]+|[\w.\-/\"']+:[ \t]+)(?:\.\.\.|\u2026)[ \t]*(?:#.*)?$", re.MULTILINE)
@@ -123,7 +132,10 @@ def _dedent(line: str, width: int) -> str:
 
 
 def _heredocs(content: list[str]) -> Iterator[tuple[int, int, str, bool]]:
-    """(line offset in the block, column offset, body, expands) of each heredoc fed to kubectl apply/create."""
+    """(line offset in the block, column offset, body, expands) of each heredoc fed to kubectl apply/create:
+    on its standard input, or written to a file (`cat <<EOF > x.yaml`, `tee`) that a later command of
+    the block applies (`kubectl apply -f x.yaml`)."""
+    written: dict[str, list[tuple[int, int, str, bool]]] = {}  # file -> the heredocs it holds, in order
     i = 0
     while i < len(content):
         command = _PROMPT.sub("", content[i].strip(), count=1)
@@ -138,27 +150,66 @@ def _heredocs(content: list[str]) -> Iterator[tuple[int, int, str, bool]]:
                 length += len(parts[-1]) + 1
                 i += 1
             command = " ".join(parts)  # joined once: a long run of continued lines stays linear
-        if len(command) > MAX_COMMAND_CHARS or "<<" not in command or "kubectl" not in command:
+        if len(command) > MAX_COMMAND_CHARS:
             continue
-        match = _HEREDOC.search(command)
-        if not match or not _KUBECTL_STDIN.search(command):
-            continue
-        strip_tabs, quoted, delimiter = match.group(1) == "-", bool(match.group(2)), match.group(3)
-        start = i
-        tabs = 0
-        if strip_tabs and start < len(content):  # the shell takes every leading tab off; columns: the first line's
-            tabs = len(content[start]) - len(content[start].lstrip("\t"))
-        body = []
-        while i < len(content):
-            line = content[i]
-            line = line[2:] if line.startswith("> ") or line == ">" else line  # the console's PS2 prompt
-            if (line.lstrip("\t") if strip_tabs else line).rstrip() == delimiter:
-                break
-            body.append(line.lstrip("\t") if strip_tabs else line)
-            i += 1
+        match = _HEREDOC.search(command) if "<<" in command else None
+        if match:
+            heredoc, i = _heredoc(content, i, match)
+            if "kubectl" in command and _KUBECTL_STDIN.search(command):
+                yield heredoc
+            elif target := _written_file(command):
+                name, append = target
+                if append:
+                    written.setdefault(name, []).append(heredoc)
+                else:
+                    written[name] = [heredoc]
+        if written and "kubectl" in command:
+            for name in _applied_files(command):
+                yield from written.pop(name, [])  # applied once: a second apply of it is no new check
+
+
+def _heredoc(content: list[str], i: int, match: re.Match) -> tuple[tuple[int, int, str, bool], int]:
+    """The heredoc whose body starts at line `i` of the block, and the line after its delimiter."""
+    strip_tabs, quoted, delimiter = match.group(1) == "-", bool(match.group(2)), match.group(3)
+    start = i
+    tabs = 0
+    if strip_tabs and start < len(content):  # the shell takes every leading tab off; columns: the first line's
+        tabs = len(content[start]) - len(content[start].lstrip("\t"))
+    body = []
+    while i < len(content):
+        line = content[i]
+        line = line[2:] if line.startswith("> ") or line == ">" else line  # the console's PS2 prompt
+        if (line.lstrip("\t") if strip_tabs else line).rstrip() == delimiter:
+            break
+        body.append(line.lstrip("\t") if strip_tabs else line)
         i += 1
-        prompted = start < len(content) and content[start].startswith("> ")
-        yield start, (2 if prompted else 0) + tabs, "\n".join(body) + "\n", not quoted
+    prompted = start < len(content) and content[start].startswith("> ")
+    return (start, (2 if prompted else 0) + tabs, "\n".join(body) + "\n", not quoted), i + 1
+
+
+def _written_file(command: str) -> tuple[str, bool] | None:
+    """(file, whether appended to) a heredoc goes to: `cat` redirected (`>`, `>>`) or `tee [-a]`; None
+    when it goes elsewhere (another program may change it: envsubst, sed)."""
+    tee = _TEE.search(command)
+    if tee:
+        return _file_name(tee.group(2)), bool(_TEE_APPEND.search(tee.group(1)))
+    if _CAT.search(command):
+        redirect = _REDIRECT.search(command)
+        if redirect:
+            return _file_name(redirect.group(2)), redirect.group(1) == ">>"
+    return None
+
+
+def _applied_files(command: str) -> list[str]:
+    """The files `kubectl apply` or `kubectl create` reads (`-f x.yaml`, `--filename=x.yaml`)."""
+    kubectl = _KUBECTL_APPLY.search(command)
+    if not kubectl:
+        return []
+    return [_file_name(name) for name in _FILE_FLAG.findall(command, kubectl.end())]
+
+
+def _file_name(word: str) -> str:
+    return posixpath.normpath(word.strip("'\""))  # `./x.yaml` and `x.yaml` are one file
 
 
 def _fragment(body: str, expands: bool) -> str:
