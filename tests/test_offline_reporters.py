@@ -11,6 +11,7 @@ from xml.etree import ElementTree as ET
 import jsonschema
 import pytest
 import xmlschema
+import yaml
 
 from support import cli as run_cli
 from support import valid_slice
@@ -289,4 +290,17 @@ def test_columns_past_an_emoji_count_code_points_in_text_and_json_utf16_units_fo
     assert line.encode("utf-16-le")[2 * (units - 1):].decode("utf-16-le").startswith("name: Bad_Name")
     code, out = review(capsys, str(path), "-o", "github")
     assert f"::error file={path},line=3,col={units},title=" in out
+    assert code == 1
+
+
+def test_tap_diagnostics_put_each_cause_at_its_line_and_column(manifests, capsys):
+    code, out = review(capsys, str(manifests), "-o", "tap")
+    blocks = re.findall(r"^  ---\n(.*?)^  \.\.\.$", out, re.MULTILINE | re.DOTALL)
+    denied = yaml.safe_load(blocks[1])  # the YAML block is YAML: what TAP 13 readers parse
+    file = str(manifests / "a.yaml")
+    assert denied["verdict"] == "denied"
+    assert denied["messages"][0].startswith(f"{file}:48:3: metadata.name: Invalid value")
+    assert denied["at"] == {"file": file, "line": 48, "column": 3}
+    assert (manifests / "a.yaml").read_text().splitlines()[47][2:].startswith("name: Bad_Name")
+    assert "at" not in yaml.safe_load(blocks[2])  # unreadable: a line, no field to point at
     assert code == 1
