@@ -445,3 +445,14 @@ def test_a_heredoc_written_to_a_file_then_applied_is_read(tmp_path, capsys):
     assert [lines[line - 1].strip() for line, _ in places] == [
         "name: Bad_Name", "name: Other_Bad", "name: Bad_Name"]
     assert code == 1
+
+
+def test_a_console_heredoc_inside_a_block_quote_keeps_both_prompts_columns(tmp_path, capsys):
+    body = "".join(f"> > {x}\n" for x in BAD_CLASS.splitlines())  # the quote's `> `, then the console's
+    text = "> ```console\n> $ kubectl apply -f - <<EOF\n" + body + "> > EOF\n> ```\n"
+    path = write(tmp_path / "quoted-console.md", text)
+    code, report = results(capsys, str(path))
+    [message] = report["results"][0]["messages"]
+    assert (message["line"], message["column"]) == (6, 7)
+    assert text.splitlines()[5][6:] == "name: Bad_Name"
+    assert code == 1

@@ -48,7 +48,7 @@ class Chunk:
     line: int  # 1-based line of the chunk's first line
     text: str
     json: bool = False  # a .json file: try the (much faster) JSON parser first
-    column: int = 0  # columns the text was shifted left by (a Markdown block's indentation)
+    column: int = 0  # columns the text was shifted left by (a Markdown block's indentation, quote markers)
     fragment: str = ""  # a Markdown block that is a fragment, not a manifest: why (never parsed for a verdict)
 
 
