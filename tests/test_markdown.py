@@ -367,3 +367,92 @@ def test_an_elided_list_item_or_value_makes_a_fragment(tmp_path, capsys):
         ("denied", starts[3], report["results"][3]["messages"][0]["message"])]
     assert report["results"][3]["messages"][0]["field"] == "metadata.name"
     assert code == 1
+
+
+def test_fences_inside_block_quotes_nested_and_in_lists(tmp_path, capsys):
+    quoted = "".join(f"> {x}\n" for x in BAD_CLASS.splitlines())
+    nested = "".join(f"> >   {x}\n" for x in BAD_CLASS.splitlines())
+    text = ("> Note:\n"
+            "> ```yaml\n" + quoted + "> ```\n"  # name at line 6, column 5
+            "\n"
+            "> > - In a list in a nested quote:\n"
+            "> >   ```yaml\n" + nested + "> >   ```\n"  # name at line 14, column 9
+            "\n"
+            "> ```yaml\n"
+            "> apiVersion: resource.k8s.io/v1\n"
+            "kind: DeviceClass\n"  # no lazy continuation in code: the quote and its block end here
+            "\n"
+            "> ```yaml\n" + quoted.replace("name: Bad_Name", "name: ok") + "\n"  # a blank line ends the quote
+            "After the quote.\n")
+    path = write(tmp_path / "quotes.md", text)
+    code, report = results(capsys, str(path))
+    lines = text.splitlines()
+    places = [(r["verdict"], m["line"], m["column"]) for r in report["results"][:2] for m in r["messages"]]
+    assert places == [("denied", 6, 5), ("denied", 14, 9)]
+    assert [lines[line - 1][column - 1:] for _, line, column in places] == ["name: Bad_Name"] * 2
+    # The third block is `apiVersion` alone (a fragment), the line after it no manifest; the last is read.
+    assert [(r["verdict"], r["line"]) for r in report["results"][2:]] == [("fragment", 18), ("allowed", 22)]
+    assert code == 1
+
+
+def test_a_parse_error_in_an_indented_or_quoted_block_names_the_files_column(tmp_path, capsys):
+    bad = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: a: b\n"
+    text = ("1. Step:\n"
+            "   ```yaml\n" + "".join(f"   {x}\n" for x in bad.splitlines()) + "   ```\n"
+            "> ```yaml\n" + "".join(f"> {x}\n" for x in bad.splitlines()) + "> ```\n")
+    path = write(tmp_path / "broken.md", text)
+    code, report = results(capsys, str(path))
+    found = [r["messages"][0]["message"] for r in report["results"]]
+    assert [r["verdict"] for r in report["results"]] == ["unreadable"] * 2
+    # PyYAML's own column for the unclosed flow sequence, shifted by the block's three spaces, then by `> `.
+    plain = review_text_error(bad)
+    assert [m.rsplit("(", 1)[1] for m in found] == [
+        f"line {plain[0] + 2}, column {plain[1] + 3})", f"line {plain[0] + 8}, column {plain[1] + 2})"]
+    assert code != 0
+
+
+def review_text_error(text: str) -> tuple[int, int]:
+    """(line, column) of the parse error PyYAML reports for `text` alone, 1-based."""
+    import yaml
+    try:
+        list(yaml.safe_load_all(text))
+    except yaml.YAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        return mark.line + 1, mark.column + 1
+    raise AssertionError("parses")
+
+
+def test_a_heredoc_written_to_a_file_then_applied_is_read(tmp_path, capsys):
+    other = BAD_CLASS.replace("Bad_Name", "Other_Bad")
+    text = ("```bash\n"
+            "$ cat <<EOF > class.yaml\n" + BAD_CLASS + "EOF\n"  # name at line 6
+            "kubectl apply -f ./class.yaml\n"
+            "cat > unused.yaml <<'EOF'\n" + other + "EOF\n"  # never applied: not read
+            "tee -a two.yaml <<EOF >/dev/null\n" + other + "EOF\n"  # name at line 19
+            "cat <<EOF >> two.yaml && kubectl create --filename=two.yaml\n" + BAD_CLASS + "EOF\n"  # line 25
+            "kubectl apply -f two.yaml\n"  # applied again: no new check
+            "cat <<EOF > fine.yaml\n" + BAD_CLASS.replace("Bad_Name", "fine") + "EOF\n"  # allowed
+            "envsubst <<EOF > subst.yaml\n" + other + "EOF\n"  # envsubst may change it: not read
+            "kubectl apply -f fine.yaml -f subst.yaml\n"
+            "```\n")
+    path = write(tmp_path / "files.md", text)
+    code, report = results(capsys, str(path))
+    lines = text.splitlines()
+    assert [(r["verdict"], r["line"]) for r in report["results"]] == [
+        ("denied", 3), ("denied", 16), ("denied", 22), ("allowed", 29)]
+    places = [(m["line"], m["column"]) for r in report["results"] for m in r["messages"]]
+    assert places == [(6, 3), (19, 3), (25, 3)]
+    assert [lines[line - 1].strip() for line, _ in places] == [
+        "name: Bad_Name", "name: Other_Bad", "name: Bad_Name"]
+    assert code == 1
+
+
+def test_a_console_heredoc_inside_a_block_quote_keeps_both_prompts_columns(tmp_path, capsys):
+    body = "".join(f"> > {x}\n" for x in BAD_CLASS.splitlines())  # the quote's `> `, then the console's
+    text = "> ```console\n> $ kubectl apply -f - <<EOF\n" + body + "> > EOF\n> ```\n"
+    path = write(tmp_path / "quoted-console.md", text)
+    code, report = results(capsys, str(path))
+    [message] = report["results"][0]["messages"]
+    assert (message["line"], message["column"]) == (6, 7)
+    assert text.splitlines()[5][6:] == "name: Bad_Name"
+    assert code == 1

@@ -11,6 +11,7 @@ from xml.etree import ElementTree as ET
 import jsonschema
 import pytest
 import xmlschema
+import yaml
 
 from support import cli as run_cli
 from support import valid_slice
@@ -264,3 +265,42 @@ def test_subprocess_exit_codes_and_usage(mixed, tmp_path):
     assert (result.returncode, result.stdout.splitlines()[-1]) == (0, "exit 0: every test passed")
     result = run_cli("test", str(tmp_path / "ok"), "--output", "yaml")
     assert result.returncode == 2 and "invalid choice" in result.stderr
+
+
+def test_columns_past_an_emoji_count_code_points_in_text_and_json_utf16_units_for_github(tmp_path, capsys):
+    # Two characters past the BMP before the field on its line: a code point each, two UTF-16 units each.
+    text = ("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+            'metadata: {annotations: {note: "\U0001F680\U0001F680 fast"}, name: Bad_Name}\n')
+    path = write(tmp_path / "emoji.yaml", text)
+    line = text.splitlines()[2]
+    points = line.index("name: Bad_Name") + 1
+    units = len(line[:points - 1].encode("utf-16-le")) // 2 + 1
+    assert units == points + 2
+    code, out = review(capsys, str(path), "-o", "json")
+    [message] = json.loads(out)["results"][0]["messages"]
+    assert (message["line"], message["column"]) == (3, points)
+    code, out = review(capsys, str(path))
+    assert f"  {path}:3:{points}: metadata.name: Invalid value" in out
+    code, out = review(capsys, str(path), "-o", "sarif")
+    log = json.loads(out)
+    jsonschema.validate(log, SARIF, format_checker=jsonschema.FormatChecker())
+    assert log["runs"][0]["columnKind"] == "utf16CodeUnits"
+    region = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+    assert region == {"startLine": 3, "startColumn": units}
+    assert line.encode("utf-16-le")[2 * (units - 1):].decode("utf-16-le").startswith("name: Bad_Name")
+    code, out = review(capsys, str(path), "-o", "github")
+    assert f"::error file={path},line=3,col={units},title=" in out
+    assert code == 1
+
+
+def test_tap_diagnostics_put_each_cause_at_its_line_and_column(manifests, capsys):
+    code, out = review(capsys, str(manifests), "-o", "tap")
+    blocks = re.findall(r"^  ---\n(.*?)^  \.\.\.$", out, re.MULTILINE | re.DOTALL)
+    denied = yaml.safe_load(blocks[1])  # the YAML block is YAML: what TAP 13 readers parse
+    file = str(manifests / "a.yaml")
+    assert denied["verdict"] == "denied"
+    assert denied["messages"][0].startswith(f"{file}:48:3: metadata.name: Invalid value")
+    assert denied["at"] == {"file": file, "line": 48, "column": 3}
+    assert (manifests / "a.yaml").read_text().splitlines()[47][2:].startswith("name: Bad_Name")
+    assert "at" not in yaml.safe_load(blocks[2])  # unreadable: a line, no field to point at
+    assert code == 1

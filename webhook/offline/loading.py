@@ -48,7 +48,7 @@ class Chunk:
     line: int  # 1-based line of the chunk's first line
     text: str
     json: bool = False  # a .json file: try the (much faster) JSON parser first
-    column: int = 0  # columns the text was shifted left by (a Markdown block's indentation)
+    column: int = 0  # columns the text was shifted left by (a Markdown block's indentation, quote markers)
     fragment: str = ""  # a Markdown block that is a fragment, not a manifest: why (never parsed for a verdict)
 
 
@@ -220,7 +220,7 @@ def _values(chunk: Chunk) -> list[tuple[Any, Any]]:
     try:
         return yamlload.load(chunk.text, _budget(chunk))
     except yaml.YAMLError as exc:
-        raise InputError(*_yaml_problem(exc, chunk.line)) from None
+        raise InputError(*_yaml_problem(exc, chunk.line, chunk.column)) from None
     except RecursionError:
         raise InputError("cannot parse: nested too deeply", chunk.line) from None
 
@@ -259,7 +259,9 @@ def _go_strings(value: Any) -> Any:
     return value
 
 
-def _yaml_problem(exc: yaml.YAMLError, first_line: int) -> tuple[str, int | None]:
+def _yaml_problem(exc: yaml.YAMLError, first_line: int, shift: int = 0) -> tuple[str, int | None]:
+    """The problem and its line in the file: `shift` columns were taken off each line (a Markdown block's
+    indentation and block quote markers), so the column is the file's own."""
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     problem = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
@@ -267,7 +269,7 @@ def _yaml_problem(exc: yaml.YAMLError, first_line: int) -> tuple[str, int | None
     if mark is None:
         return f"cannot parse: {text}", first_line
     line = mark.line + first_line
-    return f"cannot parse: {text} (line {line}, column {mark.column + 1})", line
+    return f"cannot parse: {text} (line {line}, column {mark.column + 1 + shift})", line
 
 
 def is_list(value: Any) -> bool:

@@ -4,14 +4,17 @@ One linear pass over the lines finds the fenced code blocks as CommonMark has th
 more backticks or tildes opens one (its indentation, however deep a list nests it, is taken off the
 lines inside, as CommonMark takes it off up to the fence's own), the info string's first word is its
 language, a line of the same character at least as long closes it, and the end of the file closes
-what is left open. Not implemented: fences inside block quotes (`> `), indented code blocks, HTML.
+what is left open. Inside block quotes (`> `, nested, with lists in them) a fence is read from the lines
+with their markers taken off; a line with fewer markers ends the quote and the block (lazy continuation
+does not apply to code), and columns count the markers. Not implemented: indented code blocks, HTML.
 
 What is read:
 - ```yaml, ```yml, ```json blocks: every document;
 - unlabelled blocks, when they hold Kubernetes objects (`apiVersion` and `kind` in every document);
 - in sh, shell, bash, zsh and console blocks, the body of a heredoc (`<<EOF`, `<<-EOF`, `<<'EOF'`, any
   delimiter) fed to `kubectl apply` or `kubectl create` with `-f -`, on the line or through a pipe
-  (`cat <<EOF | kubectl apply -f -`); prompts (`$ `, `% `) and the console's `> ` before each line of
+  (`cat <<EOF | kubectl apply -f -`), or written to a file by `cat` (`cat <<EOF > x.yaml`, `>>`) or `tee`
+  that a later command of the same block applies or creates (`kubectl apply -f x.yaml`); prompts (`$ `, `% `) and the console's `> ` before each line of
   the body are taken off.
 
 A block right after the comment `<!-- dra-webhook: skip -->` (blank lines between allowed) is not read: a
@@ -27,6 +30,7 @@ is the Markdown file's own.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import replace
 from typing import Iterator
@@ -38,11 +42,19 @@ _JSON = {"json"}
 _SHELL = {"sh", "shell", "bash", "zsh", "console", "shell-session", "shellsession", "terminal"}
 
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
+_QUOTE = re.compile(r"[ ]{0,3}>[ ]?")  # a block quote's marker (CommonMark 5.1)
 _SKIP = re.compile(r"^[ \t]*<!--[ \t]*dra-webhook:[ \t]*skip[ \t]*-->[ \t]*$")
 _PROMPT = re.compile(r"^(?:[$%]|#(?=\s*(?:kubectl|cat)\b))\s+")  # `# ` is root's prompt only before a command
 _PROMPT_PS2 = re.compile(r"^>(?:\s+|$)")  # the console's prompt on a continued line
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2")
 _KUBECTL_STDIN = re.compile(r"\bkubectl\b.*\b(?:apply|create)\b.*(?:\s-f\s*-|\s--filename[= ]-)(?=\s|$|\||<)")
+_KUBECTL_APPLY = re.compile(r"\bkubectl\b.*?\b(?:apply|create)\b")
+_FILE_FLAG = re.compile(r"(?<!\S)(?:-f|--filename)(?:=|[ \t]+)([^\s|;&<>()]+)")
+# Where `cat` or `tee` writes a heredoc: the first redirection of standard output (not `2>`, `>&2`).
+_CAT = re.compile(r"(?:^|[\s;&|(])cat(?=[\s<>]|$)")
+_REDIRECT = re.compile(r"(?<![0-9&<>])(>>?)(?!&)[ \t]*([^\s|;&<>()]+)")
+_TEE = re.compile(r"(?:^|[\s;&|(])tee((?:[ \t]+-[-a-z]+)*)[ \t]+([^\s|;&<>()-][^\s|;&<>()]*)")
+_TEE_APPEND = re.compile(r"(?<!\S)(?:--append|-[a-z]*a[a-z]*)(?!\S)")
 # `...` opening a line, or standing for a whole list item or value (`- ...`, `devices: ...`, a comment after it).
 _ELISION = re.compile(r"^[ \t]*(?:#[ \t]*)?(?:\.\.\.|\u2026)"
                       r"|^[ \t]*(?:-[ \t]+|[\w.\-/\"']+:[ \t]+)(?:\.\.\.|\u2026)[ \t]*(?:#.*)?$", re.MULTILINE)
@@ -65,12 +77,12 @@ def chunks(file: str, text: str) -> Iterator[loading.Chunk]:
 
 
 def _bodies(lines: list[str]) -> Iterator[tuple[int, int, str, str, bool]]:
-    """(first line, indentation taken off, text, language, whether shell variables expand in it) of every
+    """(first line, columns taken off, text, language, whether shell variables expand in it) of every
     fenced block to read, and of every heredoc of a shell block."""
     i, count = 0, len(lines)
     skip = False  # the last line that was not blank asks to skip the next block
     while i < count:
-        line = lines[i].rstrip("\r")
+        depth, width, line = _unquote(lines[i].rstrip("\r"))
         match = _FENCE.match(line)
         if not match or (match.group(2)[0] == "`" and "`" in match.group(3)):
             skip = bool(_SKIP.match(line)) or (skip and not line.strip())
@@ -78,19 +90,38 @@ def _bodies(lines: list[str]) -> Iterator[tuple[int, int, str, str, bool]]:
             continue
         indent, fence, info = match.groups()
         closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-        end = i + 1
-        while end < count and not closing.match(lines[end].rstrip("\r")):
+        end, closed, content = i + 1, False, []
+        while end < count:
+            taken, _, inner = _unquote(lines[end].rstrip("\r"), depth)
+            if taken < depth:
+                break  # the block quote ends, and the block with it (no lazy continuation in code)
+            if closing.match(inner):
+                closed = True
+                break
+            content.append(_dedent(inner, len(indent)))
             end += 1
-        content = [_dedent(line.rstrip("\r"), len(indent)) for line in lines[i + 1:end]]
         language = (info.strip().lstrip("{.").split() or [""])[0].rstrip("}").lower()
         if skip:
             language, skip = "(skipped)", False
         if language in _SHELL:
             for offset, column, body, expands in _heredocs(content):
-                yield i + 2 + offset, len(indent) + column, body, "yaml", expands
+                yield i + 2 + offset, width + len(indent) + column, body, "yaml", expands
         elif language in _YAML or language in _JSON or language == "":
-            yield i + 2, len(indent), "\n".join(content) + "\n", language, False
-        i = end + 1
+            yield i + 2, width + len(indent), "\n".join(content) + "\n", language, False
+        i = end + 1 if closed else end  # a line that ended the quote is read again, outside it
+
+
+def _unquote(line: str, depth: int | None = None) -> tuple[int, int, str]:
+    """(block quote markers taken off, columns they took, the rest) of a line: every marker (`>`, up to
+    three spaces before it, one space after it) it opens with, or `depth` of them at most (inside a
+    quoted fence, a further `>` is the code's own)."""
+    taken = width = 0
+    while depth is None or taken < depth:
+        marker = _QUOTE.match(line, width)
+        if not marker:
+            break
+        taken, width = taken + 1, marker.end()
+    return taken, width, line[width:]
 
 
 def _dedent(line: str, width: int) -> str:
@@ -101,7 +132,10 @@ def _dedent(line: str, width: int) -> str:
 
 
 def _heredocs(content: list[str]) -> Iterator[tuple[int, int, str, bool]]:
-    """(line offset in the block, column offset, body, expands) of each heredoc fed to kubectl apply/create."""
+    """(line offset in the block, column offset, body, expands) of each heredoc fed to kubectl apply/create:
+    on its standard input, or written to a file (`cat <<EOF > x.yaml`, `tee`) that a later command of
+    the block applies (`kubectl apply -f x.yaml`)."""
+    written: dict[str, list[tuple[int, int, str, bool]]] = {}  # file -> the heredocs it holds, in order
     i = 0
     while i < len(content):
         command = _PROMPT.sub("", content[i].strip(), count=1)
@@ -116,27 +150,66 @@ def _heredocs(content: list[str]) -> Iterator[tuple[int, int, str, bool]]:
                 length += len(parts[-1]) + 1
                 i += 1
             command = " ".join(parts)  # joined once: a long run of continued lines stays linear
-        if len(command) > MAX_COMMAND_CHARS or "<<" not in command or "kubectl" not in command:
+        if len(command) > MAX_COMMAND_CHARS:
             continue
-        match = _HEREDOC.search(command)
-        if not match or not _KUBECTL_STDIN.search(command):
-            continue
-        strip_tabs, quoted, delimiter = match.group(1) == "-", bool(match.group(2)), match.group(3)
-        start = i
-        tabs = 0
-        if strip_tabs and start < len(content):  # the shell takes every leading tab off; columns: the first line's
-            tabs = len(content[start]) - len(content[start].lstrip("\t"))
-        body = []
-        while i < len(content):
-            line = content[i]
-            line = line[2:] if line.startswith("> ") or line == ">" else line  # the console's PS2 prompt
-            if (line.lstrip("\t") if strip_tabs else line).rstrip() == delimiter:
-                break
-            body.append(line.lstrip("\t") if strip_tabs else line)
-            i += 1
+        match = _HEREDOC.search(command) if "<<" in command else None
+        if match:
+            heredoc, i = _heredoc(content, i, match)
+            if "kubectl" in command and _KUBECTL_STDIN.search(command):
+                yield heredoc
+            elif target := _written_file(command):
+                name, append = target
+                if append:
+                    written.setdefault(name, []).append(heredoc)
+                else:
+                    written[name] = [heredoc]
+        if written and "kubectl" in command:
+            for name in _applied_files(command):
+                yield from written.pop(name, [])  # applied once: a second apply of it is no new check
+
+
+def _heredoc(content: list[str], i: int, match: re.Match) -> tuple[tuple[int, int, str, bool], int]:
+    """The heredoc whose body starts at line `i` of the block, and the line after its delimiter."""
+    strip_tabs, quoted, delimiter = match.group(1) == "-", bool(match.group(2)), match.group(3)
+    start = i
+    tabs = 0
+    if strip_tabs and start < len(content):  # the shell takes every leading tab off; columns: the first line's
+        tabs = len(content[start]) - len(content[start].lstrip("\t"))
+    body = []
+    while i < len(content):
+        line = content[i]
+        line = line[2:] if line.startswith("> ") or line == ">" else line  # the console's PS2 prompt
+        if (line.lstrip("\t") if strip_tabs else line).rstrip() == delimiter:
+            break
+        body.append(line.lstrip("\t") if strip_tabs else line)
         i += 1
-        prompted = start < len(content) and content[start].startswith("> ")
-        yield start, (2 if prompted else 0) + tabs, "\n".join(body) + "\n", not quoted
+    prompted = start < len(content) and content[start].startswith("> ")
+    return (start, (2 if prompted else 0) + tabs, "\n".join(body) + "\n", not quoted), i + 1
+
+
+def _written_file(command: str) -> tuple[str, bool] | None:
+    """(file, whether appended to) a heredoc goes to: `cat` redirected (`>`, `>>`) or `tee [-a]`; None
+    when it goes elsewhere (another program may change it: envsubst, sed)."""
+    tee = _TEE.search(command)
+    if tee:
+        return _file_name(tee.group(2)), bool(_TEE_APPEND.search(tee.group(1)))
+    if _CAT.search(command):
+        redirect = _REDIRECT.search(command)
+        if redirect:
+            return _file_name(redirect.group(2)), redirect.group(1) == ">>"
+    return None
+
+
+def _applied_files(command: str) -> list[str]:
+    """The files `kubectl apply` or `kubectl create` reads (`-f x.yaml`, `--filename=x.yaml`)."""
+    kubectl = _KUBECTL_APPLY.search(command)
+    if not kubectl:
+        return []
+    return [_file_name(name) for name in _FILE_FLAG.findall(command, kubectl.end())]
+
+
+def _file_name(word: str) -> str:
+    return posixpath.normpath(word.strip("'\""))  # `./x.yaml` and `x.yaml` are one file
 
 
 def _fragment(body: str, expands: bool) -> str:

@@ -180,7 +180,7 @@ class Source:
 def place(result: Result, source: Source) -> Result:
     """`result` with the line and column of each of its messages' fields, in a document read from `source`
     (a chunk) whose first line is `source.line` of the file, shifted right by `source.column` (a Markdown
-    block's indentation)."""
+    block's indentation and block quote markers)."""
     if not any(m.field for m in result.messages):
         return result
     root = source.root()

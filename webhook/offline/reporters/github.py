@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import TextIO
 
 from webhook.offline.results import ERROR, FAILED, Result, Run
+from webhook.offline.utf16 import Columns
 from webhook.offline.visible import visible
 from webhook.offline.warningcodes import code
 
 
 def write(run: Run, out: TextIO) -> None:
+    columns = Columns()  # `col` in UTF-16 code units, as GitHub counts a SARIF file's
     for result in run.results:
         if result.outcome in (FAILED, ERROR):
             title = f"{result.name}: {result.verdict}"
@@ -17,7 +19,8 @@ def write(run: Run, out: TextIO) -> None:
             rest = [m for m in result.messages if m not in placed]
             for m in placed:
                 text = visible(f"{m.field}: {m.text}" if m.field else m.text)
-                out.write(_command("error", title, text, result, m.line, m.column, m.file))
+                column = columns.column(m.file or result.file, m.line, m.column)
+                out.write(_command("error", title, text, result, m.line, column, m.file))
             if rest or not placed:
                 text = "\n".join(visible(f"{m.field}: {m.text}" if m.field else m.text) for m in rest)
                 out.write(_command("error", title, text or result.verdict, result))

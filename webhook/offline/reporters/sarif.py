@@ -1,4 +1,5 @@
-"""SARIF 2.1.0 (code scanning): one run, a rule per cause reason, a result per finding with its location."""
+"""SARIF 2.1.0 (code scanning): one run, a rule per cause reason, a result per finding with its location
+(columns in UTF-16 code units, the `columnKind` GitHub reads)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from urllib.parse import quote
 from webhook import __version__
 from webhook.offline.loading import STDIN
 from webhook.offline.results import ERROR, FAILED, Message, Result, Run
+from webhook.offline.utf16 import Columns
 from webhook.offline.visible import visible
 from webhook.offline.warningcodes import CODES, code
 
@@ -25,12 +27,13 @@ RULES = {
 
 def write(run: Run, out: TextIO) -> None:
     results, rules = [], {}
+    columns = Columns()
     for result in run.results:
         for rule, level, text, message in _findings(result):
             rule = visible(rule)
             rules.setdefault(rule, _describe(rule))
             entry = {"ruleId": rule, "level": level, "message": {"text": visible(text)}}
-            location = _location(result, message)
+            location = _location(columns, result, message)
             if location:
                 entry["locations"] = [location]
             results.append(entry)
@@ -42,6 +45,7 @@ def write(run: Run, out: TextIO) -> None:
                                 "rules": [{"id": rule, "shortDescription": {"text": text}}
                                           for rule, text in sorted(rules.items())]}},
             "results": results,
+            "columnKind": "utf16CodeUnits",  # SARIF's default, said: what GitHub code scanning counts
         }],
     }
     json.dump(log, out, indent=2)
@@ -70,7 +74,7 @@ def _findings(result: Result) -> list[tuple[str, str, str, Message | None]]:
     return found
 
 
-def _location(result: Result, message: Message | None = None) -> dict | None:
+def _location(columns: Columns, result: Result, message: Message | None = None) -> dict | None:
     file = message.file if message is not None and message.file else result.file
     if file == STDIN:
         return None
@@ -79,7 +83,7 @@ def _location(result: Result, message: Message | None = None) -> dict | None:
     if message is not None and message.line:
         region = {"startLine": message.line}
         if message.column:
-            region["startColumn"] = message.column
+            region["startColumn"] = columns.column(file, message.line, message.column)
         location["physicalLocation"]["region"] = region
     elif result.line:
         location["physicalLocation"]["region"] = {"startLine": result.line}

@@ -1,4 +1,5 @@
-"""TAP version 13: a test point per result, YAML diagnostics for failures, the exit reason as a comment."""
+"""TAP version 13: a test point per result, YAML diagnostics for failures (each cause at its file:line:column,
+the first one's also as `at`), the exit reason as a comment."""
 
 from __future__ import annotations
 
@@ -27,8 +28,15 @@ def write(run: Run, out: TextIO) -> None:
             out.write(f"  verdict: {result.verdict}\n")
             if result.messages:
                 out.write("  messages:\n")
-                for m in result.messages:
-                    out.write(f"    - {json.dumps(f'{m.field}: {m.text}' if m.field else m.text)}\n")
+                for m in result.messages:  # each at its field's file:line:column, as text writes it
+                    where = f"{m.file or result.file}:{m.line}:{m.column}: " if m.line and m.column else ""
+                    out.write(f"    - {json.dumps(where + (f'{m.field}: {m.text}' if m.field else m.text))}\n")
+                first = next((m for m in result.messages if m.line and m.column), None)
+                if first is not None:  # where the first cause is, as other TAP producers' `at`
+                    out.write("  at:\n")
+                    out.write(f"    file: {json.dumps(first.file or result.file)}\n")
+                    out.write(f"    line: {first.line}\n")
+                    out.write(f"    column: {first.column}\n")
             if result.warnings:
                 out.write("  warnings:\n")
                 for w in result.warnings:
