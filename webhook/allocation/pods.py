@@ -68,9 +68,22 @@ def _refuse(unit: Unit, stage: str, text: str) -> None:
     unit.problems.setdefault(stage, text)
 
 
-def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict, inputs=None, profile=None) -> Unit:
+def _reserved_for(claim: dict, cache: dict) -> tuple[int, frozenset]:
+    """(how many entries a claim's status.reservedFor has, the uids in it), found once per claim: every pod
+    sharing the claim asks, and scanning the list per pod was pods x entries."""
+    found = cache.get(id(claim))
+    if found is None:
+        reserved = (claim.get("status") or {}).get("reservedFor") or []
+        reserved = reserved if isinstance(reserved, list) else []
+        uids = frozenset(r.get("uid") for r in reserved if isinstance(r, dict) and isinstance(r.get("uid"), str))
+        found = cache[id(claim)] = (len(reserved), uids)
+    return found
+
+
+def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict, inputs=None, profile=None,
+             reservations: dict | None = None) -> Unit:
     """`inputs` and `profile` (the classes and gates PreFilter checks, and IsForPod's release) may be left
-    out by callers that only want the claims."""
+    out by callers that only want the claims; `reservations`: what `_reserved_for` found, kept across pods."""
     from webhook.allocation import prefilter
     from webhook.allocation.nodes import NodeSelectorError, selector_matches
 
@@ -84,6 +97,7 @@ def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict, inputs=Non
     if gated:  # the SchedulingGates plugin: the pod is not even queued
         _refuse(unit, prefilter.PRE_ENQUEUE, gated)
     uid = _meta(pod).get("uid")
+    reservations = {} if reservations is None else reservations
     reserved_all = True  # every claim of the pod is allocated and reserved for it
     for index, entry in enumerate(spec.get("resourceClaims") or []):
         entry = entry if isinstance(entry, dict) else {}
@@ -125,14 +139,14 @@ def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict, inputs=Non
                 _refuse(unit, prefilter.PRE_ENQUEUE, owner)
         if claim_key in in_use:
             claim = in_use[claim_key][0]
-            reserved = ((claim.get("status") or {}).get("reservedFor")) or []
-            mine = any(isinstance(r, dict) and uid and r.get("uid") == uid for r in reserved)
+            entries, uids = _reserved_for(claim, reservations)
+            mine = isinstance(uid, str) and uid in uids
             reserved_all = reserved_all and mine
-            if len(reserved) >= RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE and not mine and not unit.bind_problem:
+            if entries >= RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE and not mine and not unit.bind_problem:
                 # resourceclaim.CanBeReserved is always true: PreFilter lets the pod through, and on a node that
                 # fits, PreBind's update of reservedFor fails validation (at most 256 entries).
                 unit.bind_problem = (f"{at}: ResourceClaim {claim_key[0]}/{claim_key[1]} is in use: reserved for "
-                                     f"{len(reserved)} consumers, the most it can be")
+                                     f"{entries} consumers, the most it can be")
             selector = ((claim.get("status") or {}).get("allocation") or {}).get("nodeSelector")
             try:
                 if selector is not None:
@@ -168,7 +182,7 @@ def units(inputs, profile=None) -> list:
         return [Unit(None, list(inputs.claims))]
     pending = {key_of(c): (c, s) for c, s in inputs.claims if not s.endswith("(template)")}
     in_use = {key_of(c): (c, s) for c, s in inputs.in_use}
-    out, used = [], set()
+    out, used, reservations = [], set(), {}
     for pod, _ in inputs.pods:
         namespace = key_of(pod)[0]
         for entry in (pod.get("spec") or {}).get("resourceClaims") or []:
@@ -176,7 +190,7 @@ def units(inputs, profile=None) -> list:
                 used.add(id(inputs.templates.get((namespace, entry["resourceClaimTemplateName"]), (None,))[0]))
         if _finished(pod):
             continue
-        unit = pod_unit(pod, pending, in_use, inputs.templates, inputs, profile)
+        unit = pod_unit(pod, pending, in_use, inputs.templates, inputs, profile, reservations)
         used.update(id(c) for c, _ in unit.claims)
         # A pod with nothing left to allocate is not waiting for DRA; a bound one whose claims are not in
         # the inputs is running somewhere (a partial dump), not pending; a pod without claims (gated or
