@@ -233,3 +233,17 @@ def test_renew_from_an_ed25519_ca_signs_without_a_digest(tmp_path):
     result = cli("certs", "--out", str(tmp_path), "--renew")
     assert result.returncode == 0, result.stderr
     x509.load_pem_x509_certificate((tmp_path / "tls.crt").read_bytes()).verify_directly_issued_by(ca)
+
+
+def test_the_written_paths_are_escaped_one_per_line(tmp_path):
+    """--out and --kustomize are echoed as the written files: a newline or an escape in them printed
+    raw forged a line (a workflow command) or drove the terminal."""
+    out = tmp_path / "out\x1b[31m\n::error::forged"
+    overlay = tmp_path / "overlay\x07\n::add-mask::x"
+    result = cli("certs", "--out", str(out), "--kustomize", str(overlay))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) >= 6 and "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert not any(line.startswith("::") for line in lines)
+    assert lines[0] == str(tmp_path) + "/out\\x1b[31m\\n::error::forged/ca.crt"
+    assert (out / "ca.crt").is_file()
