@@ -20,7 +20,8 @@ def _dump(rules: int, devices: int = 128) -> dict:
         {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-a"}},
         {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "ml"},
          "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
-             "deviceClassName": "gpu.example.com", "tolerations": [{"operator": "Exists", "effect": "NoSchedule"}]}}]}}},
+             "deviceClassName": "gpu.example.com",
+             "tolerations": [{"operator": "Exists", "effect": "NoSchedule"}]}}]}}},
         *({"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule", "metadata": {"name": f"rule-{r}"},
            "spec": {"taint": {"key": f"k{r}", "effect": "NoExecute" if r == rules - 1 else "NoSchedule"}}}
           for r in range(rules))]}
@@ -62,8 +63,10 @@ def _shared_claim_dump(pods: int, reserved: int) -> dict:
              "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
                  {"key": "metadata.name", "operator": "In", "values": ["node-a"]}]}]}},
              "reservedFor": reserved_for}},
-        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": "t", "namespace": "ml"},
-         "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}}}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+         "metadata": {"name": "t", "namespace": "ml"},
+         "spec": {"spec": {"devices": {"requests": [
+             {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}}}},
         *({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{p}", "namespace": "ml", "uid": f"uid-{p}"},
            "spec": {"containers": [{"name": "c"}], "resourceClaims": [
                {"name": "shared", "resourceClaimName": "shared"}, {"name": "own", "resourceClaimTemplateName": "t"}]}}
@@ -80,7 +83,8 @@ def test_many_pods_sharing_a_claim_with_a_long_reserved_for_cost_what_the_dump_d
     assert result.returncode == 1, result.stderr
     answers = json.loads(result.stdout)
     assert len(answers) == 3000 and answers[0]["pod"] == "ml/p0" and answers[0]["allocated"] is True
-    full = "spec.resourceClaims[0]: ResourceClaim ml/shared is in use: reserved for 100000 consumers, the most it can be"
+    full = ("spec.resourceClaims[0]: ResourceClaim ml/shared is in use: reserved for 100000 consumers, the most it "
+            "can be")
     assert all(a["allocated"] is False and a["error"] == full for a in answers[1:])
     assert "Traceback" not in result.stderr
     assert seconds < 15 and peak < 512 * 2**20, (seconds, peak)  # measured: 1 s (before: 23 s)
