@@ -42,6 +42,16 @@ class FocusError(ValueError):
     """`--pod` or `--claim` names nothing allocate can answer for."""
 
 
+class MalformedPod(ValueError):
+    """A Pod of the inputs whose fields are not of their types (Pods are read as given, not validated)."""
+
+
+def _malformed(pod: dict, source: str, error: Exception) -> MalformedPod:
+    meta = _meta(pod)
+    return MalformedPod(f"malformed input: {source}: Pod {meta.get('namespace') or 'default'}/{meta.get('name') or ''}: "
+                        f"{type(error).__name__}: {error}")
+
+
 def _meta(obj: dict) -> dict:
     meta = obj.get("metadata")
     return meta if isinstance(meta, dict) else {}
@@ -183,22 +193,33 @@ def units(inputs, profile=None) -> list:
     pending = {key_of(c): (c, s) for c, s in inputs.claims if not s.endswith("(template)")}
     in_use = {key_of(c): (c, s) for c, s in inputs.in_use}
     out, used, reservations = [], set(), {}
-    for pod, _ in inputs.pods:
-        namespace = key_of(pod)[0]
-        for entry in (pod.get("spec") or {}).get("resourceClaims") or []:
-            if isinstance(entry, dict) and entry.get("resourceClaimTemplateName"):
-                used.add(id(inputs.templates.get((namespace, entry["resourceClaimTemplateName"]), (None,))[0]))
-        if _finished(pod):
-            continue
-        unit = pod_unit(pod, pending, in_use, inputs.templates, inputs, profile, reservations)
-        used.update(id(c) for c, _ in unit.claims)
-        # A pod with nothing left to allocate is not waiting for DRA; a bound one whose claims are not in
-        # the inputs is running somewhere (a partial dump), not pending; a pod without claims (gated or
-        # not) is none of allocate's business.
-        if unit.claims or (unit.problem and not unit.node and (pod.get("spec") or {}).get("resourceClaims")):
+    for pod, source in inputs.pods:
+        try:
+            unit = _pod_unit_of(pod, pending, in_use, inputs, profile, reservations, used)
+        except (TypeError, AttributeError, KeyError, ValueError) as error:
+            raise _malformed(pod, source, error) from error
+        if unit is not None:
             out.append(unit)
     out.extend(Unit(None, [(c, s)]) for c, s in inputs.claims if id(c) not in used)
     return out
+
+
+def _pod_unit_of(pod: dict, pending: dict, in_use: dict, inputs, profile, reservations: dict, used: set):
+    """The unit of a pod that waits for DRA, or None; the templates and claims it uses are added to `used`."""
+    namespace = key_of(pod)[0]
+    for entry in (pod.get("spec") or {}).get("resourceClaims") or []:
+        if isinstance(entry, dict) and entry.get("resourceClaimTemplateName"):
+            used.add(id(inputs.templates.get((namespace, entry["resourceClaimTemplateName"]), (None,))[0]))
+    if _finished(pod):
+        return None
+    unit = pod_unit(pod, pending, in_use, inputs.templates, inputs, profile, reservations)
+    used.update(id(c) for c, _ in unit.claims)
+    # A pod with nothing left to allocate is not waiting for DRA; a bound one whose claims are not in
+    # the inputs is running somewhere (a partial dump), not pending; a pod without claims (gated or
+    # not) is none of allocate's business.
+    if unit.claims or (unit.problem and not unit.node and (pod.get("spec") or {}).get("resourceClaims")):
+        return unit
+    return None
 
 
 def focus(inputs, pod: str | None, claim: str | None, profile=None) -> list:
@@ -215,11 +236,14 @@ def focus(inputs, pod: str | None, claim: str | None, profile=None) -> list:
         return [Unit(None, found[:1])]
     if pod:
         wanted = parse_ref(pod)
-        for p, _ in inputs.pods:
+        for p, source in inputs.pods:
             if key_of(p) == wanted:
                 pending = {key_of(c): (c, s) for c, s in inputs.claims if not s.endswith("(template)")}
                 in_use = {key_of(c): (c, s) for c, s in inputs.in_use}
-                return [pod_unit(p, pending, in_use, inputs.templates, inputs, profile)]
+                try:
+                    return [pod_unit(p, pending, in_use, inputs.templates, inputs, profile)]
+                except (TypeError, AttributeError, KeyError, ValueError) as error:
+                    raise _malformed(p, source, error) from error
         raise FocusError(f"--pod {pod}: no Pod {'/'.join(wanted)} in the inputs")
     return units(inputs, profile)
 
