@@ -48,8 +48,8 @@ class MalformedPod(ValueError):
 
 def _malformed(pod: dict, source: str, error: Exception) -> MalformedPod:
     meta = _meta(pod)
-    return MalformedPod(f"malformed input: {source}: Pod {meta.get('namespace') or 'default'}/{meta.get('name') or ''}: "
-                        f"{type(error).__name__}: {error}")
+    name = f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
+    return MalformedPod(f"malformed input: {source}: Pod {name}: {type(error).__name__}: {error}")
 
 
 def _meta(obj: dict) -> dict:
