@@ -294,6 +294,10 @@ def test_a_malformed_pod_is_a_usage_error_not_a_traceback(tmp_path, capsys):
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"}, "spec": spec}
         code, out, err = allocate(capsys, write(tmp_path / "in.json", [GPU_CLASS, *SLICES, pod]), "--all-nodes")
         assert code == 2 and out == "" and "malformed input: " in err and "Traceback" not in err, (spec, err)
+        assert "in.json#0.items[3]: Pod default/p: " in err, err  # which input, which pod
+        if isinstance(spec, dict):  # --pod reads the one pod only
+            code, _, err = allocate(capsys, write(tmp_path / "in.json", [GPU_CLASS, *SLICES, pod]), "--pod", "p")
+            assert code == 2 and "in.json#0.items[3]: Pod default/p: " in err, err
 
 
 def test_without_pods_the_pending_claims_are_one_pods_and_a_note_says_so(tmp_path, capsys):

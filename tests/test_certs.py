@@ -182,3 +182,68 @@ def test_renew_makes_a_ca_only_where_there_is_none_and_never_with_force(tmp_path
     (tmp_path / "orphan" / "tls.crt").write_text("x")
     orphan = cli("certs", "--out", str(tmp_path / "orphan"), "--renew")
     assert orphan.returncode == 2 and "there is no CA" in orphan.stderr
+
+
+def test_renew_refuses_a_ca_file_that_is_no_regular_file_without_blocking_or_reading_it_whole(tmp_path):
+    """A FIFO planted as ca.key would block the read forever; a link to /dev/zero would fill memory: both
+    are an unusable CA (exit 2), answered at once."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "fifo"
+    assert cli("certs", "--out", str(fifo)).returncode == 0
+    (fifo / "ca.key").unlink()
+    os.mkfifo(fifo / "ca.key")
+    result = cli("certs", "--out", str(fifo), "--renew", timeout=20)
+    assert result.returncode == 2 and "not a valid CA pair" in result.stderr, result.stderr
+
+    zero = tmp_path / "zero"
+    assert cli("certs", "--out", str(zero)).returncode == 0
+    (zero / "ca.crt").unlink()
+    (zero / "ca.crt").symlink_to("/dev/zero")
+
+    def limit():  # an unbounded read then fails in the child at 1 GiB instead of filling the machine
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    result = subprocess.run([sys.executable, "-m", "webhook", "certs", "--out", str(zero), "--renew"],
+                            capture_output=True, text=True, timeout=20, preexec_fn=limit)
+    assert result.returncode == 2 and "not a valid CA pair" in result.stderr, result.stderr
+
+
+def test_renew_from_an_ed25519_ca_signs_without_a_digest(tmp_path):
+    """An Ed25519 CA (Go's crypto/x509 verifies it) issues the serving pair; signing it with SHA-256 was
+    a traceback."""
+    from datetime import timedelta
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+    from cryptography.x509.oid import NameOID
+
+    key = ed25519.Ed25519PrivateKey.generate()
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "ed25519 CA")])
+    now = datetime.now(timezone.utc)
+    ca = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+          .serial_number(1).not_valid_before(now - timedelta(days=1)).not_valid_after(now + timedelta(days=30))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True).sign(key, None))
+    (tmp_path / "ca.crt").write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    (tmp_path / "ca.key").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                        serialization.NoEncryption()))
+    result = cli("certs", "--out", str(tmp_path), "--renew")
+    assert result.returncode == 0, result.stderr
+    x509.load_pem_x509_certificate((tmp_path / "tls.crt").read_bytes()).verify_directly_issued_by(ca)
+
+
+def test_the_written_paths_are_escaped_one_per_line(tmp_path):
+    """--out and --kustomize are echoed as the written files: a newline or an escape in them printed
+    raw forged a line (a workflow command) or drove the terminal."""
+    out = tmp_path / "out\x1b[31m\n::error::forged"
+    overlay = tmp_path / "overlay\x07\n::add-mask::x"
+    result = cli("certs", "--out", str(out), "--kustomize", str(overlay))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) >= 6 and "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert not any(line.startswith("::") for line in lines)
+    assert lines[0] == str(tmp_path) + "/out\\x1b[31m\\n::error::forged/ca.crt"
+    assert (out / "ca.crt").is_file()

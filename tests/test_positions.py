@@ -220,3 +220,19 @@ spec:
 """)
     assert causes(capsys, str(path)) == [("spec.devices.requests[0].exactly.count", 12, 9),
                                          ("spec.devices.requests[1].exactly.count", 12, 9)]
+
+
+def test_strict_causes_of_a_hostile_message_are_cut_in_linear_time():
+    """An item could end at any later quote: a message of 20,000 items that never close (or a last one
+    that does not) was searched from every start to the end, 28 s; cut first, it takes milliseconds."""
+    import time
+
+    from webhook.offline.positions import strict_causes
+
+    started = time.process_time()
+    assert strict_causes('strict decoding error: ' + 'unknown field "x' * 20_000, "BadRequest") is None
+    closed = strict_causes('strict decoding error: ' + ', '.join(['unknown field "x"'] * 20_000) + "y", "BadRequest")
+    assert len(closed) == 19_999 and closed[0].field == "x"  # the last one does not close
+    assert time.process_time() - started < 5  # measured: under 0.01 s (before: 28 s)
+    split = strict_causes('X: strict decoding error: unknown field "spec.a, b", duplicate field "spec.c"', "")
+    assert [m.field for m in split] == ["spec.a, b", "spec.c"]

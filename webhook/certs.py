@@ -14,6 +14,7 @@ import ipaddress
 import os
 import re
 import secrets
+import stat
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -21,7 +22,7 @@ from pathlib import Path
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 DEFAULT_SERVICE = "dra-webhook"
@@ -29,6 +30,8 @@ DEFAULT_NAMESPACE = "dra-webhook"
 KEY_TYPES = ("ecdsa", "rsa")
 CA_DAYS = 3650
 SERVING_DAYS = 365
+# A PEM certificate or key is a few KiB: a file larger than this is not one (and is never read whole).
+MAX_PEM_BYTES = 1 << 20
 
 
 class CertError(Exception):
@@ -208,7 +211,7 @@ def _issue_serving(files: CertFiles, ca_cert: x509.Certificate, ca_key, service:
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
         .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
-        .sign(ca_key, hashes.SHA256())
+        .sign(ca_key, _signing_hash(ca_key))
     )
     write_file(files.cert, cert.public_bytes(serialization.Encoding.PEM), private=False, replace=replace)
     write_file(files.key, _pem_key(key), private=True, replace=replace)
@@ -257,12 +260,38 @@ def renew(out_dir: str | os.PathLike, *, service: str = DEFAULT_SERVICE, namespa
     return files
 
 
-def _load_pair(cert_path: Path, key_path: Path, now: datetime):
-    """(certificate, key) when both files parse, match and the certificate is valid at `now`."""
+def _read_pem(path: Path) -> bytes:
+    """A PEM file's bytes: a regular file (a link to one is fine, as a mounted Secret's are) of at most
+    MAX_PEM_BYTES; OSError for anything else, so a FIFO or /dev/zero under the name never blocks or
+    fills memory. O_NONBLOCK: opening a FIFO does not wait for a writer."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
-        cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
-        key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        data = b""
+        while len(data) <= MAX_PEM_BYTES and (chunk := os.read(fd, MAX_PEM_BYTES + 1 - len(data))):
+            data += chunk
+        if len(data) > MAX_PEM_BYTES:
+            raise OSError(errno.EFBIG, "larger than a PEM file", str(path))
+        return data
+    finally:
+        os.close(fd)
+
+
+def _signing_hash(key):
+    """The hash to sign with: Ed25519 signs the message itself (None)."""
+    return None if isinstance(key, ed25519.Ed25519PrivateKey) else hashes.SHA256()
+
+
+def _load_pair(cert_path: Path, key_path: Path, now: datetime):
+    """(certificate, key) when both files parse, match, the key is one a Go client verifies signatures of
+    (RSA, ECDSA, Ed25519: not DSA or Ed448) and the certificate is valid at `now`."""
+    try:
+        cert = x509.load_pem_x509_certificate(_read_pem(cert_path))
+        key = serialization.load_pem_private_key(_read_pem(key_path), password=None)
     except (OSError, ValueError, TypeError):
+        return None
+    if not isinstance(key, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey, ed25519.Ed25519PrivateKey)):
         return None
     same = cert.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo) \
         == key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
@@ -289,7 +318,7 @@ def _covers(cert: x509.Certificate, hosts) -> bool:
 
 
 def load_certificate(path: str | os.PathLike) -> x509.Certificate:
-    return x509.load_pem_x509_certificate(Path(path).read_bytes())
+    return x509.load_pem_x509_certificate(_read_pem(Path(path)))
 
 
 def not_after(path: str | os.PathLike) -> datetime:

@@ -332,7 +332,7 @@ def run_certs(args: argparse.Namespace) -> int:
         print(f"dra-webhook certs: {visible(str(exc))}", file=sys.stderr)
         return 2
     for path in (files.ca_cert, files.ca_key, files.cert, files.key, *manifests):
-        print(path)
+        print(visible(str(path)))  # one line each, whatever --out or --kustomize holds
     return 0
 
 

@@ -78,7 +78,6 @@ def parse(text: str, registered: set[str]) -> RuntimeConfig:
                 raise RuntimeConfigError(f"invalid value {key}={value}")
             matchers[key] = value == "true"
             continue
-        enabled = _bool(key, value) if sep and value else True
         tokens = key.split("/")
         if len(tokens) < 2 or len(tokens) > 3:
             continue  # upstream skips such keys (the legacy "api/v1" is "v1" of the core group)
@@ -88,6 +87,8 @@ def parse(text: str, registered: set[str]) -> RuntimeConfig:
         if version not in registered:
             raise RuntimeConfigError(f"group version {GROUP}/{version} that has not been registered "
                                      f"(Kubernetes serves {', '.join(f'{GROUP}/{v}' for v in sorted(registered))})")
+        # Read only now, as upstream does: another group's value is not ours to refuse.
+        enabled = _bool(key, value) if sep and value else True
         if len(tokens) == 3:
             if tokens[2].lower() != tokens[2]:
                 raise RuntimeConfigError(f"invalid key {key}: group/version/resource and resource is always "

@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
                      "ResourceClaim, ResourceClaimTemplate, DeviceTaintRule, Pod, Node)")
     try:
         chosen = pods.focus(inputs, getattr(args, "pod", None), getattr(args, "claim", None), profile)
-    except pods.FocusError as error:
+    except (pods.FocusError, pods.MalformedPod) as error:
         return _fail(str(error))
     except (TypeError, AttributeError, KeyError, ValueError) as error:  # a Pod is read as given, unchecked
         return _fail(f"malformed input: {type(error).__name__}: {error}")

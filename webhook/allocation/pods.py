@@ -42,6 +42,16 @@ class FocusError(ValueError):
     """`--pod` or `--claim` names nothing allocate can answer for."""
 
 
+class MalformedPod(ValueError):
+    """A Pod of the inputs whose fields are not of their types (Pods are read as given, not validated)."""
+
+
+def _malformed(pod: dict, source: str, error: Exception) -> MalformedPod:
+    meta = _meta(pod)
+    name = f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
+    return MalformedPod(f"malformed input: {source}: Pod {name}: {type(error).__name__}: {error}")
+
+
 def _meta(obj: dict) -> dict:
     meta = obj.get("metadata")
     return meta if isinstance(meta, dict) else {}
@@ -68,9 +78,22 @@ def _refuse(unit: Unit, stage: str, text: str) -> None:
     unit.problems.setdefault(stage, text)
 
 
-def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict, inputs=None, profile=None) -> Unit:
+def _reserved_for(claim: dict, cache: dict) -> tuple[int, frozenset]:
+    """(how many entries a claim's status.reservedFor has, the uids in it), found once per claim: every pod
+    sharing the claim asks, and scanning the list per pod was pods x entries."""
+    found = cache.get(id(claim))
+    if found is None:
+        reserved = (claim.get("status") or {}).get("reservedFor") or []
+        reserved = reserved if isinstance(reserved, list) else []
+        uids = frozenset(r.get("uid") for r in reserved if isinstance(r, dict) and isinstance(r.get("uid"), str))
+        found = cache[id(claim)] = (len(reserved), uids)
+    return found
+
+
+def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict, inputs=None, profile=None,
+             reservations: dict | None = None) -> Unit:
     """`inputs` and `profile` (the classes and gates PreFilter checks, and IsForPod's release) may be left
-    out by callers that only want the claims."""
+    out by callers that only want the claims; `reservations`: what `_reserved_for` found, kept across pods."""
     from webhook.allocation import prefilter
     from webhook.allocation.nodes import NodeSelectorError, selector_matches
 
@@ -84,6 +107,7 @@ def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict, inputs=Non
     if gated:  # the SchedulingGates plugin: the pod is not even queued
         _refuse(unit, prefilter.PRE_ENQUEUE, gated)
     uid = _meta(pod).get("uid")
+    reservations = {} if reservations is None else reservations
     reserved_all = True  # every claim of the pod is allocated and reserved for it
     for index, entry in enumerate(spec.get("resourceClaims") or []):
         entry = entry if isinstance(entry, dict) else {}
@@ -125,14 +149,14 @@ def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict, inputs=Non
                 _refuse(unit, prefilter.PRE_ENQUEUE, owner)
         if claim_key in in_use:
             claim = in_use[claim_key][0]
-            reserved = ((claim.get("status") or {}).get("reservedFor")) or []
-            mine = any(isinstance(r, dict) and uid and r.get("uid") == uid for r in reserved)
+            entries, uids = _reserved_for(claim, reservations)
+            mine = isinstance(uid, str) and uid in uids
             reserved_all = reserved_all and mine
-            if len(reserved) >= RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE and not mine and not unit.bind_problem:
+            if entries >= RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE and not mine and not unit.bind_problem:
                 # resourceclaim.CanBeReserved is always true: PreFilter lets the pod through, and on a node that
                 # fits, PreBind's update of reservedFor fails validation (at most 256 entries).
                 unit.bind_problem = (f"{at}: ResourceClaim {claim_key[0]}/{claim_key[1]} is in use: reserved for "
-                                     f"{len(reserved)} consumers, the most it can be")
+                                     f"{entries} consumers, the most it can be")
             selector = ((claim.get("status") or {}).get("allocation") or {}).get("nodeSelector")
             try:
                 if selector is not None:
@@ -168,23 +192,34 @@ def units(inputs, profile=None) -> list:
         return [Unit(None, list(inputs.claims))]
     pending = {key_of(c): (c, s) for c, s in inputs.claims if not s.endswith("(template)")}
     in_use = {key_of(c): (c, s) for c, s in inputs.in_use}
-    out, used = [], set()
-    for pod, _ in inputs.pods:
-        namespace = key_of(pod)[0]
-        for entry in (pod.get("spec") or {}).get("resourceClaims") or []:
-            if isinstance(entry, dict) and entry.get("resourceClaimTemplateName"):
-                used.add(id(inputs.templates.get((namespace, entry["resourceClaimTemplateName"]), (None,))[0]))
-        if _finished(pod):
-            continue
-        unit = pod_unit(pod, pending, in_use, inputs.templates, inputs, profile)
-        used.update(id(c) for c, _ in unit.claims)
-        # A pod with nothing left to allocate is not waiting for DRA; a bound one whose claims are not in
-        # the inputs is running somewhere (a partial dump), not pending; a pod without claims (gated or
-        # not) is none of allocate's business.
-        if unit.claims or (unit.problem and not unit.node and (pod.get("spec") or {}).get("resourceClaims")):
+    out, used, reservations = [], set(), {}
+    for pod, source in inputs.pods:
+        try:
+            unit = _pod_unit_of(pod, pending, in_use, inputs, profile, reservations, used)
+        except (TypeError, AttributeError, KeyError, ValueError) as error:
+            raise _malformed(pod, source, error) from error
+        if unit is not None:
             out.append(unit)
     out.extend(Unit(None, [(c, s)]) for c, s in inputs.claims if id(c) not in used)
     return out
+
+
+def _pod_unit_of(pod: dict, pending: dict, in_use: dict, inputs, profile, reservations: dict, used: set):
+    """The unit of a pod that waits for DRA, or None; the templates and claims it uses are added to `used`."""
+    namespace = key_of(pod)[0]
+    for entry in (pod.get("spec") or {}).get("resourceClaims") or []:
+        if isinstance(entry, dict) and entry.get("resourceClaimTemplateName"):
+            used.add(id(inputs.templates.get((namespace, entry["resourceClaimTemplateName"]), (None,))[0]))
+    if _finished(pod):
+        return None
+    unit = pod_unit(pod, pending, in_use, inputs.templates, inputs, profile, reservations)
+    used.update(id(c) for c, _ in unit.claims)
+    # A pod with nothing left to allocate is not waiting for DRA; a bound one whose claims are not in
+    # the inputs is running somewhere (a partial dump), not pending; a pod without claims (gated or
+    # not) is none of allocate's business.
+    if unit.claims or (unit.problem and not unit.node and (pod.get("spec") or {}).get("resourceClaims")):
+        return unit
+    return None
 
 
 def focus(inputs, pod: str | None, claim: str | None, profile=None) -> list:
@@ -201,11 +236,14 @@ def focus(inputs, pod: str | None, claim: str | None, profile=None) -> list:
         return [Unit(None, found[:1])]
     if pod:
         wanted = parse_ref(pod)
-        for p, _ in inputs.pods:
+        for p, source in inputs.pods:
             if key_of(p) == wanted:
                 pending = {key_of(c): (c, s) for c, s in inputs.claims if not s.endswith("(template)")}
                 in_use = {key_of(c): (c, s) for c, s in inputs.in_use}
-                return [pod_unit(p, pending, in_use, inputs.templates, inputs, profile)]
+                try:
+                    return [pod_unit(p, pending, in_use, inputs.templates, inputs, profile)]
+                except (TypeError, AttributeError, KeyError, ValueError) as error:
+                    raise _malformed(p, source, error) from error
         raise FocusError(f"--pod {pod}: no Pod {'/'.join(wanted)} in the inputs")
     return units(inputs, profile)
 

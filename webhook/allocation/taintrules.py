@@ -54,9 +54,12 @@ def _cel(selectors) -> list:
 
 def apply_patches(slice_: dict, rules: list, selectors: Selectors | None = None) -> dict:
     """applyPatches: the v1 slice with the rules' taints appended to matching devices (a copy when any
-    matches; the slice itself otherwise). `selectors`: 1.34's CEL selection, None in later releases."""
+    matches; the slice itself otherwise). `selectors`: 1.34's CEL selection, None in later releases.
+    Each device's new taints are gathered first and its copy made once: copying it per rule was quadratic
+    in the number of rules matching it."""
     spec = slice_.get("spec") or {}
-    patched = slice_
+    devices = spec.get("devices") or []
+    added_to: dict[int, list] = {}  # device index -> the taints the rules add, in rule order
     for rule in rules:
         rule_spec = rule.get("spec") or {}
         selector = rule_spec.get("deviceSelector") or {}
@@ -69,18 +72,20 @@ def apply_patches(slice_: dict, rules: list, selectors: Selectors | None = None)
         if expressions is None:
             continue
         taint = rule_spec.get("taint") or {}
-        for index, device in enumerate(spec.get("devices") or []):
+        added = {k: taint[k] for k in ("key", "value", "effect", "timeAdded") if taint.get(k) is not None}
+        added[RULE] = _name(rule)
+        for index, device in enumerate(devices):
             if device_name is not None and device_name != (device or {}).get("name"):
                 continue
             if expressions and not selectors.accept(expressions, spec.get("driver") or "", device):
                 continue
-            added = {k: taint[k] for k in ("key", "value", "effect", "timeAdded") if taint.get(k) is not None}
-            added[RULE] = _name(rule)
-            if patched is slice_:
-                patched = {**slice_, "spec": {**spec, "devices": list(spec.get("devices") or [])}}
-            devices = patched["spec"]["devices"]
-            devices[index] = {**devices[index], "taints": list(devices[index].get("taints") or []) + [added]}
-    return patched
+            added_to.setdefault(index, []).append(added)  # one dict per rule, shared: taints are only read
+    if not added_to:
+        return slice_
+    patched = list(devices)
+    for index, taints in added_to.items():
+        patched[index] = {**patched[index], "taints": list(patched[index].get("taints") or []) + taints}
+    return {**slice_, "spec": {**spec, "devices": patched}}
 
 
 def describe(taint: dict) -> str:

@@ -29,8 +29,11 @@ MAX_PATH_CHARS = 4096
 MAX_MERGED = 1000
 
 # The items of a strict decoding error: `unknown field "spec.x", duplicate field "spec.y"`, each name as
-# the decoder wrote it (quotes and commas of a key included, so items are cut where the next one starts).
-_STRICT_ITEM = re.compile(r'(unknown|duplicate) field "(.*?)"(?=, (?:unknown|duplicate) field "|$)', re.DOTALL)
+# the decoder wrote it (quotes and commas of a key included, so items are cut where the next one starts:
+# at `", ` before `unknown field "` or `duplicate field "`). Cut first, then each item matched whole: a
+# search for an item that can end at any later quote went over the rest of the text from every start.
+_STRICT_NEXT = re.compile(r'", (?=(?:unknown|duplicate) field ")')
+_STRICT_ITEM = re.compile(r'(unknown|duplicate) field "(.*)"', re.DOTALL)
 
 
 def strict_causes(text: str, reason: str) -> list[Message] | None:
@@ -39,8 +42,16 @@ def strict_causes(text: str, reason: str) -> list[Message] | None:
     _, found, tail = text.partition("strict decoding error: ")
     if not found:
         return None
-    out = [Message(f'strict decoding error: {match.group(1)} field "{match.group(2)}"', match.group(2), reason)
-           for match in _STRICT_ITEM.finditer(tail)]
+    pieces = _STRICT_NEXT.split(tail)
+    out = []
+    for index, piece in enumerate(pieces):
+        item = piece if index == len(pieces) - 1 else piece + '"'  # the split took its closing quote
+        if not item.endswith('"'):
+            continue
+        match = _STRICT_ITEM.search(item) if index == 0 else _STRICT_ITEM.match(item)
+        if match and match.end() == len(item):
+            out.append(Message(f'strict decoding error: {match.group(1)} field "{match.group(2)}"', match.group(2),
+                               reason))
     return out or None
 
 

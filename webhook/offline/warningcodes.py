@@ -2,7 +2,10 @@
 
 The warnings themselves stay the words the API server (or the webhook) answers with: the code is found
 from the text, first match wins, and a warning none of the patterns knows is `other`. A code, once
-published, keeps its meaning; a new kind of warning gets a new code.
+published, keeps its meaning; a new kind of warning gets a new code. A warning may quote what a user
+wrote, at any length: each pattern is searched in time linear in the text (literals, and a run of non-spaces only
+between literals; no `.*` between two of them, which rescans the rest of the text from every place
+the first one occurs).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ CODES: dict[str, tuple[str, re.Pattern]] = {
     "conversion-loss": ("a field that the conversion to resource.k8s.io/v1 drops",
                         re.compile(r" no longer exists in resource\.k8s\.io/v1; ignored$")),
     "cel-unchecked": ("CEL type and cost checks skipped (portable engine, or too deep)",
-                      re.compile(r"CEL selectors? (were|was) skipped|type and cost checks? .*skipped")),
+                      re.compile(r"CEL selectors? (were|was) skipped"
+                                 r"|type and cost checks (?:of CEL selectors )?were skipped")),
     "uppercase-driver": ("a driver name with uppercase characters", re.compile(r"driver names should be lowercase")),
     "no-checks": ("a subresource the webhook does not check", re.compile(r"; allowed without checks$")),
     "pool": ("slices of one pool that disagree, or are incomplete (checks across documents)",
