@@ -4,6 +4,7 @@ Markdown file's own line."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import jsonschema
@@ -198,6 +199,26 @@ def test_crlf_line_endings_point_at_the_same_lines(tmp_path, capsys):
     code, out = review(capsys, str(path), "-o", "github")
     assert annotations(out) == [f"::error file={path},line=33,col=13", f"::error file={path},line=67,col=12"]
     assert code == 1
+
+
+def test_cr_line_endings_point_at_the_same_lines(tmp_path, capsys):
+    """CommonMark counts a carriage return alone as a line ending: such a file is read line by line too."""
+    path = write(tmp_path / "guide.md", GUIDE, newline="\r")
+    code, out = review(capsys, str(path), "-o", "github")
+    assert annotations(out) == [f"::error file={path},line=33,col=13", f"::error file={path},line=67,col=12"]
+    assert code == 1
+
+
+def test_kubectl_commands_are_found_in_linear_time(tmp_path, capsys):
+    """`kubectl`, the verb and `-f -` are searched one after the other: a line of many `kubectl`s and verbs
+    with no `-f -` costs a pass over it, not one per pair of places (a pattern with `.*` between them did)."""
+    line = "$ " + "kubectl apply create " * 190 + "<<EOF"
+    body = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: Bad_Name\nEOF\n"
+    path = write(tmp_path / "many.md", ("```console\n" + line + "\n" + body + "```\n\n") * 50)
+    started = time.process_time()
+    code, report = results(capsys, str(path))
+    assert time.process_time() - started < 10  # was ~30 s of CPU; linear: well under 1 s
+    assert code == 0 and report["summary"]["denied"] == 0  # no `-f -`: not fed to kubectl
 
 
 def test_fences_in_nested_lists_and_tildes(tmp_path, capsys):

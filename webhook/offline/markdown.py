@@ -47,8 +47,11 @@ _SKIP = re.compile(r"^[ \t]*<!--[ \t]*dra-webhook:[ \t]*skip[ \t]*-->[ \t]*$")
 _PROMPT = re.compile(r"^(?:[$%]|#(?=\s*(?:kubectl|cat)\b))\s+")  # `# ` is root's prompt only before a command
 _PROMPT_PS2 = re.compile(r"^>(?:\s+|$)")  # the console's prompt on a continued line
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2")
-_KUBECTL_STDIN = re.compile(r"\bkubectl\b.*\b(?:apply|create)\b.*(?:\s-f\s*-|\s--filename[= ]-)(?=\s|$|\||<)")
-_KUBECTL_APPLY = re.compile(r"\bkubectl\b.*?\b(?:apply|create)\b")
+# `kubectl`, then `apply` or `create`, then `-f -`, each searched from where the one before ended: one
+# pattern with `.*` between the words backtracks over every pair of places (cubic in the line).
+_KUBECTL = re.compile(r"\bkubectl\b")
+_APPLY_VERB = re.compile(r"\b(?:apply|create)\b")
+_STDIN_FLAG = re.compile(r"(?:\s-f\s*-|\s--filename[= ]-)(?=\s|$|\||<)")
 _FILE_FLAG = re.compile(r"(?<!\S)(?:-f|--filename)(?:=|[ \t]+)([^\s|;&<>()]+)")
 # Where `cat` or `tee` writes a heredoc: the first redirection of standard output (not `2>`, `>&2`).
 _CAT = re.compile(r"(?:^|[\s;&|(])cat(?=[\s<>]|$)")
@@ -63,6 +66,9 @@ _TEMPLATE = re.compile(r"\{\{")
 # A line longer than this is no command a reader types (and the patterns above stay linear in the line).
 MAX_COMMAND_CHARS = 4096
 _SHELL_VARIABLE = re.compile(r"\$(?:\{|\(|[A-Za-z_])")
+# CommonMark's line endings: a line feed, a carriage return, or both (a file saved with CR alone is not
+# one long line).
+_LINE_ENDING = re.compile(r"\r\n|\r|\n")
 _OBJECT_KEYS = re.compile(r"^(?:apiVersion|kind)[ \t]*:", re.MULTILINE)
 
 
@@ -70,7 +76,7 @@ def chunks(file: str, text: str) -> Iterator[loading.Chunk]:
     """The chunks of a Markdown file: one per document found in it (fragments included, marked), numbered
     in order, each at its line in the file."""
     index = 0
-    for line, column, body, language, expands in _bodies(text.split("\n")):
+    for line, column, body, language, expands in _bodies(_LINE_ENDING.split(text)):
         for chunk in _block_chunks(file, body, language, expands):
             yield replace(chunk, index=index, line=chunk.line + line - 1, column=column)
             index += 1
@@ -155,7 +161,7 @@ def _heredocs(content: list[str]) -> Iterator[tuple[int, int, str, bool]]:
         match = _HEREDOC.search(command) if "<<" in command else None
         if match:
             heredoc, i = _heredoc(content, i, match)
-            if "kubectl" in command and _KUBECTL_STDIN.search(command):
+            if _kubectl_reads_stdin(command):
                 yield heredoc
             elif target := _written_file(command):
                 name, append = target
@@ -200,12 +206,26 @@ def _written_file(command: str) -> tuple[str, bool] | None:
     return None
 
 
+def _kubectl_apply_end(command: str) -> int | None:
+    """Where `kubectl … apply` (or `create`) ends in the command, None without one: the first `kubectl`,
+    then the first verb after it (the earliest pair, so whatever follows either is found after it too)."""
+    kubectl = _KUBECTL.search(command)
+    verb = kubectl and _APPLY_VERB.search(command, kubectl.end())
+    return verb.end() if verb else None
+
+
+def _kubectl_reads_stdin(command: str) -> bool:
+    """Whether `kubectl apply` or `kubectl create` reads its objects from standard input (`-f -`)."""
+    end = _kubectl_apply_end(command)
+    return end is not None and _STDIN_FLAG.search(command, end) is not None
+
+
 def _applied_files(command: str) -> list[str]:
     """The files `kubectl apply` or `kubectl create` reads (`-f x.yaml`, `--filename=x.yaml`)."""
-    kubectl = _KUBECTL_APPLY.search(command)
-    if not kubectl:
+    end = _kubectl_apply_end(command)
+    if end is None:
         return []
-    return [_file_name(name) for name in _FILE_FLAG.findall(command, kubectl.end())]
+    return [_file_name(name) for name in _FILE_FLAG.findall(command, end)]
 
 
 def _file_name(word: str) -> str:
