@@ -233,6 +233,11 @@ ECHOED_VALUE_CHARS = 256
 # Causes listed in a denial (and in its message): one for each device of the largest ResourceSlice
 # (types.go ResourceSliceMaxDevices); past them the message says how many more.
 ECHOED_CAUSES = RESOURCE_SLICE_MAX_DEVICES
+# A cause's detail quotes the request too: a CEL compile error lists up to 100 errors, each with its
+# source line (up to 10 KiB) and a caret line, about 1 MiB for one selector. Served, a detail is cut
+# here: room for one error on the longest selector, 2 MiB for a class of 32 selectors. (In a cluster
+# the API server's own validation refuses such an object before any validating webhook sees it.)
+ECHOED_DETAIL_CHARS = 64 * 1024
 TRUNCATED = "...(truncated)"
 _BOUNDED: ContextVar[bool] = ContextVar("bounded_echo", default=False)
 
@@ -285,7 +290,7 @@ class FieldError:
         else:
             text = f"{self.type}: {_rendered_value(self.bad_value)}"
         if self.detail:
-            text += f": {self.detail}"
+            text += f": {bounded_text(self.detail, ECHOED_DETAIL_CHARS)}"
         return text
 
     def __str__(self) -> str:  # Go's `Error.Error()`

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from webhook.field import ECHOED_CAUSES, FieldError, aggregate_message, bounded_text, echo_bounded
+from webhook.field import ECHOED_CAUSES, TRUNCATED, FieldError, aggregate_message, bounded_text, echo_bounded
 
 SUPPORTED_VERSIONS = ("admission.k8s.io/v1", "admission.k8s.io/v1beta1")
 
@@ -243,5 +243,7 @@ def bound_echoes(response: AdmissionResponse) -> AdmissionResponse:
     if status is not None:
         message = status.get("message")
         if isinstance(message, str) and len(message) > MESSAGE_CHARS:
-            status["message"] = bounded_text(message, MESSAGE_CHARS)
+            # Cut here whatever the context: this runs after the bounded review, where bounded_text
+            # would hand the message back whole.
+            status["message"] = message[:MESSAGE_CHARS] + TRUNCATED
     return response
