@@ -38,6 +38,11 @@ class Message:
     column: int | None = None  # 1-based, with `line`: where the cause's field is written
     file: str | None = None  # that field's file, when not the result's (a suite's test of an object in a file)
 
+    @property
+    def with_field(self) -> str:
+        """`field: text`, or the text alone for a message without a field."""
+        return f"{self.field}: {self.text}" if self.field else self.text
+
 
 @dataclass
 class Result:

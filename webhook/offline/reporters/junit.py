@@ -40,7 +40,7 @@ def _case(parent: ET.Element, classname: str, result: Result) -> None:
     line = next((m.line for m in result.messages if m.column and not m.file), result.line)  # the first cause's field
     if line:
         case.set("line", str(line))
-    text = "\n".join(visible(_where(result, m) + (f"{m.field}: {m.text}" if m.field else m.text))
+    text = "\n".join(visible(_where(result, m) + m.with_field)
                      for m in result.messages)
     first = visible(result.messages[0].text) if result.messages else result.verdict
     if result.outcome == FAILED:
