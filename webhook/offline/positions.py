@@ -55,6 +55,15 @@ def strict_causes(text: str, reason: str) -> list[Message] | None:
     return out or None
 
 
+def denial_causes(status: dict) -> list[Message]:
+    """A denial's causes, one message each: its details' causes, else the fields a strict decoding error
+    names ([]: none)."""
+    causes = (status.get("details") or {}).get("causes") or []
+    if causes:
+        return [Message(c.get("message", ""), c.get("field", ""), c.get("reason", "")) for c in causes]
+    return strict_causes(status.get("message") or "", status.get("reason", "")) or []
+
+
 def parse_path(path: str) -> list[str | int] | None:
     """A rendered field.Path as its elements: names and keys as strings, indexes as ints; None if it is
     not one."""

@@ -342,11 +342,8 @@ def _messages(wire: dict) -> list[Message]:
     if wire.get("allowed"):
         return []
     status = wire.get("status") or {}
-    causes = (status.get("details") or {}).get("causes") or []
-    if causes:
-        return [Message(c.get("message", ""), c.get("field", ""), c.get("reason", "")) for c in causes]
-    message, reason = status.get("message") or "denied", status.get("reason", "")
-    return positions.strict_causes(message, reason) or [Message(message, reason=reason)]
+    return positions.denial_causes(status) or [Message(status.get("message") or "denied",
+                                                       reason=status.get("reason", ""))]
 
 
 def _label(request) -> str:
