@@ -43,6 +43,10 @@ class Message:
         """`field: text`, or the text alone for a message without a field."""
         return f"{self.field}: {self.text}" if self.field else self.text
 
+    def where(self, file: str) -> str:
+        """`file:line:column: ` where its field is written (its own file, else `file`), or "" unplaced."""
+        return f"{self.file or file}:{self.line}:{self.column}: " if self.line and self.column else ""
+
 
 @dataclass
 class Result:

@@ -29,8 +29,7 @@ def write(run: Run, out: TextIO) -> None:
             if result.messages:
                 out.write("  messages:\n")
                 for m in result.messages:  # each at its field's file:line:column, as text writes it
-                    where = f"{m.file or result.file}:{m.line}:{m.column}: " if m.line and m.column else ""
-                    out.write(f"    - {json.dumps(where + m.with_field)}\n")
+                    out.write(f"    - {json.dumps(m.where(result.file) + m.with_field)}\n")
                 first = next((m for m in result.messages if m.line and m.column), None)
                 if first is not None:  # where the first cause is, as other TAP producers' `at`
                     out.write("  at:\n")
