@@ -46,18 +46,7 @@ class Options:
     namespaces: dict | None = None  # {name: labels} known to exist; None: find them in the inputs
     explain: bool = False  # note what each slice device takes from its node
     from_cluster: bool = False  # objects read back from a cluster: server-set metadata dropped (readback.py)
-
-    def __reduce__(self):  # for worker processes: a Profile holds a read-only mapping, which pickle refuses
-        profile = (self.profile.version, dict(self.profile.gates), self.profile.warnings, self.profile.apis)
-        return _options, (profile, self.now, self.namespace, self.apply_defaults, self.kinds, self.skip_kinds,
-                          self.cel_engine, self.field_validation, self.namespaces, self.explain, self.from_cluster)
-
-
-def _options(profile: tuple, *rest) -> Options:
-    from types import MappingProxyType
-
-    version, gates, warnings, apis = profile
-    return Options(Profile(version, MappingProxyType(gates), warnings, apis), *rest)
+    # Pickled as it is for worker processes: a Profile pickles itself (Profile.__reduce__).
 
 
 def default_jobs(paths: list[str]) -> int:
