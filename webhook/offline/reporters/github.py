@@ -15,7 +15,7 @@ def write(run: Run, out: TextIO) -> None:
     for result in run.results:
         if result.outcome in (FAILED, ERROR):
             title = f"{result.name}: {result.verdict}"
-            placed = [m for m in result.messages if m.line and m.column]  # each on its field's line
+            placed = [m for m in result.messages if m.placed]  # each on its field's line
             rest = [m for m in result.messages if m not in placed]
             for m in placed:
                 text = visible(m.with_field)

@@ -65,7 +65,7 @@ def _findings(result: Result) -> list[tuple[str, str, str, Message | None]]:
             text = f"{result.name}: {message.with_field}"
             found.append((message.reason or "denied", "error", text, message))
     elif result.outcome in (FAILED, ERROR):
-        placed = [m for m in result.messages if m.line and m.column]  # a failed test's causes, at their fields
+        placed = [m for m in result.messages if m.placed]  # a failed test's causes, at their fields
         text = "; ".join(m.text for m in result.messages if m not in placed) or result.verdict
         found.append((result.verdict, "error", f"{result.name}: {text}", None))
         found.extend((result.verdict, "error", f"{result.name}: {m.with_field}", m)

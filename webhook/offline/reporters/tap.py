@@ -30,7 +30,7 @@ def write(run: Run, out: TextIO) -> None:
                 out.write("  messages:\n")
                 for m in result.messages:  # each at its field's file:line:column, as text writes it
                     out.write(f"    - {json.dumps(m.where(result.file) + m.with_field)}\n")
-                first = next((m for m in result.messages if m.line and m.column), None)
+                first = next((m for m in result.messages if m.placed), None)
                 if first is not None:  # where the first cause is, as other TAP producers' `at`
                     out.write("  at:\n")
                     out.write(f"    file: {json.dumps(first.file or result.file)}\n")
