@@ -325,10 +325,7 @@ def run_certs(args: argparse.Namespace) -> int:
         files = make(args.out, service=args.service, namespace=args.namespace, hosts=hosts,
                      key_type=args.key_type, days=args.days)
         manifests = kustomize.write(args.kustomize, files, args.namespace) if args.kustomize else []
-    except certs.CertError as exc:
-        print(f"dra-webhook certs: {visible(str(exc))}", file=sys.stderr)
-        return 2
-    except OSError as exc:
+    except (certs.CertError, OSError) as exc:
         print(f"dra-webhook certs: {visible(str(exc))}", file=sys.stderr)
         return 2
     for path in (files.ca_cert, files.ca_key, files.cert, files.key, *manifests):

@@ -11,7 +11,6 @@ Kubernetes version is data, not edits.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from types import MappingProxyType
 from typing import Mapping
 

@@ -30,8 +30,8 @@ def check(expect: Expect, response: dict, defaulted: Any, warnings_as_errors: bo
     warnings = list(response.get("warnings") or [])
     if expect.warnings is not None and warnings != expect.warnings:
         problems.append(f"warnings differ: expected {expect.warnings!r}, got {warnings!r}")
-    elif expect.warnings is None and warnings_as_errors and heeded(warnings, ignored):
-        problems.append(f"unexpected warnings (warnings are errors): {heeded(warnings, ignored)!r}")
+    elif expect.warnings is None and warnings_as_errors and (unexpected := heeded(warnings, ignored)):
+        problems.append(f"unexpected warnings (warnings are errors): {unexpected!r}")
     if expect.patched is not None:
         problems.extend(f"patched: {p}" for p in subset_mismatches(expect.patched, defaulted, ""))
     return problems

@@ -109,6 +109,7 @@ def read_text(path: str) -> str:
     try:
         if path == "-":
             data = sys.stdin.buffer.read(limit + 1)
+            size = len(data)
         else:
             with open(path, "rb") as file:
                 size = os.fstat(file.fileno()).st_size  # 0 for a device or a pipe: read to learn
@@ -116,8 +117,6 @@ def read_text(path: str) -> str:
                 size = max(size, len(data))
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}") from None
-    if path == "-":
-        size = len(data)
     if size > limit:
         del data  # not kept alive by the traceback
         raise InputError(f"cannot read: larger than {_bytes(limit)} (--max-input-bytes); refused")

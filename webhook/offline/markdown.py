@@ -251,7 +251,7 @@ def _block_chunks(file: str, body: str, language: str, expands: bool) -> Iterato
         return  # an unlabelled block that is no manifest: output, a listing, prose
     why = _fragment(body, expands)
     if why:
-        if language != "" or _objects(file, body, language) is not None:
+        if language != "" or _all_objects(file, body):
             yield loading.Chunk(file, 0, 1, body, fragment=why)
         return
     for chunk in loading.split(file, body, json_file=language == "json"):
@@ -285,11 +285,10 @@ def _unnamed(value: dict) -> bool:
     return not (isinstance(meta, dict) and (meta.get("name") or meta.get("generateName")))
 
 
-def _objects(file: str, body: str, language: str) -> list | None:
-    """The values of an unlabelled block, None if it is not all objects."""
+def _all_objects(file: str, body: str) -> bool:
+    """Whether an unlabelled block parses, and all its values are objects (an apiVersion and a kind)."""
     try:
         values = [doc.value for chunk in loading.split(file, body) for doc in loading.parse(chunk)]
     except loading.InputError:
-        return None
-    ok = values and all(isinstance(v, dict) and "apiVersion" in v and "kind" in v for v in values)
-    return values if ok else None
+        return False
+    return bool(values) and all(isinstance(v, dict) and "apiVersion" in v and "kind" in v for v in values)

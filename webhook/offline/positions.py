@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Iterator
 
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
@@ -53,6 +52,15 @@ def strict_causes(text: str, reason: str) -> list[Message] | None:
             out.append(Message(f'strict decoding error: {match.group(1)} field "{match.group(2)}"', match.group(2),
                                reason))
     return out or None
+
+
+def denial_causes(status: dict) -> list[Message]:
+    """A denial's causes, one message each: its details' causes, else the fields a strict decoding error
+    names ([]: none)."""
+    causes = (status.get("details") or {}).get("causes") or []
+    if causes:
+        return [Message(c.get("message", ""), c.get("field", ""), c.get("reason", "")) for c in causes]
+    return strict_causes(status.get("message") or "", status.get("reason", "")) or []
 
 
 def parse_path(path: str) -> list[str | int] | None:
@@ -205,18 +213,18 @@ def place(result: Result, source: Source) -> Result:
         root = recorded_object(root)  # a recorded request: its causes are the object's
         if root is None:
             return result
-    result.messages = list(_placed(result.messages, root, source.line, source.column))
+    result.messages = [_at(m, m.field, root, source.line, source.column) for m in result.messages]
     return result
 
 
-def _placed(messages: list[Message], root: yaml.Node, line: int, column: int) -> Iterator[Message]:
-    for message in messages:
-        path = parse_path(message.field) if message.field else None
-        if path is None:
-            yield message
-            continue
-        mark, _ = locate(root, path)
-        yield replace(message, line=mark.line + line, column=mark.column + 1 + column)
+def _at(message: Message, field: str, root: yaml.Node | None, line: int, column: int, **changes) -> Message:
+    """`message` at `field` as written below `root` (a text whose first line is `line`, shifted right by
+    `column`), with `changes`; as it is when the field cannot be looked up."""
+    path = parse_path(field) if field and root is not None else None
+    if path is None:
+        return message
+    mark, _ = locate(root, path)
+    return replace(message, line=mark.line + line, column=mark.column + 1 + column, **changes)
 
 
 _CAUSE_PROBLEM = re.compile(r"^(?:missing|unexpected) cause (\S+) ")
@@ -231,12 +239,7 @@ def place_messages(messages: list[Message], root: yaml.Node | None, file: str | 
     for message in messages:
         match = _CAUSE_PROBLEM.match(message.text)
         field = message.field or (match.group(1) if match else "")
-        path = parse_path(field) if field and root is not None else None
-        if path is None:
-            out.append(message)
-            continue
-        mark, _ = locate(root, path)
-        out.append(replace(message, line=mark.line + line, column=mark.column + 1 + column, file=file))
+        out.append(_at(message, field, root, line, column, file=file))
     return out
 
 

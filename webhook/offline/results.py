@@ -38,6 +38,20 @@ class Message:
     column: int | None = None  # 1-based, with `line`: where the cause's field is written
     file: str | None = None  # that field's file, when not the result's (a suite's test of an object in a file)
 
+    @property
+    def placed(self) -> bool:
+        """Whether it is placed where its field is written (a line and a column)."""
+        return bool(self.line and self.column)
+
+    @property
+    def with_field(self) -> str:
+        """`field: text`, or the text alone for a message without a field."""
+        return f"{self.field}: {self.text}" if self.field else self.text
+
+    def where(self, file: str) -> str:
+        """`file:line:column: ` where its field is written (its own file, else `file`), or "" unplaced."""
+        return f"{self.file or file}:{self.line}:{self.column}: " if self.placed else ""
+
 
 @dataclass
 class Result:

@@ -46,18 +46,7 @@ class Options:
     namespaces: dict | None = None  # {name: labels} known to exist; None: find them in the inputs
     explain: bool = False  # note what each slice device takes from its node
     from_cluster: bool = False  # objects read back from a cluster: server-set metadata dropped (readback.py)
-
-    def __reduce__(self):  # for worker processes: a Profile holds a read-only mapping, which pickle refuses
-        profile = (self.profile.version, dict(self.profile.gates), self.profile.warnings, self.profile.apis)
-        return _options, (profile, self.now, self.namespace, self.apply_defaults, self.kinds, self.skip_kinds,
-                          self.cel_engine, self.field_validation, self.namespaces, self.explain, self.from_cluster)
-
-
-def _options(profile: tuple, *rest) -> Options:
-    from types import MappingProxyType
-
-    version, gates, warnings, apis = profile
-    return Options(Profile(version, MappingProxyType(gates), warnings, apis), *rest)
+    # Pickled as it is for worker processes: a Profile pickles itself (Profile.__reduce__).
 
 
 def default_jobs(paths: list[str]) -> int:
@@ -342,11 +331,8 @@ def _messages(wire: dict) -> list[Message]:
     if wire.get("allowed"):
         return []
     status = wire.get("status") or {}
-    causes = (status.get("details") or {}).get("causes") or []
-    if causes:
-        return [Message(c.get("message", ""), c.get("field", ""), c.get("reason", "")) for c in causes]
-    message, reason = status.get("message") or "denied", status.get("reason", "")
-    return positions.strict_causes(message, reason) or [Message(message, reason=reason)]
+    return positions.denial_causes(status) or [Message(status.get("message") or "denied",
+                                                       reason=status.get("reason", ""))]
 
 
 def _label(request) -> str:

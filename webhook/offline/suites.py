@@ -260,10 +260,7 @@ def _placed(problems: list[str], wire: dict, test: TestCase, files: _Files,
     written (the suite itself, or the file it names)."""
     messages = [Message(p) for p in problems]
     if any(p.startswith("expected allowed, got denied") for p in problems):
-        status = wire.get("status") or {}
-        causes = (status.get("details") or {}).get("causes") or []
-        messages += [Message(c.get("message", ""), c.get("field", ""), c.get("reason", "")) for c in causes] or \
-            positions.strict_causes(status.get("message") or "", status.get("reason", "")) or []
+        messages += positions.denial_causes(wire.get("status") or {})
     if not any(m.field or m.text.startswith(("missing cause ", "unexpected cause ")) for m in messages):
         return messages
     key = "review" if test.review is not None else "object"

@@ -15,14 +15,14 @@ def write(run: Run, out: TextIO) -> None:
     for result in run.results:
         if result.outcome in (FAILED, ERROR):
             title = f"{result.name}: {result.verdict}"
-            placed = [m for m in result.messages if m.line and m.column]  # each on its field's line
+            placed = [m for m in result.messages if m.placed]  # each on its field's line
             rest = [m for m in result.messages if m not in placed]
             for m in placed:
-                text = visible(f"{m.field}: {m.text}" if m.field else m.text)
+                text = visible(m.with_field)
                 column = columns.column(m.file or result.file, m.line, m.column)
                 out.write(_command("error", title, text, result, m.line, column, m.file))
             if rest or not placed:
-                text = "\n".join(visible(f"{m.field}: {m.text}" if m.field else m.text) for m in rest)
+                text = "\n".join(visible(m.with_field) for m in rest)
                 out.write(_command("error", title, text or result.verdict, result))
         for warning in result.warnings:
             out.write(_command("warning", f"{result.name}: warning [{code(warning)}]", visible(warning), result))

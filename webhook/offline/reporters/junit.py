@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 from xml.etree import ElementTree as ET
 
-from webhook.offline.results import ERROR, FAILED, SKIPPED, Message, Result, Run
+from webhook.offline.results import ERROR, FAILED, SKIPPED, Result, Run
 from webhook.offline.visible import visible
 from webhook.offline.warningcodes import code
 
@@ -40,7 +40,7 @@ def _case(parent: ET.Element, classname: str, result: Result) -> None:
     line = next((m.line for m in result.messages if m.column and not m.file), result.line)  # the first cause's field
     if line:
         case.set("line", str(line))
-    text = "\n".join(visible(_where(result, m) + (f"{m.field}: {m.text}" if m.field else m.text))
+    text = "\n".join(visible(m.where(result.file) + m.with_field)
                      for m in result.messages)
     first = visible(result.messages[0].text) if result.messages else result.verdict
     if result.outcome == FAILED:
@@ -52,10 +52,6 @@ def _case(parent: ET.Element, classname: str, result: Result) -> None:
     if result.warnings:
         ET.SubElement(case, "system-out").text = "\n".join(f"warning [{code(w)}]: {visible(w)}"
                                                            for w in result.warnings)
-
-
-def _where(result: Result, message: Message) -> str:
-    return f"{message.file or result.file}:{message.line}:{message.column}: " if message.line and message.column else ""
 
 
 def _count(results: list[Result], outcome: str) -> int:

@@ -62,13 +62,13 @@ def _findings(result: Result) -> list[tuple[str, str, str, Message | None]]:
     found: list[tuple[str, str, str, Message | None]] = []
     if result.verdict == "denied":  # one finding per cause, where its field is written
         for message in result.messages or []:
-            text = f"{result.name}: " + (f"{message.field}: {message.text}" if message.field else message.text)
+            text = f"{result.name}: {message.with_field}"
             found.append((message.reason or "denied", "error", text, message))
     elif result.outcome in (FAILED, ERROR):
-        placed = [m for m in result.messages if m.line and m.column]  # a failed test's causes, at their fields
+        placed = [m for m in result.messages if m.placed]  # a failed test's causes, at their fields
         text = "; ".join(m.text for m in result.messages if m not in placed) or result.verdict
         found.append((result.verdict, "error", f"{result.name}: {text}", None))
-        found.extend((result.verdict, "error", f"{result.name}: " + (f"{m.field}: {m.text}" if m.field else m.text), m)
+        found.extend((result.verdict, "error", f"{result.name}: {m.with_field}", m)
                      for m in placed)
     found.extend((f"warning/{code(w)}", "warning", f"{result.name}: {w}", None) for w in result.warnings)
     return found

@@ -29,9 +29,8 @@ def write(run: Run, out: TextIO) -> None:
             if result.messages:
                 out.write("  messages:\n")
                 for m in result.messages:  # each at its field's file:line:column, as text writes it
-                    where = f"{m.file or result.file}:{m.line}:{m.column}: " if m.line and m.column else ""
-                    out.write(f"    - {json.dumps(where + (f'{m.field}: {m.text}' if m.field else m.text))}\n")
-                first = next((m for m in result.messages if m.line and m.column), None)
+                    out.write(f"    - {json.dumps(m.where(result.file) + m.with_field)}\n")
+                first = next((m for m in result.messages if m.placed), None)
                 if first is not None:  # where the first cause is, as other TAP producers' `at`
                     out.write("  at:\n")
                     out.write(f"    file: {json.dumps(first.file or result.file)}\n")

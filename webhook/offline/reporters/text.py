@@ -24,9 +24,8 @@ def _result(result: Result, out: TextIO, verbose: bool) -> None:
     document = f" (document {result.document})" if result.document is not None else ""
     out.write(f"{result.where}{document}: {result.name}: {result.verdict}\n")
     for message in result.messages:
-        if message.line and message.column:  # where its field is written
-            field = f"{message.field}: " if message.field else ""
-            out.write(f"  {message.file or result.file}:{message.line}:{message.column}: {field}{message.text}\n")
+        if message.placed:  # where its field is written
+            out.write(f"  {message.where(result.file)}{message.with_field}\n")
         elif message.line and message.line != result.line:
             out.write(f"  {result.file}:{message.line}: {message.text}\n")
         elif message.field:
