@@ -307,8 +307,7 @@ def _validate_consumption_1_34(consumption: Any, path: Path) -> ErrorList:
     return errs
 
 
-def _validate_consumes_counters_1_34(consumes: list, shared_counters: dict[str, set], path: Path,
-                                     opts: Options) -> ErrorList:
+def _validate_consumes_counters_1_34(consumes: list, shared_counters: dict[str, set], path: Path) -> ErrorList:
     """1.34: any number of consumptions, at most 32 counters over all of them, each naming a counter set
     (and its counters) of the same slice."""
     consumes_path = path.child("consumesCounters")
@@ -472,7 +471,7 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
 
     consumes = as_list(device.get("consumesCounters"))
     if consumes and behaviours.counters_beside_devices:
-        errs.extend(_validate_consumes_counters_1_34(consumes, shared_counters or {}, path, opts))
+        errs.extend(_validate_consumes_counters_1_34(consumes, shared_counters or {}, path))
     elif consumes:
         errs.extend(validate_set(consumes, RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
                                  validate_device_counter_consumption_at_key if behaviours.map_key_errors_at_key
