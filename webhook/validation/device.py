@@ -262,14 +262,15 @@ def validate_counter_map(counters: dict, max_size: int, path: Path, at_key: bool
 
 
 def _validate_named_counters(obj: Any, name_field: str, max_counters: int, path: Path,
-                             at_key: bool = False) -> ErrorList:
-    """The shape both counter lists share: a DNS-label name and a non-empty counter map."""
+                             at_key: bool = False, label_name: bool = True) -> ErrorList:
+    """The shape both counter lists share: a DNS-label name (`label_name`, else only a name) and a
+    non-empty counter map."""
     obj = as_dict(obj)
     errs: ErrorList = []
     name = as_str(obj.get(name_field))
     if not name:
         errs.append(required(path.child(name_field), ""))
-    else:
+    elif label_name:
         errs.extend(validate_dns_label(name, path.child(name_field)))
     counters = as_dict(obj.get("counters"))
     if not counters:
@@ -295,16 +296,7 @@ def validate_counter_set_1_34(counter_set: Any, path: Path) -> ErrorList:
 
 def _validate_consumption_1_34(consumption: Any, path: Path) -> ErrorList:
     """validateDeviceCounterConsumption of 1.34: counterSet Required only when empty, no limit per entry."""
-    consumption = as_dict(consumption)
-    errs: ErrorList = []
-    if not as_str(consumption.get("counterSet")):
-        errs.append(required(path.child("counterSet"), ""))
-    counters = as_dict(consumption.get("counters"))
-    if not counters:
-        errs.append(required(path.child("counters"), ""))
-    else:
-        errs.extend(validate_counter_map(counters, -1, path.child("counters"), at_key=True))
-    return errs
+    return _validate_named_counters(consumption, "counterSet", -1, path, at_key=True, label_name=False)
 
 
 def _validate_consumes_counters_1_34(consumes: list, shared_counters: dict[str, set], path: Path) -> ErrorList:
