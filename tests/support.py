@@ -199,3 +199,14 @@ def validation_causes(body: dict, profile) -> tuple[Counter, list[str]]:
     causes = Counter((c["field"], c["reason"]) for c in (response.status or {}).get("details", {}).get("causes", []))
     assert response.allowed is (not causes), response.status
     return causes, response.warnings
+
+
+def same_request_verdicts(obj: dict, *versions: tuple) -> list[list[str]]:
+    """The same object under each (profile, expected causes, expected warnings): the causes are exactly those
+    expected, each expected warning is among the warnings; returns each version's warnings."""
+    verdicts = [validation_causes(review_body(obj), profile) for profile, _, _ in versions]
+    assert tuple(c for c, _ in verdicts) == tuple(Counter(causes) for _, causes, _ in versions)
+    for (_, warnings), (_, _, wanted) in zip(verdicts, versions):
+        for expected in wanted:
+            assert any(expected in w for w in warnings), warnings
+    return [warnings for _, warnings in verdicts]

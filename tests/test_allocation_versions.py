@@ -29,15 +29,25 @@ def _claim(*requests: dict) -> dict:
             "metadata": {"name": "claim-0", "namespace": "default"}, "spec": {"devices": {"requests": list(requests)}}}
 
 
-def _allocate(tmp_path, capsys, version: str, gates: str, *objects: dict) -> dict:
+def _run(tmp_path, capsys, version: str, gates: str, objects: tuple[dict, ...]) -> tuple[dict, str]:
     path = tmp_path / "in.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, CLASS, *objects]}))
     code = cli.main(["allocate", str(path), "--output", "json", "--kubernetes-version", version,
                      "--feature-gates", gates])
     out, err = capsys.readouterr()
     assert code in (0, 1), err
+    return json.loads(out), err
+
+
+def _allocate(tmp_path, capsys, version: str, gates: str, *objects: dict) -> dict:
+    report, err = _run(tmp_path, capsys, version, gates, objects)
     assert "not ported" not in err
-    return json.loads(out)
+    return report
+
+
+def _allocate_any(tmp_path, capsys, version: str, gates: str, *objects: dict) -> dict:
+    """`allocate` under a release, without looking at its notes."""
+    return _run(tmp_path, capsys, version, gates, objects)[0]
 
 
 def _devices(report: dict) -> list[tuple[str, str]] | None:
@@ -163,17 +173,6 @@ def test_incomplete_pool_searched_in_1_34(tmp_path, capsys):
                _claim({"name": "req-0", "exactly": {"deviceClassName": "class-a", "count": 1}}))
     assert _devices(_allocate_any(tmp_path, capsys, "1.34", _ALL_OFF, *objects)) == [("req-0", "device-1")]
     assert _devices(_allocate(tmp_path, capsys, "1.35", _ALL_OFF, *objects)) is None
-
-
-def _allocate_any(tmp_path, capsys, version: str, gates: str, *objects: dict) -> dict:
-    """`allocate` under a release, without looking at its notes."""
-    path = tmp_path / "in.json"
-    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, CLASS, *objects]}))
-    code = cli.main(["allocate", str(path), "--output", "json", "--kubernetes-version", version,
-                     "--feature-gates", gates])
-    out, err = capsys.readouterr()
-    assert code in (0, 1), err
-    return json.loads(out)
 
 
 @pytest.mark.parametrize(("gates", "first"), [

@@ -115,12 +115,12 @@ def _selector(rng: random.Random) -> str:
     return rng.choice([" && ", " || "]).join(terms)
 
 
-def test_the_deep_path_agrees_with_the_faithful_engine_where_both_apply():
-    # Shallow selectors through the deep path: a complete check (no warning) gives the verdict and,
-    # when allowed, cel-go's estimate exactly; otherwise it never refuses what the faithful engine allows.
-    rng = random.Random(2109)
+def _complete_agreements(rng: random.Random, rounds: int) -> int:
+    """Random selectors through the deep path and the faithful engine: a complete check (no warning) gives
+    the verdict and, when allowed, cel-go's estimate exactly; otherwise it never refuses what the faithful
+    engine allows. Returns how many checks were complete."""
     complete = 0
-    for _ in range(150):
+    for _ in range(rounds):
         expression = _selector(rng)
         faithful, deep = compiler.check(expression), deep_verdict(expression)
         if deep.warning:
@@ -132,7 +132,13 @@ def test_the_deep_path_agrees_with_the_faithful_engine_where_both_apply():
             assert deep.cost == faithful.cost, (expression, deep, faithful)
         elif deep.outcome == "forbidden":  # refused by the bound, or by the whole estimate
             assert deep.cost <= faithful.cost, (expression, deep, faithful)
-    assert complete >= 100
+    return complete
+
+
+def test_the_deep_path_agrees_with_the_faithful_engine_where_both_apply():
+    # Shallow selectors through the deep path: a complete check (no warning) gives the verdict and,
+    # when allowed, cel-go's estimate exactly; otherwise it never refuses what the faithful engine allows.
+    assert _complete_agreements(random.Random(2109), 150) >= 100
 
 
 class _Mixed:
@@ -193,21 +199,7 @@ def test_rounds_and_climbs_agree_with_the_faithful_engine(monkeypatch, engine_de
     # path (parts written as literals, climbs up the highest path, rounds), where the whole can still
     # be checked by the engine.
     monkeypatch.setattr(deepcost, "ENGINE_DEPTH", engine_depth)
-    rng = random.Random(engine_depth)
-    complete = 0
-    for _ in range(80):
-        expression = _selector(rng)
-        faithful, deep = compiler.check(expression), deep_verdict(expression)
-        if deep.warning:
-            assert deep.outcome == "ok" or faithful.outcome == "forbidden", expression
-            continue
-        complete += 1
-        assert deep.outcome == faithful.outcome, (expression, deep, faithful)
-        if deep.outcome == "ok":
-            assert deep.cost == faithful.cost, (expression, deep, faithful)
-        elif deep.outcome == "forbidden":
-            assert deep.cost <= faithful.cost, (expression, deep, faithful)
-    assert complete >= 8
+    assert _complete_agreements(random.Random(engine_depth), 80) >= 8
 
 
 def _tree(levels: int) -> str:

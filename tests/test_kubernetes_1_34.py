@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from cases_1_34 import ALL_GATES_1_34, ALL_GATES_1_35, Case, cases_by_id
-from support import review_body, validation_causes
+from support import review_body, same_request_verdicts
 from webhook import admit
 from webhook.behaviours import BEHAVIOURS
 from webhook.profile import GATES, ProfileError, make_profile
@@ -22,19 +21,10 @@ PROFILE_1_34 = make_profile("1.34", ALL_GATES_1_34)
 PROFILE_1_35 = make_profile("1.35", ALL_GATES_1_35)
 
 
-def _verdict(case: Case, profile) -> tuple[Counter, list[str]]:
-    return validation_causes(review_body(case.obj), profile)
-
-
 @pytest.mark.parametrize("case", cases_by_id())
 def test_same_request_two_versions(case: Case):
-    causes_134, warnings_134 = _verdict(case, PROFILE_1_34)
-    causes_135, warnings_135 = _verdict(case, PROFILE_1_35)
-    assert (causes_134, causes_135) == (Counter(case.v134), Counter(case.v135))
-    for expected in case.warnings_134:
-        assert any(expected in w for w in warnings_134), warnings_134
-    for expected in case.warnings_135:
-        assert any(expected in w for w in warnings_135), warnings_135
+    same_request_verdicts(case.obj, (PROFILE_1_34, case.v134, case.warnings_134),
+                          (PROFILE_1_35, case.v135, case.warnings_135))
 
 
 def test_gates_1_34_and_the_1_35_delta():

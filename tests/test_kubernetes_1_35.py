@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections import Counter
 from datetime import datetime, timezone
 
 import pytest
 
 from cases_1_35 import ALL_GATES_1_35, ALL_GATES_1_36, Case, cases_by_id
-from support import review_body, validation_causes
+from support import review_body, same_request_verdicts
 from webhook import admit
 from webhook.profile import GATES, SUPPORTED_VERSIONS, ProfileError, make_profile
 from webhook.review import decode_review
@@ -21,19 +20,10 @@ PROFILE_1_35 = make_profile("1.35", ALL_GATES_1_35)
 PROFILE_1_36 = make_profile("1.36", ALL_GATES_1_36)
 
 
-def _verdict(case: Case, profile) -> tuple[Counter, list[str]]:
-    return validation_causes(review_body(case.obj), profile)
-
-
 @pytest.mark.parametrize("case", cases_by_id())
 def test_same_request_two_versions(case: Case):
-    causes_135, warnings_135 = _verdict(case, PROFILE_1_35)
-    causes_136, warnings_136 = _verdict(case, PROFILE_1_36)
-    assert (causes_135, causes_136) == (Counter(case.v135), Counter(case.v136))
-    for expected in case.warnings_135:
-        assert any(expected in w for w in warnings_135), warnings_135
-    for expected in case.warnings_136:
-        assert any(expected in w for w in warnings_136), warnings_136
+    _, warnings_136 = same_request_verdicts(case.obj, (PROFILE_1_35, case.v135, case.warnings_135),
+                                            (PROFILE_1_36, case.v136, case.warnings_136))
     assert not any("unknown field" in w for w in warnings_136), warnings_136
 
 

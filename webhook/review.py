@@ -215,22 +215,20 @@ def _relayed_warnings(warnings: list[str]) -> list[str]:
     if sum(len(w) for w in warnings) <= WARNINGS_TOTAL_CHARS:
         return warnings
     seen: set[str] = set()
-    ordered: list[str] = []
     kept: list[str] = []
     written, truncating = 0, False
     for text in warnings:
         if not text or (truncating and written >= WARNINGS_TOTAL_CHARS) or text in seen:
             continue
         seen.add(text)
-        ordered.append(text)
         if truncating:
             text = text[:WARNING_CHARS]
         if truncating or written + len(text) <= WARNINGS_TOTAL_CHARS:
             written += len(text)
             kept.append(text)
             continue
-        truncating = True
-        kept = [w[:WARNING_CHARS] for w in ordered]
+        truncating = True  # every warning so far is kept whole: cut them all, this one too
+        kept = [w[:WARNING_CHARS] for w in (*kept, text)]
         written = sum(len(w) for w in kept)
     return kept
 

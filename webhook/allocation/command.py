@@ -8,7 +8,7 @@ import time
 
 from webhook.allocation import pods, prefilter
 from webhook.allocation.deadline import DEFAULT_TIMEOUT_SECONDS, DEFAULT_TOTAL_TIMEOUT_SECONDS, Deadline, seconds_text
-from webhook.profile import DEFAULT_VERSION
+from webhook.profile import DEFAULT_VERSION, SUPPORTED_VERSIONS
 
 EXIT_ALLOCATED, EXIT_NOT_ALLOCATED, EXIT_USAGE, EXIT_GAVE_UP = 0, 1, 2, 3
 
@@ -53,7 +53,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                              "set, even a locked one (with a warning)")
     parser.add_argument("--kubernetes-version", default=DEFAULT_VERSION, metavar="VERSION",
                         help="Kubernetes version of the scheduler, whose own allocator runs: %s (default: "
-                             "%%(default)s)" % ", ".join(_versions()))
+                             "%%(default)s)" % ", ".join(SUPPORTED_VERSIONS))
     parser.add_argument("--output", "-o", choices=("text", "json"), default="text")
     parser.add_argument("--timeout", type=duration, default=DEFAULT_TIMEOUT_SECONDS, metavar="DURATION",
                         help="give up on a node after this long, as the scheduler's DRA filter does (its "
@@ -67,12 +67,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     add_input_limit(parser)
     parser.set_defaults(allow_locked_gates=True)
     return parser
-
-
-def _versions() -> tuple[str, ...]:
-    from webhook.behaviours import VERSIONS
-
-    return VERSIONS
 
 
 def _fail(message: str) -> int:

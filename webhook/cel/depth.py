@@ -53,11 +53,7 @@ def check_deep_expression(expression: str, faithful=None, rerender: bool = True,
         return Verdict(OK, warning=SKIPPED_WARNING)
     rendered = unparse.render(tree) if rerender else expression
     if rendered != expression:  # the same tree; if it is still too deep, this runs once more on it
-        verdict = faithful(rendered)
-        if verdict.outcome == INVALID and verdict.detail.startswith("compilation failed: ERROR: <input>:"):
-            first, newline, rest = verdict.detail.partition("\n")
-            verdict = Verdict(INVALID, first + _RENDERED_NOTE + newline + rest, verdict.cost, verdict.warning)
-        return verdict
+        return _with_note(faithful(rendered), _RENDERED_NOTE)
     others = None
     if part_cost is not None:  # budgets shared by every round; parts beside the highest path in the first only
         part_cost, others = deepcost.PartCosts(part_cost), deepcost.PartCosts(part_cost)
@@ -69,15 +65,23 @@ def check_deep_expression(expression: str, faithful=None, rerender: bool = True,
     verdict, parts_cost = _skeleton_verdict(tree, exact, sizes, part_cost, range_size, shallow)
     if verdict is None:  # the type check could not be done
         return Verdict(OK, warning=SKIPPED_WARNING)
-    if verdict.outcome == INVALID and verdict.detail.startswith("compilation failed: ERROR: <input>:"):
-        first, newline, rest = verdict.detail.partition("\n")
-        verdict = Verdict(INVALID, first + _SKELETON_NOTE + newline + rest, verdict.cost, verdict.warning)
+    verdict = _with_note(verdict, _SKELETON_NOTE)
     if verdict.outcome != OK or verdict.cost is None:
         return verdict
     cost = min(verdict.cost + parts_cost, deepcost.MAX_UINT64)  # every part's estimate, and the rest's
     if cost > SELECTOR_EXPRESSION_MAX_COST:
         return Verdict(FORBIDDEN, "too complex, exceeds cost limit", cost)
     return Verdict(OK, "", cost, verdict.warning)
+
+
+def _with_note(verdict, note: str):
+    """A compile error's verdict with `note` after its first line (which text its positions count in)."""
+    from webhook.cel.verdict import INVALID, Verdict
+
+    if verdict.outcome == INVALID and verdict.detail.startswith("compilation failed: ERROR: <input>:"):
+        first, newline, rest = verdict.detail.partition("\n")
+        return Verdict(INVALID, first + note + newline + rest, verdict.cost, verdict.warning)
+    return verdict
 
 
 def _skeleton_verdict(tree, exact, sizes, part_cost, range_size, shallow):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 
 from webhook.cel import lexer
-from webhook.cel.errors import ErrorList, display, expecting, location  # noqa: F401 - location is API too
+from webhook.cel.errors import ErrorList, display, expecting
 from webhook.cel.lexer import Token
 
 MAX_RECURSION_DEPTH = 250  # parser.go maxRecursionDepth default

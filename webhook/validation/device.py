@@ -262,14 +262,15 @@ def validate_counter_map(counters: dict, max_size: int, path: Path, at_key: bool
 
 
 def _validate_named_counters(obj: Any, name_field: str, max_counters: int, path: Path,
-                             at_key: bool = False) -> ErrorList:
-    """The shape both counter lists share: a DNS-label name and a non-empty counter map."""
+                             at_key: bool = False, label_name: bool = True) -> ErrorList:
+    """The shape both counter lists share: a DNS-label name (`label_name`, else only a name) and a
+    non-empty counter map."""
     obj = as_dict(obj)
     errs: ErrorList = []
     name = as_str(obj.get(name_field))
     if not name:
         errs.append(required(path.child(name_field), ""))
-    else:
+    elif label_name:
         errs.extend(validate_dns_label(name, path.child(name_field)))
     counters = as_dict(obj.get("counters"))
     if not counters:
@@ -295,20 +296,10 @@ def validate_counter_set_1_34(counter_set: Any, path: Path) -> ErrorList:
 
 def _validate_consumption_1_34(consumption: Any, path: Path) -> ErrorList:
     """validateDeviceCounterConsumption of 1.34: counterSet Required only when empty, no limit per entry."""
-    consumption = as_dict(consumption)
-    errs: ErrorList = []
-    if not as_str(consumption.get("counterSet")):
-        errs.append(required(path.child("counterSet"), ""))
-    counters = as_dict(consumption.get("counters"))
-    if not counters:
-        errs.append(required(path.child("counters"), ""))
-    else:
-        errs.extend(validate_counter_map(counters, -1, path.child("counters"), at_key=True))
-    return errs
+    return _validate_named_counters(consumption, "counterSet", -1, path, at_key=True, label_name=False)
 
 
-def _validate_consumes_counters_1_34(consumes: list, shared_counters: dict[str, set], path: Path,
-                                     opts: Options) -> ErrorList:
+def _validate_consumes_counters_1_34(consumes: list, shared_counters: dict[str, set], path: Path) -> ErrorList:
     """1.34: any number of consumptions, at most 32 counters over all of them, each naming a counter set
     (and its counters) of the same slice."""
     consumes_path = path.child("consumesCounters")
@@ -472,7 +463,7 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
 
     consumes = as_list(device.get("consumesCounters"))
     if consumes and behaviours.counters_beside_devices:
-        errs.extend(_validate_consumes_counters_1_34(consumes, shared_counters or {}, path, opts))
+        errs.extend(_validate_consumes_counters_1_34(consumes, shared_counters or {}, path))
     elif consumes:
         errs.extend(validate_set(consumes, RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
                                  validate_device_counter_consumption_at_key if behaviours.map_key_errors_at_key

@@ -11,14 +11,13 @@ from typing import Any
 from webhook.field import ErrorList, Path, invalid, not_supported, required
 from webhook.validation._helpers import as_dict, as_list, as_str
 from webhook.validation.names import validate_label_name, validate_label_value
+from webhook.validation.taints import VALID_DEVICE_TAINT_EFFECTS, VALID_DEVICE_TAINT_EFFECTS_WITHOUT_NONE
 
 TOLERATION_OPERATORS = ("Equal", "Exists")
-DEVICE_TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")  # sorted, as sets.List renders them
-DEVICE_TAINT_EFFECTS_WITHOUT_NONE = ("NoExecute", "NoSchedule")  # before 1.35 (behaviour taint_effect_none)
 
 
 def validate_device_toleration(toleration: Any, path: Path,
-                               effects: tuple[str, ...] = DEVICE_TAINT_EFFECTS) -> ErrorList:
+                               effects: tuple[str, ...] = VALID_DEVICE_TAINT_EFFECTS) -> ErrorList:
     toleration = as_dict(toleration)
     errs: ErrorList = []
     key = as_str(toleration.get("key"))
@@ -42,7 +41,7 @@ def validate_device_toleration(toleration: Any, path: Path,
 
 def validate_device_tolerations(tolerations: Any, path: Path, effect_none: bool = True) -> ErrorList:
     """`effect_none`: the release knows the taint effect `None` (behaviour taint_effect_none)."""
-    effects = DEVICE_TAINT_EFFECTS if effect_none else DEVICE_TAINT_EFFECTS_WITHOUT_NONE
+    effects = VALID_DEVICE_TAINT_EFFECTS if effect_none else VALID_DEVICE_TAINT_EFFECTS_WITHOUT_NONE
     errs: ErrorList = []
     for i, toleration in enumerate(as_list(tolerations)):
         errs.extend(validate_device_toleration(toleration, path.index(i), effects))
