@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8443
 
-.PHONY: run test install bench clean
+.PHONY: run test install bench clean upstream
 
 $(BIN)/dra-webhook: pyproject.toml
 	@$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
@@ -21,6 +21,11 @@ run: install
 
 test: install
 	$(BIN)/python -m pytest -q
+
+# Upstream's own binaries (kube-apiserver, etcd, kubectl, registry oracle, allocator) from the pinned Go modules
+# under tests/upstream/, cached outside the repository keyed by tag.
+upstream:
+	bash tests/upstream/build.sh
 
 bench: install
 	for b in benchmarks/[!_]*.py; do $(BIN)/python $$b || exit 1; done

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Builds upstream's own binaries from the pinned Go modules under tests/upstream/ into a cache outside the
+# repository, keyed by tag: $DRA_WEBHOOK_UPSTREAM_CACHE (default ~/.cache/dra-webhook-upstream)/<tag>/<name>.
+# A binary is rebuilt only when its inputs change (go.mod, go.sum, our Go sources in that module).
+#
+#   tests/upstream/build.sh                 # what `make test` needs (see UPSTREAM_* below)
+#   tests/upstream/build.sh all             # every binary of every release
+#
+# UPSTREAM_RELEASES       releases whose oracle/allocator are built (default: all four)
+# UPSTREAM_SERVER_RELEASES releases whose kube-apiserver is built (default: 1.36)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cache="${DRA_WEBHOOK_UPSTREAM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dra-webhook-upstream}"
+export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-mod=readonly -trimpath"
+command -v go >/dev/null || { echo "build.sh: Go is not installed (need Go >= 1.26 with GOTOOLCHAIN=local)" >&2; exit 2; }
+
+declare -A TAG=([1.34]=v1.34.4 [1.35]=v1.35.4 [1.36]=v1.36.3 [1.37]=v1.37.2)
+releases="${UPSTREAM_RELEASES:-1.34 1.35 1.36 1.37}"
+server_releases="${UPSTREAM_SERVER_RELEASES:-1.36}"
+if [ "${1:-}" = all ]; then server_releases="1.34 1.35 1.36 1.37"; fi
+
+stamp_of() {  # the inputs a binary depends on: the module files and our own Go sources in the module
+  local dir="$1"; shift
+  { cat "$dir/go.mod" "$dir/go.sum" 2>/dev/null; go version; echo "$*";
+    find "$dir" -name '*.go' -type f | sort | xargs -r cat; } | sha256sum | cut -d' ' -f1
+}
+
+build() {  # build <module dir> <out dir> <name> <package> [ldflags]
+  local dir="$1" out="$2" name="$3" pkg="$4" ldflags="${5:-}"
+  local want; want="$(stamp_of "$dir" "$pkg $ldflags")"
+  if [ -x "$out/$name" ] && [ "$(cat "$out/$name.stamp" 2>/dev/null)" = "$want" ]; then
+    echo "upstream: $out/$name is up to date"; return 0
+  fi
+  mkdir -p "$out"
+  local t0=$SECONDS
+  echo "upstream: building $name from $pkg ($(basename "$dir"))"
+  (cd "$dir" && go build -tags selinux,notest -ldflags "-s -w $ldflags" -o "$out/$name.tmp" "$pkg")
+  mv "$out/$name.tmp" "$out/$name"; echo "$want" > "$out/$name.stamp"
+  echo "upstream: built $name in $((SECONDS - t0)) s"
+}
+
+version_ldflags() {  # what hack/lib/version.sh sets, so /version reports the tag
+  local tag="$1" minor; minor="$(echo "$tag" | cut -d. -f2)"
+  echo "-X k8s.io/component-base/version.gitVersion=$tag -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
+}
+
+for r in $releases; do
+  tag="${TAG[$r]}"; dir="$here/kube-$r"
+  for prog in "$dir"/cmd/*/; do
+    [ -d "$prog" ] || continue
+    build "$dir" "$cache/$tag" "$(basename "$prog")" "./cmd/$(basename "$prog")" "$(version_ldflags "$tag")"
+  done
+done
+for r in $server_releases; do
+  tag="${TAG[$r]}"; dir="$here/kube-$r"
+  build "$dir" "$cache/$tag" kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$(version_ldflags "$tag")"
+done
+# kubectl (with its built-in kustomize) from the default release's module: the deploy tests render with it.
+build "$here/kube-1.36" "$cache/${TAG[1.36]}" kubectl k8s.io/kubernetes/cmd/kubectl "$(version_ldflags "${TAG[1.36]}")"
+for d in "$here"/etcd-*/; do
+  [ -d "$d" ] || continue
+  v="$(awk '/go.etcd.io\/etcd\/server\/v3 /{print $2}' "$d/go.mod")"
+  build "$d" "$cache/etcd-$v" etcd go.etcd.io/etcd/server/v3
+done
+echo "upstream: binaries in $cache"
