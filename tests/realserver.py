@@ -62,8 +62,8 @@ GROUP = "resource.k8s.io"
 BETA_APIS = "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true"
 AUDIT_POLICY = {"apiVersion": "audit.k8s.io/v1", "kind": "Policy", "omitStages": ["RequestReceived"],
                 "rules": [{"level": "Request", "resources": [{"group": GROUP}]}, {"level": "None"}]}
-HOW_TO_GET = ("the real kube-apiserver tests need upstream's binaries: install Go >= 1.26 and run `make upstream` "
-              "(tests/upstream/build.sh; UPSTREAM_SERVER_RELEASES for releases other than 1.36)")
+HOW_TO_GET = ("they need Go >= 1.26 and upstream's binaries: install Go, then `make upstream` (tests/upstream/build.sh; "
+              "UPSTREAM_SERVER_RELEASES=\"1.34 1.35 1.37\" for those releases' kube-apiserver)")
 # kind -> (resource, namespaced)
 RESOURCES = {
     "ResourceSlice": ("resourceslices", False),
@@ -103,11 +103,21 @@ def binaries(release: str = DEFAULT_RELEASE) -> Binaries | None:
 _ORIGINAL_CACHE = cache_dir()
 
 
+def upstream_missing() -> str:
+    """Why the upstream tests cannot run here ("" when they can): no Go, or kube-apiserver 1.36/etcd not built."""
+    if shutil.which("go") is None:
+        return "Go not found"
+    if binaries(DEFAULT_RELEASE) is None:
+        return f"kube-apiserver {DEFAULT_RELEASE} and etcd not built"
+    return ""
+
+
 def skip_or_fail(reason: str) -> None:
-    """One clear line on a machine without the binaries; a failure in CI, which never skips them."""
+    """A failure in CI, which never skips the upstream tests; elsewhere a skip whose text is the same for every
+    upstream test (pytest -ra then shows them as one line: how to get them), the `reason` aside."""
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"CI=true and {reason}: {HOW_TO_GET}", pytrace=False)
-    pytest.skip(f"{reason}: {HOW_TO_GET}")
+    pytest.skip(f"upstream tests skipped: {HOW_TO_GET}")
 
 
 # --- certificates (cryptography) ---------------------------------------------------------------------------

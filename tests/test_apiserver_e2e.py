@@ -33,6 +33,8 @@ from webhook import admit
 from webhook.profile import make_profile
 from webhook.review import decode_review
 
+pytestmark = pytest.mark.upstream
+
 NAMESPACE = "e2e"
 ADMIN_NAMESPACE = "e2e-admin"
 RULES_LABEL = "e2e.dra-webhook.io/rules"
