@@ -104,6 +104,30 @@ def file_objects() -> list[tuple[str, dict]]:
     return out
 
 
+# metav1.Time texts, well-formed and not (Go's time.Parse(time.RFC3339, ...) decides), for the timestamps.
+TIMES = ("1.2.3", "", "2020-13-01T00:00:00Z", "2020-02-30T00:00:00Z", "2020-02-29T00:00:00Z", "2021-02-29T00:00:00Z",
+         "2020-01-01T24:00:00Z", "2020-01-01T00:60:00Z", "2020-01-01T00:00:60Z", "2020-01-01T00:00:00.5Z",
+         "2020-01-01T00:00:00+25:00", "2020-01-01T00:00:00+01:61", "2020-01-01T00:00:00+01:00x",
+         "2020-01-01 00:00:00Z", "2020-01-01T00:00:00", "20200-01-01T00:00:00Z", "2020-1-01T00:00:00Z",
+         "2020-01-01T00:00:00,5Z", "2020-01-01T00:00:00-00:00", "2020-00-10T00:00:00Z", "2020-01-01T00:00:00z")
+
+
+def time_objects() -> list[tuple[str, dict]]:
+    """Each of TIMES as a DeviceClass's creationTimestamp and as a ResourceSlice device taint's timeAdded."""
+    out = []
+    for i, text in enumerate(TIMES):
+        out.append((f"times: creationTimestamp {text!r}", {
+            "apiVersion": f"{GROUP}/v1", "kind": "DeviceClass",
+            "metadata": {"name": f"time-{i}", "creationTimestamp": text}, "spec": {}}))
+        out.append((f"times: timeAdded {text!r}", {
+            "apiVersion": f"{GROUP}/v1", "kind": "ResourceSlice", "metadata": {"name": f"time-{i}"},
+            "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
+                     "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": "gpu-0", "taints": [{"key": "example.com/broken", "effect": "NoSchedule",
+                                                               "timeAdded": text}]}]}}))
+    return out
+
+
 # Values a generated object puts in place of one field, by the type found there.
 _STRINGS = ("", "x" * 63, "x" * 64, "a" * 253, "a" * 254, "Bad_Name", "a/b/c", "-start", "ünïcode", "1Gi", "-1",
             "device.driver == ", "true", "NoExecute", "Exists", "ExactCount", "All", "1.2.3", "0" * 300)
@@ -169,12 +193,12 @@ def mutate(obj: dict, rng: random.Random) -> tuple[str, dict] | None:
 
 
 def sample(generated: int, seed: int) -> list[tuple[str, dict]]:
-    """Every table and file object, then `generated` mutations of the valid-looking ones (fixed seed)."""
+    """Every table and file object, the timestamps, then `generated` mutations of the valid-looking ones (fixed seed)."""
     base = table_objects() + file_objects()
     rng = random.Random(seed)
-    out = list(base)
+    out = base + time_objects()
     tries = 0
-    while len(out) < len(base) + generated and tries < generated * 10:
+    while len(out) < len(base) + len(TIMES) * 2 + generated and tries < generated * 10:
         tries += 1
         source, obj = rng.choice(base)
         moved = mutate(obj, rng)
