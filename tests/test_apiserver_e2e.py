@@ -327,9 +327,18 @@ def _cert_manager_crds(plane) -> None:
     plane.wait_for(established, "cert-manager CRDs established")
 
 
+@pytest.fixture(scope="module")
+def bare_apiserver(tmp_path_factory):
+    """An API server of its own: the session's has configurations named like deploy/'s registered by url,
+    and an apply would merge the Service reference into them (both url and service: refused)."""
+    plane = realserver.ControlPlane.start(tmp_path_factory.mktemp("bare-apiserver"))
+    yield plane
+    plane.stop()
+
+
 @pytest.mark.parametrize("overlay", ["self-signed", "cert-manager"])
-def test_rendered_deploy_accepted_by_server_side_dry_run_apply(cluster, overlay, tmp_path):
-    plane = cluster.plane
+def test_rendered_deploy_accepted_by_server_side_dry_run_apply(bare_apiserver, overlay, tmp_path):
+    plane = bare_apiserver
     kubectl = plane.bins.kubectl
     if kubectl is None:
         realserver.skip_or_fail("kubectl (built with kube-apiserver by tests/upstream/build.sh) is not built")
