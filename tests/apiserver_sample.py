@@ -50,6 +50,7 @@ class Verdict:
     warnings: frozenset
     code: int = 0
     message: str = ""
+    notes: frozenset = frozenset()  # ours only: the warnings addressed to the user of this tool
 
     def key(self) -> tuple:
         return self.allowed, tuple(sorted(self.causes.items())), tuple(sorted(self.warnings))
@@ -254,7 +255,8 @@ def our_verdict(obj: dict, profile) -> Verdict:
                      for c in (status.get("details") or {}).get("causes") or [])
     # Notes addressed to the user of this tool ("dra-webhook: ...") are ours alone, never the API server's.
     texts = frozenset(w for w in response.warnings if not w.startswith("dra-webhook:"))
-    return Verdict(response.allowed, causes, texts, status.get("code", 200), status.get("message", ""))
+    return Verdict(response.allowed, causes, texts, status.get("code", 200), status.get("message", ""),
+                   frozenset(response.warnings) - texts)
 
 
 def compare(plane: realserver.ControlPlane, objects: list[tuple[str, dict]], profile) -> list[Compared]:
@@ -306,7 +308,9 @@ def explain(r: Compared) -> list[str] | None:
         tags.append("upstream-panic-step-zero")
         server = ours
     if server.code == 404 and "/v1alpha3" in r.obj.get("apiVersion", "") and r.kind in (
-            "DeviceTaintRule", "ResourcePoolStatusRequest"):
+            "DeviceTaintRule", "ResourcePoolStatusRequest") and any(
+            note.startswith(f"dra-webhook: {GROUP}/v1alpha3 {r.kind} is served only by clusters with ")
+            for note in ours.notes):
         tags.append("unserved-kind")
         server = ours
     deprecated = {w for w in server.warnings - ours.warnings if _DEPRECATED.match(w)}
