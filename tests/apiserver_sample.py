@@ -280,8 +280,15 @@ def gates_text(release: str, gates: str) -> str:
 def run(release: str, generated: int, seed: int, gates: str = "default", workdir: Path | None = None) -> list[Compared]:
     workdir = workdir or Path(tempfile.mkdtemp(prefix=f"sample-{release}-"))
     runtime = BETA_APIS + (",resource.k8s.io/v1alpha3=true" if gates == "all" else "")
-    plane = realserver.ControlPlane.start(workdir, release, feature_gates=gates_text(release, gates),
-                                          runtime_config=runtime)
+    server_gates = gates_text(release, gates)
+    if "DRAWorkloadResourceClaims=true" in server_gates:
+        # kube-apiserver refuses to start with it and GenericWorkload (not a DRA gate, unknown to our profile) off,
+        # and is never ready without the Workload API that gate serves
+        server_gates += ",GenericWorkload=true"
+        server_runtime = runtime + ",scheduling.k8s.io/v1alpha2=true"
+    else:
+        server_runtime = runtime
+    plane = realserver.ControlPlane.start(workdir, release, feature_gates=server_gates, runtime_config=server_runtime)
     try:
         plane.ensure_namespace(NAMESPACE)
         from webhook.profile import make_profile
