@@ -39,6 +39,10 @@ build() {  # build <module dir> <out dir> <name> <package> [ldflags]
   echo "upstream: built $name in $((SECONDS - t0)) s"
 }
 
+required_version() {  # required_version <go.mod> <module>: the version go.mod requires
+  awk -v m="$2" '{for (i = 1; i < NF; i++) if ($i == m) {print $(i + 1); exit}}' "$1"
+}
+
 version_ldflags() {  # what hack/lib/version.sh sets, so /version reports the tag
   local tag="$1" minor; minor="$(echo "$tag" | cut -d. -f2)"
   echo "-X k8s.io/component-base/version.gitVersion=$tag -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
@@ -59,7 +63,7 @@ done
 build "$here/kube-1.36" "$cache/${TAG[1.36]}" kubectl k8s.io/kubernetes/cmd/kubectl "$(version_ldflags "${TAG[1.36]}")"
 for d in "$here"/etcd-*/; do
   [ -d "$d" ] || continue
-  v="$(awk '/go.etcd.io\/etcd\/server\/v3 /{print $2}' "$d/go.mod")"
+  v="$(required_version "$d/go.mod" go.etcd.io/etcd/server/v3)"
   build "$d" "$cache/etcd-$v" etcd go.etcd.io/etcd/server/v3
 done
 echo "upstream: binaries in $cache"
