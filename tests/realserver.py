@@ -53,9 +53,18 @@ from support import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
-# The tags tests/upstream/build.sh builds (TAG there); etcd is the one module tests/upstream/etcd-* holds.
+# The tags tests/upstream/build.sh builds (TAG there).
 TAGS = {"1.34": "v1.34.4", "1.35": "v1.35.4", "1.36": "v1.36.3", "1.37": "v1.37.2"}
-ETCD = "etcd-v3.6.8"
+
+
+def _etcd_dir() -> str:
+    """etcd's cache directory, as build.sh names it: the version tests/upstream/etcd-3.6/go.mod requires."""
+    text = (ROOT / "tests" / "upstream" / "etcd-3.6" / "go.mod").read_text()
+    match = re.search(r"go\.etcd\.io/etcd/server/v3 (v\S+)", text)
+    return f"etcd-{match[1]}" if match else "etcd-unknown"
+
+
+ETCD = _etcd_dir()
 DEFAULT_RELEASE = "1.36"
 GROUP = "resource.k8s.io"
 # DRA's beta versions are not served by default (KEP-3136); the tests want them, as many clusters do.
