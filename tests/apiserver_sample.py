@@ -342,7 +342,9 @@ def summary(release: str, results: list[Compared]) -> str:
         by_kind.setdefault(r.kind, Counter())["agree" if r.agree else "disagree"] += 1
         by_kind[r.kind]["allowed" if r.server.allowed else "denied"] += 1
     explained = Counter(tag for r in results if not r.agree for tag in (explain(r) or ["UNEXPLAINED"]))
-    lines = [f"{release}: {len(results)} objects, {sum(r.agree for r in results)} agree, "
+    same_verdict = sum(r.server.allowed == r.ours.allowed and r.server.causes == r.ours.causes for r in results)
+    lines = [f"{release}: {len(results)} objects, {same_verdict} with the same allowed and causes, "
+             f"{sum(r.agree for r in results)} agree in everything (warnings too), "
              f"{sum(not r.agree for r in results)} disagree, {explained.pop('UNEXPLAINED', 0)} unexplained; "
              f"explained: {dict(sorted(explained.items()))}"]
     for kind in sorted(by_kind):
