@@ -11,7 +11,7 @@ $(BIN)/dra-webhook: pyproject.toml
 	  echo "make: '$(PYTHON) -m venv' failed: on Debian or Ubuntu, install the venv module first:" >&2; \
 	  echo "  sudo apt-get install python3-venv" >&2; exit 1; }
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,docs]'
 	touch $@
 
 install: $(BIN)/dra-webhook
