@@ -152,7 +152,43 @@ def behaviours() -> str:
     return "\n".join(out)
 
 
-PARTS = {"cli": cli, "warning-codes": warning_codes, "feature-gates": feature_gates, "behaviours": behaviours}
+def _schema_type(spec: dict) -> str:
+    options = spec.get("anyOf", [spec])
+    names = []
+    for option in options:
+        if "$ref" in option:
+            names.append(option["$ref"].rsplit("/", 1)[-1])
+        elif "enum" in option:
+            names.append(" \\| ".join(_code(v) for v in option["enum"]))
+        elif option.get("type") == "array":
+            item = option.get("items", {})
+            names.append("list of " + (item["$ref"].rsplit("/", 1)[-1] if "$ref" in item else item.get("type", "any")))
+        elif option.get("type") not in (None, "null"):
+            names.append(option["type"] if option["type"] != "object" else "mapping")
+        elif not option:
+            names.append("any")
+    return " or ".join(names) or "any"
+
+
+def suite_keys() -> str:
+    """The keys of a TestSuite, from the JSON Schema the program prints (`dra-webhook test --schema`)."""
+    import json
+
+    from webhook.offline.suite_schema import json_schema
+
+    document = json.loads(json_schema())
+    sections = [("TestSuite", document), *document.get("$defs", {}).items()]
+    out: list[str] = []
+    for name, spec in sections:
+        required = set(spec.get("required", ()))
+        out += [f"### {name}", "", "| key | type | required |", "|---|---|---|"]
+        for key, value in spec.get("properties", {}).items():
+            out.append(f"| {_code(key)} | {_schema_type(value)} | {'yes' if key in required else ''} |")
+        out.append("")
+    return "\n".join(out)
+
+
+PARTS = {"suite-keys": suite_keys, "cli": cli, "warning-codes": warning_codes, "feature-gates": feature_gates, "behaviours": behaviours}
 
 
 def expand(markdown: str) -> str:
