@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8443
 
-.PHONY: run test install bench clean upstream
+.PHONY: run test install bench clean upstream docs
 
 $(BIN)/dra-webhook: pyproject.toml
 	@$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
@@ -21,6 +21,10 @@ run: install
 
 test: install
 	$(BIN)/python -m pytest -q
+
+# The documentation site (docs/, mkdocs.yml) into build/site; `$(BIN)/mkdocs serve` to read it while editing.
+docs: install
+	$(BIN)/mkdocs build --strict --site-dir build/site
 
 # Upstream's own binaries (kube-apiserver, etcd, kubectl, registry oracle, allocator) from the pinned Go modules
 # under tests/upstream/, cached outside the repository keyed by tag.
