@@ -143,3 +143,29 @@ def test_the_generated_parts_follow_the_code():
     for page in (ROOT / "docs").rglob("*.md"):
         for name in re.findall(r"^<!-- generated: ([a-z-]+) -->$", page.read_text(), re.MULTILINE):
             assert name in reference.PARTS, f"{page}: {name}"
+
+
+def test_the_json_output_reference_names_every_key_the_program_writes(tmp_path):
+    """Every key `review -o json` and `test -o json` write is in the output reference's table of keys."""
+    import json
+
+    page = (ROOT / "docs" / "reference" / "output.md").read_text()
+    table = page.split("### Keys", 1)[1]
+    documented = {key for cell in re.findall(r"^\| ([^|]+) \|", table, re.MULTILINE)
+                  for key in re.findall(r"`([A-Za-z_]+)`", cell)}
+    seen: set[str] = set()
+    runs = [["review", "--markdown", "--runtime-config", "resource.k8s.io/v1beta2=true", str(ROOT / "docs"),
+             str(ROOT / "examples")], ["test", str(ROOT / "examples")]]
+    for argv in runs:
+        out = tmp_path / "out.json"
+        subprocess.run([sys.executable, "-m", "webhook", *argv[:1], "-o", "json", *argv[1:]], stdout=out.open("w"),
+                       timeout=300, check=False)
+        data = json.loads(out.read_text())
+        seen |= set(data) | set(data["summary"])
+        for result in data["results"]:
+            seen |= set(result)
+            for message in result["messages"]:
+                seen |= set(message)
+    seen -= {"summary", "results"}
+    assert seen - documented == set(), f"keys the reference does not name: {sorted(seen - documented)}"
+    assert {"exitCode", "warningCodes", "patch", "column"} <= seen

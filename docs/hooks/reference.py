@@ -188,7 +188,30 @@ def suite_keys() -> str:
     return "\n".join(out)
 
 
-PARTS = {"suite-keys": suite_keys, "cli": cli, "warning-codes": warning_codes, "feature-gates": feature_gates, "behaviours": behaviours}
+def api_limits() -> str:
+    """The constants of webhook/limits.py with the comment beside or above each."""
+    import inspect
+
+    from webhook import limits
+
+    out = ["| limit | value | note |", "|---|---|---|"]
+    above: list[str] = []
+    for line in inspect.getsource(limits).splitlines():
+        match = re.match(r"^([A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=\s*([^#]+?)\s*(?:#\s*(.*))?$", line)
+        if match:
+            value = getattr(limits, match[1])
+            note = " ".join([*above, match[3] or ""]).strip()
+            shown = f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+            out.append(f"| {_code(match[1])} | {shown} | {_cell(note)} |")
+            above = []
+        elif line.startswith("#"):
+            above.append(line.lstrip("# "))
+        else:
+            above = []
+    return "\n".join(out)
+
+
+PARTS = {"api-limits": api_limits, "suite-keys": suite_keys, "cli": cli, "warning-codes": warning_codes, "feature-gates": feature_gates, "behaviours": behaviours}
 
 
 def expand(markdown: str) -> str:
