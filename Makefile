@@ -4,14 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8443
 
-.PHONY: run test install bench clean upstream
+.PHONY: run test install bench clean upstream docs
 
 $(BIN)/dra-webhook: pyproject.toml
 	@$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
 	  echo "make: '$(PYTHON) -m venv' failed: on Debian or Ubuntu, install the venv module first:" >&2; \
 	  echo "  sudo apt-get install python3-venv" >&2; exit 1; }
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,docs]'
 	touch $@
 
 install: $(BIN)/dra-webhook
@@ -26,6 +26,10 @@ test: install
 	@if command -v go >/dev/null 2>&1; then $(MAKE) --no-print-directory upstream; \
 	else echo "make: Go not found: the upstream tests will be skipped; install Go >= 1.26, then make upstream"; fi
 	$(BIN)/python -m pytest -q
+
+# The documentation site (docs/, mkdocs.yml) into build/site; `$(BIN)/mkdocs serve` to read it while editing.
+docs: install
+	$(BIN)/mkdocs build --strict --site-dir build/site
 
 # Upstream's own binaries (kube-apiserver, etcd, kubectl, registry oracle, allocator) from the pinned Go modules
 # under tests/upstream/, cached outside the repository keyed by tag.

@@ -359,8 +359,8 @@ def test_the_example_cluster_explains_the_pending_training_claim(capsys):
     assert code == 1
     assert "1 already allocated\n        gpu.example.com/node-1/gpu-0: allocated to claim data/etl-gpu" in out
     assert "taint example.com/maintenance=fan:NoSchedule is not tolerated" in out
-    readme = (root / "README.md").read_text()
-    assert out in readme  # the README shows this very output
+    guide = (root / "docs" / "guides" / "allocate.md").read_text()
+    assert out in guide  # the guide shows this very output
 
 
 def test_first_available_subrequests_are_explained_each(tmp_path, capsys):

@@ -130,4 +130,4 @@ def test_the_footprint_example_is_the_readme_one(capsys):
     out = capsys.readouterr().out
     assert code == 1
     assert "    takes from node-1: cpu 8, memory 1Gi\n" in out
-    assert out in (root / "README.md").read_text()
+    assert out in (root / "docs" / "guides" / "allocate.md").read_text()
