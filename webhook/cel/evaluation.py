@@ -434,3 +434,21 @@ def _derived_value(value):
 def derived_attribute(expression: str, features: Features = Features()) -> DerivedAttribute:
     """The compiled derived attribute (cached); EvaluationError when it does not compile."""
     return DerivedAttribute(expression, features)
+
+
+_rule_envs: dict[tuple, cel.Env] = {}
+
+
+def rule_environment(variables: tuple[str, ...]) -> cel.Env:
+    """An environment for CustomResourceDefinition-style rules (`x-kubernetes-validations`): each named
+    variable is `dyn` (`self`, `oldSelf`, `params`), with the libraries evaluation implements here. Used by
+    driver profiles (webhook.drivers.rules), which evaluate what they compile."""
+    env = _rule_envs.get(variables)
+    if env is None:
+        with _lock:
+            env = _rule_envs.get(variables)
+            if env is None:
+                env = _rule_envs[variables] = cel.NewEnv(
+                    _pool(), config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
+                    variables={name: T.DYN for name in variables}, functions=list(_functions(False)))
+    return env
