@@ -39,6 +39,8 @@ CODES: dict[str, tuple[str, re.Pattern]] = {
                              re.compile(r"names DeviceClass \S+, which is not among the DeviceClasses given")),
     "read-back-object": ("an object read back from a cluster, refused as a new one (review --from-cluster)",
                          re.compile(r"^dra-webhook: this looks like an object read back from a cluster ")),
+    "driver-profile-missing": ("an opaque configuration for a driver without a driver profile, not checked "
+                               "(--warn-unprofiled-drivers)", re.compile(r"^dra-webhook: no driver profile for ")),
     "other": ("any other warning", re.compile(r"")),
 }
 
