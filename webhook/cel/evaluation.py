@@ -34,7 +34,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from webhook import quantity as q
 from webhook.cel import compiler, unrolled
 from webhook.cel.environment import _EXTENSIONS_YAML, Features
-from webhook.cel import library
+from webhook.cel import library, netlib
 
 T = cel.Type
 QUANTITY_TYPE, SEMVER_TYPE = "kubernetes.Quantity", "kubernetes.Semver"
@@ -52,7 +52,7 @@ def _pool() -> descriptor_pool.DescriptorPool:
     field = descriptor_pb2.FieldDescriptorProto
     file = descriptor_pb2.FileDescriptorProto(name="kubernetes/dra_values.proto", package="kubernetes",
                                               syntax="proto3")
-    for name in ("Quantity", "Semver"):
+    for name in ("Quantity", "Semver", *netlib.MESSAGES):
         message = file.message_type.add(name=name)
         message.field.add(name="v", number=1, type=field.TYPE_STRING, label=field.LABEL_OPTIONAL)
     pool = descriptor_pool.DescriptorPool()
@@ -450,5 +450,6 @@ def rule_environment(variables: tuple[str, ...]) -> cel.Env:
             if env is None:
                 env = _rule_envs[variables] = cel.NewEnv(
                     _pool(), config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
-                    variables={name: T.DYN for name in variables}, functions=list(_functions(False)))
+                    variables={name: T.DYN for name in variables},
+                    functions=list(_functions(False)) + netlib.functions(_pool()))
     return env
