@@ -43,7 +43,7 @@ def validate_opaque_parameters(profile: DriverProfile, drivers: DriverSet, drive
                 return [not_supported(path.child("apiVersion"), api_version, versions)]
             return [not_supported(path.child("kind"), kind_name,
                                   sorted(k.kind for k in profile.kinds if k.api_version == api_version))]
-    return validate_value(kind.schema, parameters, path, drivers.params(driver))
+    return validate_value(kind.schema, parameters, path, drivers.params(driver), profile.case_insensitive_keys)
 
 
 def _configs(kind: str, obj: dict) -> tuple[Any, Path] | None:

@@ -7,6 +7,7 @@ The format (documented in docs/drivers.md, JSON Schema in schemas/driverprofile.
     drivers: [gpu.example.com]                      # the `opaque.driver` names it covers
     source: {repository: ..., path: ..., commit: ...}   # where the rules were read
     decoding: typed                                 # typed: apiVersion + kind pick a kind; untyped: one kind
+    caseInsensitiveKeys: false                      # true: keys match fields in any case (Go encoding/json)
     deviceClassConfigs: ignore                      # validate | ignore | forbid
     featureGates: {TimeSlicingSettings: false}      # the driver's own gates and their defaults
     kinds:
@@ -29,7 +30,7 @@ KIND = "DriverProfile"
 DECODINGS = ("typed", "untyped")
 CLASS_CONFIGS = ("validate", "ignore", "forbid")
 _TOP_KEYS = frozenset({"apiVersion", "kind", "drivers", "source", "description", "decoding", "deviceClassConfigs",
-                       "featureGates", "kinds", "notes"})
+                       "featureGates", "kinds", "notes", "caseInsensitiveKeys"})
 _KIND_KEYS = frozenset({"apiVersion", "kind", "openAPIV3Schema", "description"})
 MAX_PROFILE_BYTES = 1024 * 1024
 
@@ -59,6 +60,7 @@ class DriverProfile:
     device_class_configs: str
     feature_gates: dict[str, bool]
     kinds: list[ConfigKind] = field(default_factory=list)
+    case_insensitive_keys: bool = False  # Go's encoding/json (not the apimachinery decoders) folds case
 
     def kind_for(self, api_version: str, kind: str) -> ConfigKind | None:
         for k in self.kinds:
@@ -154,8 +156,11 @@ def _read(raw: Any, file: str, problems: list) -> DriverProfile | None:
         problem(("featureGates",), "featureGates must map gate names to their default (true or false)")
         gates = {}
     kinds = _read_kinds(raw.get("kinds"), decoding, problem)
+    fold = raw.get("caseInsensitiveKeys", False)
+    if not isinstance(fold, bool):
+        problem(("caseInsensitiveKeys",), "caseInsensitiveKeys must be true or false")
     return DriverProfile(file, tuple(drivers), dict(source), str(raw.get("description", "")), decoding,
-                         class_configs, {str(k): v for k, v in gates.items()}, kinds)
+                         class_configs, {str(k): v for k, v in gates.items()}, kinds, fold is True)
 
 
 def _read_kinds(raw_kinds: Any, decoding: str, problem) -> list[ConfigKind]:

@@ -73,30 +73,21 @@ def _type_ok(node: Schema, value: Any) -> bool:
     return json_type(value) == t
 
 
-def _with_defaults(node: Schema, value: dict) -> dict:
-    """The object as the rules see it: absent properties with a `default` filled in (a copy; never the input)."""
-    missing = [name for name, child in node.properties.items() if child.has_default and name not in value]
-    if not missing:
-        return value
-    copy = dict(value)
-    for name in missing:
-        copy[name] = node.properties[name].default
-    return copy
-
-
 class _Walk:
-    def __init__(self, params: dict) -> None:
+    def __init__(self, params: dict, fold_case: bool = False) -> None:
         self.params = params
+        self.fold_case = fold_case
         self.errors: ErrorList = []
         self.pending: list = []  # (node, value, path) whose rules run after the schema pass, in order
 
-    # --- the schema pass: returns whether the subtree at `path` is clean
+    # --- the schema pass: (whether the subtree at `path` is clean, the value as the rules see it)
 
-    def value(self, node: Schema, value: Any, path: Path) -> bool:
+    def value(self, node: Schema, value: Any, path: Path) -> tuple[bool, Any]:
         before = len(self.errors)
         slot = len(self.pending)
         if node.rules:
             self.pending.append(_DEFERRED)
+        view = value
         if value is None:
             if not node.nullable:
                 self.errors.append(type_invalid(path, "null", f"must be of type {node.type or 'string'}"))
@@ -104,10 +95,9 @@ class _Walk:
             expected = "integer or string" if node.int_or_string else node.type
             self.errors.append(type_invalid(path, value, f"must be of type {expected}"))
         elif isinstance(value, dict):
-            value = _with_defaults(node, value)
-            self._object(node, value, path)
+            view = self._object(node, value, path)
         elif isinstance(value, list):
-            self._array(node, value, path)
+            view = self._array(node, value, path)
         elif isinstance(value, str):
             self._string(node, value, path)
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -116,36 +106,47 @@ class _Walk:
             self.errors.append(not_supported(path, value, [str(e) for e in node.enum]))
         clean = len(self.errors) == before
         if node.rules:
-            self.pending[slot] = (node, value, path) if clean and value is not None else None
-        return clean
+            self.pending[slot] = (node, view, path) if clean and value is not None else None
+        return clean, view
 
-    def _object(self, node: Schema, value: dict, path: Path) -> None:
+    def _object(self, node: Schema, value: dict, path: Path) -> dict:
+        """Checks an object; returns it as the rules see it: the fields' own names, defaults filled in."""
         if node.max_properties is not None and len(value) > node.max_properties:
             self.errors.append(too_many(path, len(value), node.max_properties))
         if node.min_properties is not None and len(value) < node.min_properties:
             self.errors.append(invalid(path, len(value), f"should have at least {node.min_properties} properties"))
+        folded = {name.lower(): name for name in node.properties} if self.fold_case else {}
+        present = {folded.get(key.lower(), key) for key in value} if folded else value
         for name in node.required:
-            if name not in value:
+            if name not in present:
                 self.errors.append(required(path.child(name), ""))
+        view: dict = {}
         for key, item in value.items():
-            child = node.properties.get(key)
+            name = key if key in node.properties or not folded else folded.get(key.lower(), key)
+            child = node.properties.get(name)
             if child is None and node.additional is not None:
-                self.value(node.additional, item, path.key(key))
+                view[key] = self.value(node.additional, item, path.key(key))[1]
             elif child is not None:
-                self.value(child, item, path.child(key))
+                view[name] = self.value(child, item, path.child(key))[1]
             elif not node.preserve_unknown:
                 self.errors.append(forbidden(path.child(key), "unknown field (the driver's strict decoder refuses "
                                                              "fields its configuration does not have)"))
+            else:
+                view[key] = item
+        for name, child in node.properties.items():
+            if child.has_default and name not in view:
+                view[name] = self.value(child, child.default, path.child(name))[1]
+        return view
 
-    def _array(self, node: Schema, value: list, path: Path) -> None:
+    def _array(self, node: Schema, value: list, path: Path) -> list:
         if node.max_items is not None and len(value) > node.max_items:
             self.errors.append(too_many(path, len(value), node.max_items))
-            return  # the items of an over-long list are not looked at (each one costs)
+            return value  # the items of an over-long list are not looked at (each one costs)
         if node.min_items is not None and len(value) < node.min_items:
             self.errors.append(invalid(path, len(value), f"should have at least {node.min_items} items"))
-        if node.items is not None:
-            for i, item in enumerate(value):
-                self.value(node.items, item, path.index(i))
+        if node.items is None:
+            return value
+        return [self.value(node.items, item, path.index(i))[1] for i, item in enumerate(value)]
 
     def _string(self, node: Schema, value: str, path: Path) -> None:
         if node.max_length is not None and len(value) > node.max_length:
@@ -246,8 +247,9 @@ def _format_ok(name: str, value: str) -> bool:
     return True
 
 
-def validate_value(schema: Schema, value: Any, path: Path, params: dict) -> ErrorList:
-    walk = _Walk(params)
+def validate_value(schema: Schema, value: Any, path: Path, params: dict, fold_case: bool = False) -> ErrorList:
+    """`fold_case`: keys match fields case-insensitively, as Go's encoding/json decodes them."""
+    walk = _Walk(params, fold_case)
     walk.value(schema, value, path)
     walk.run_rules()
     return walk.errors
