@@ -14,7 +14,7 @@ from webhook.field import Path
 PARAMS = Path("spec", "devices", "config").index(1).child("opaque").child("parameters")
 
 USER_PROFILE = textwrap.dedent("""\
-    apiVersion: dra-webhook.io/v1alpha1
+    apiVersion: dra-webhook/v1alpha1
     kind: DriverProfile
     drivers: [fpga.example.org]
     source: {repository: https://example.org/fpga-driver, path: api/v1, commit: 0123abcd}

@@ -2,7 +2,7 @@
 
 The format (documented in docs/drivers.md, JSON Schema in schemas/driverprofile.schema.json):
 
-    apiVersion: dra-webhook.io/v1alpha1
+    apiVersion: dra-webhook/v1alpha1
     kind: DriverProfile
     drivers: [gpu.example.com]                      # the `opaque.driver` names it covers
     source: {repository: ..., path: ..., commit: ...}   # where the rules were read
@@ -25,7 +25,7 @@ import yaml
 
 from webhook.drivers.schema import Schema, compile_schema
 
-API_VERSION = "dra-webhook.io/v1alpha1"
+API_VERSION = "dra-webhook/v1alpha1"
 KIND = "DriverProfile"
 DECODINGS = ("typed", "untyped")
 CLASS_CONFIGS = ("validate", "ignore", "forbid")
