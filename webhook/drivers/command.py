@@ -43,7 +43,8 @@ def resolve(args: argparse.Namespace, command: str) -> DriverSource | None:
     """The checked source for a command, or None after printing why it cannot be used (exit code 2)."""
     try:
         source = source_from(args, getattr(args, "cert_reload_interval", 10.0))
-        source.current()  # loads and checks every file now: a broken profile is a start-up error
+        if source.directories or source.files or source.gates:
+            source.current()  # loads and checks the operator's files now: a broken profile is a start-up error
     except (ValueError, ProfileFileError) as error:
         print(f"dra-webhook {command}: driver profiles cannot be used:", file=sys.stderr)
         for line in _lines(error):

@@ -21,8 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from webhook.drivers.schema import Schema, compile_schema
 
 API_VERSION = "dra-webhook/v1alpha1"
@@ -61,6 +59,15 @@ class DriverProfile:
     feature_gates: dict[str, bool]
     kinds: list[ConfigKind] = field(default_factory=list)
     case_insensitive_keys: bool = False  # Go's encoding/json (not the apimachinery decoders) folds case
+    compiled: bool = False  # whether the CEL rules are compiled (bundled profiles: on first use)
+
+    def compile(self) -> None:
+        """Compiles the rules of a profile read with `compile_rules=False`; ProfileFileError if one fails."""
+        if not self.compiled:
+            problems = _compile_rules(self)
+            if problems:
+                raise ProfileFileError([f"{self.file}: {'.'.join(map(str, loc))}: {m}" for loc, m in problems])
+            self.compiled = True
 
     def kind_for(self, api_version: str, kind: str) -> ConfigKind | None:
         for k in self.kinds:
@@ -79,10 +86,13 @@ def _typed_schema(raw: Any) -> Any:
     return raw
 
 
-def read_profile(text: str, file: str) -> DriverProfile:
-    """The profile in `text`; ProfileFileError listing every problem, each at `file:line`."""
+def read_profile(text: str, file: str, compile_rules: bool = True) -> DriverProfile:
+    """The profile in `text`; ProfileFileError listing every problem, each at `file:line`. Without
+    `compile_rules` the CEL rules are compiled on first use (`DriverProfile.compile`)."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_PROFILE_BYTES:
         raise ProfileFileError([f"{file}: larger than {MAX_PROFILE_BYTES} bytes"])
+    import yaml  # here: a run that meets no driver configuration never reads a profile
+
     from webhook.offline import positions, yamlload
 
     try:
@@ -96,8 +106,9 @@ def read_profile(text: str, file: str) -> DriverProfile:
     raw = yamlload.build(nodes[0])
     problems: list[tuple[tuple, str]] = []
     profile = _read(raw, file, problems)
-    if not problems and profile is not None:
+    if not problems and profile is not None and compile_rules:
         problems.extend(_compile_rules(profile))
+        profile.compiled = not problems
     if problems:
         rendered = []
         for location, message in problems:

@@ -34,7 +34,10 @@ class DriverSet:
     files: tuple = ()  # every file loaded, in order
 
     def profile(self, driver: str) -> DriverProfile | None:
-        return self.profiles.get(driver)
+        profile = self.profiles.get(driver)
+        if profile is not None and not profile.compiled:
+            profile.compile()  # a bundled profile, on first use: an offline run pays only for what it meets
+        return profile
 
     def params(self, driver: str) -> dict:
         return {"featureGates": self.gates.get(driver, {})}
@@ -80,8 +83,11 @@ class DriverSource:
     reload_seconds: float = 10.0
     warn_without_profile: bool = False  # a config for a driver without a profile gets a warning
 
+    def bundled_paths(self) -> list[str]:
+        return _listing(str(BUNDLED_DIR)) if self.bundled else []
+
     def paths(self) -> list[str]:
-        found = _listing(str(BUNDLED_DIR)) if self.bundled else []
+        found = self.bundled_paths()
         for directory in self.directories:
             found.extend(_listing(directory))
         found.extend(self.files)
@@ -103,6 +109,7 @@ class DriverSource:
         problems: list[str] = []
         profiles: dict[str, DriverProfile] = {}
         paths = self.paths()
+        bundled = set(self.bundled_paths())
         for path in paths:
             try:
                 with open(path, encoding="utf-8") as handle:
@@ -111,7 +118,7 @@ class DriverSource:
                 problems.append(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}")
                 continue
             try:
-                profile = read_profile(text, path)
+                profile = read_profile(text, path, compile_rules=path not in bundled)
             except ProfileFileError as error:
                 problems.extend(error.problems)
                 continue
