@@ -43,6 +43,10 @@ def validate_opaque_parameters(profile: DriverProfile, drivers: DriverSet, drive
                 return [not_supported(path.child("apiVersion"), api_version, versions)]
             return [not_supported(path.child("kind"), kind_name,
                                   sorted(k.kind for k in profile.kinds if k.api_version == api_version))]
+    if profile.rules_skipped:
+        from webhook.cel.budget import warn
+
+        warn(f"{path}: CEL rules of driver profile {driver} were skipped: {profile.rules_skipped}")
     return validate_value(kind.schema, parameters, path, drivers.params(driver), profile.case_insensitive_keys)
 
 

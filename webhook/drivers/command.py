@@ -100,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
                 failed = True
             else:
                 kinds = ", ".join(f"{k.api_version} {k.kind}".strip() or "(untyped)" for k in profile.kinds)
-                print(f"{visible(path)}: ok: {', '.join(profile.drivers)} ({kinds})")
+                skipped = f"; CEL rules not checked: {profile.rules_skipped}" if profile.rules_skipped else ""
+                print(visible(f"{path}: ok: {', '.join(profile.drivers)} ({kinds}){skipped}"))
         return 1 if failed else 0
     source = resolve(args, "profiles list")
     if source is None:

@@ -60,6 +60,7 @@ class DriverProfile:
     kinds: list[ConfigKind] = field(default_factory=list)
     case_insensitive_keys: bool = False  # Go's encoding/json (not the apimachinery decoders) folds case
     compiled: bool = False  # whether the CEL rules are compiled (bundled profiles: on first use)
+    rules_skipped: str = ""  # why the CEL rules are not checked (no faithful engine), or ""
 
     def compile(self) -> None:
         """Compiles the rules of a profile read with `compile_rules=False`; ProfileFileError if one fails."""
@@ -128,8 +129,8 @@ def _compile_rules(profile: DriverProfile) -> list[tuple[tuple, str]]:
             continue
         try:
             problems.extend(compile_rules(kind.schema))
-        except RulesUnavailable as error:
-            problems.append(((), str(error)))
+        except RulesUnavailable as error:  # the schema still applies; each check says the rules were skipped
+            profile.rules_skipped = str(error)
             break
     return problems
 

@@ -34,8 +34,9 @@ class RulesUnavailable(Exception):
 def _environment():
     from webhook.cel import engines
 
-    if not engines.cel_expr_available():
-        raise RulesUnavailable("CEL rules of driver profiles need cel-expr-python (with protobuf)")
+    if engines.active_engine() != "cel-expr":  # the selectors' engine: rules need the faithful one
+        raise RulesUnavailable("they need the cel-expr engine (cel-expr-python with protobuf), and the CEL engine "
+                               f"in use is {engines.active_engine()}")
     from webhook.cel.evaluation import rule_environment
 
     return rule_environment(VARIABLES)
@@ -117,13 +118,29 @@ def default_message(rule: Rule) -> str:
     return rule.message or "failed rule: " + " ".join(rule.rule.split())
 
 
+ENGINE_LIMIT = "Iteration budget exceeded"  # cel-cpp's 10,000 comprehension iterations per evaluation
+
+
+class EngineLimit(Exception):
+    """The engine stopped a rule the API server would have run to the end (within its cost budget)."""
+
+
 def evaluate(rule: Rule, value, params: dict) -> tuple[bool, str]:
-    """(passed, error): `error` is the runtime error's text when the rule could not be evaluated."""
+    """(passed, error): `error` is the runtime error's text when the rule could not be evaluated.
+    EngineLimit when the engine's own iteration limit stopped it: no verdict about the value."""
     try:
         result = rule.program.eval(data={"self": value, "params": params})
         outcome = result.value()
     except Exception as error:  # noqa: BLE001 - any failure of the engine is this rule's runtime error
-        return False, _clean(str(error))
+        text = _clean(str(error))
+        if ENGINE_LIMIT in text:
+            raise EngineLimit(text) from None
+        return False, text
     if isinstance(outcome, bool):
         return outcome, ""
-    return False, _clean(str(outcome)) if "ERROR" in str(result.type()) else f"rule returned {result.type()}"
+    if "ERROR" in str(result.type()):
+        text = _clean(str(outcome))
+        if ENGINE_LIMIT in text:
+            raise EngineLimit(text)
+        return False, text
+    return False, f"rule returned {result.type()}"

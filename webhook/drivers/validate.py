@@ -28,6 +28,7 @@ from webhook.field import (
     Path,
     duplicate,
     forbidden,
+    internal_error,
     invalid,
     not_supported,
     required,
@@ -178,6 +179,8 @@ class _Walk:
     # --- the rules pass
 
     def run_rules(self) -> None:
+        from webhook.cel.budget import check_deadline
+
         for entry in self.pending:
             if entry is None or entry is _DEFERRED:
                 continue
@@ -185,10 +188,16 @@ class _Walk:
             for rule in node.rules:
                 if rule.program is None or rule.uses_old_self:
                     continue  # transition rules never run on a create; a rule not compiled was a load error
-                passed, error = cel_rules.evaluate(rule, value, self.params)
+                check_deadline()  # a served request's deadline (DeadlineExceeded: a failed call, not a verdict)
+                at = _rule_path(path, rule.field_path)
+                try:
+                    passed, error = cel_rules.evaluate(rule, value, self.params)
+                except cel_rules.EngineLimit as limit:
+                    self.errors.append(internal_error(at, f"{cel_rules.default_message(rule)}: not evaluated: {limit}"
+                                                          f" (the engine's limit of 10,000 comprehension iterations)"))
+                    continue
                 if passed:
                     continue
-                at = _rule_path(path, rule.field_path)
                 bad = node.type or json_type(value)
                 if error:
                     self.errors.append(invalid(at, bad, f"{cel_rules.default_message(rule)}: {error}"))

@@ -29,7 +29,7 @@ CODES: dict[str, tuple[str, re.Pattern]] = {
     "conversion-loss": ("a field that the conversion to resource.k8s.io/v1 drops",
                         re.compile(r" no longer exists in resource\.k8s\.io/v1; ignored$")),
     "cel-unchecked": ("CEL type and cost checks skipped (portable engine, or too deep)",
-                      re.compile(r"CEL selectors? (were|was) skipped"
+                      re.compile(r"CEL selectors? (were|was) skipped|CEL rules of driver profile \S+ were skipped"
                                  r"|type and cost checks (?:of CEL selectors )?were skipped")),
     "uppercase-driver": ("a driver name with uppercase characters", re.compile(r"driver names should be lowercase")),
     "no-checks": ("a subresource the webhook does not check", re.compile(r"; allowed without checks$")),
