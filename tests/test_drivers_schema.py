@@ -112,6 +112,7 @@ def test_kind_dispatch():
                           validate_opaque_parameters(profile, drivers, "fpga.example.org", body, PARAMS)]
     assert check({"bitstream": "a.bit"}) == [(f"{P}.apiVersion", "FieldValueRequired"),
                                              (f"{P}.kind", "FieldValueRequired")]
+    assert check({"apiVersion": 1, "kind": "FpgaConfig"}) == [(f"{P}.apiVersion", "FieldValueTypeInvalid")]
     assert check({"apiVersion": "fpga.example.org/v2", "kind": "FpgaConfig"}) == [
         (f"{P}.apiVersion", "FieldValueNotSupported")]
     assert check({"apiVersion": "fpga.example.org/v1", "kind": "Other"}) == [(f"{P}.kind", "FieldValueNotSupported")]

@@ -15,7 +15,7 @@ from typing import Any
 from webhook.drivers.profiles import DriverProfile
 from webhook.drivers.registry import DriverSet, DriverSource
 from webhook.drivers.validate import validate_value
-from webhook.field import ErrorList, Path, forbidden, not_supported, required
+from webhook.field import ErrorList, Path, forbidden, not_supported, required, type_invalid
 
 NO_PROFILE_WARNING = "dra-webhook: no driver profile for {driver}; its opaque parameters at {path} are not checked"
 
@@ -30,10 +30,11 @@ def validate_opaque_parameters(profile: DriverProfile, drivers: DriverSet, drive
     else:
         api_version, kind_name = parameters.get("apiVersion"), parameters.get("kind")
         errs: ErrorList = []
-        if not isinstance(api_version, str) or not api_version:
-            errs.append(required(path.child("apiVersion"), ""))
-        if not isinstance(kind_name, str) or not kind_name:
-            errs.append(required(path.child("kind"), ""))
+        for name, value in (("apiVersion", api_version), ("kind", kind_name)):
+            if value is not None and not isinstance(value, str):
+                errs.append(type_invalid(path.child(name), value, "must be of type string"))
+            elif not value:
+                errs.append(required(path.child(name), ""))
         if errs:
             return errs
         kind = profile.kind_for(api_version, kind_name)
