@@ -221,3 +221,46 @@ def test_editor_schema_accepts_every_bundled_profile_and_the_user_one():
         assert list(validator.iter_errors(document)) == []
     broken = dict(documents[0], decoding="loose")
     assert list(validator.iter_errors(broken))
+
+
+FORMATS_PROFILE = textwrap.dedent("""\
+    apiVersion: dra-webhook/v1alpha1
+    kind: DriverProfile
+    drivers: [formats.example.org]
+    decoding: untyped
+    kinds:
+    - openAPIV3Schema:
+        type: object
+        properties:
+          a32: {type: integer, format: int32}
+          v4: {type: string, format: ipv4}
+          v6: {type: string, format: ipv6}
+          net: {type: string, format: cidr}
+          mac: {type: string, format: mac}
+          id: {type: string, format: uuid}
+          blob: {type: string, format: byte}
+          when: {type: string, format: date-time}
+          either: {x-kubernetes-int-or-string: true}
+          maybe: {type: string, nullable: true}
+          open: {type: object, x-kubernetes-preserve-unknown-fields: true}
+    """)
+
+
+@pytest.mark.parametrize("field, value, ok", [
+    ("a32", 2**31 - 1, True), ("a32", 2**31, False), ("a32", -(2**31), True), ("a32", -(2**31) - 1, False),
+    ("v4", "10.0.0.1", True), ("v4", "010.0.0.1", False), ("v4", "::1", False),
+    ("v6", "fe80::1", True), ("v6", "fe80::1%eth0", False), ("v6", "10.0.0.1", False),
+    ("net", "10.0.0.0/8", True), ("net", "10.0.0.1", False),
+    ("mac", "00:11:22:33:44:55", True), ("mac", "00:11:22:33:44", False),
+    ("id", "123e4567-e89b-12d3-a456-426614174000", True), ("id", "nope", False),
+    ("blob", "aGVsbG8=", True), ("blob", "***", False),
+    ("when", "2026-12-06T05:00:00Z", True), ("when", "yesterday", False),
+    ("either", 3, True), ("either", "3", True), ("either", 3.5, False), ("either", True, False),
+    ("maybe", None, True), ("v4", None, False),
+    ("open", {"anything": {"goes": [1]}}, True),
+])
+def test_formats_and_types(field, value, ok):
+    profile = read_profile(FORMATS_PROFILE, "formats.yaml")
+    drivers = DriverSet({"formats.example.org": profile}, {"formats.example.org": {}})
+    errors = validate_opaque_parameters(profile, drivers, "formats.example.org", {field: value}, PARAMS)
+    assert (errors == []) is ok, errors

@@ -233,6 +233,8 @@ def _num(x: float) -> str:
 
 
 def _format_ok(name: str, value: str) -> bool:
+    if "%" in value and name in ("ipv4", "ipv6", "cidr"):
+        return False  # Go's parsers take no zone
     try:
         if name == "ipv4":
             return isinstance(ipaddress.ip_address(value), ipaddress.IPv4Address)
