@@ -8,6 +8,8 @@ webhook (Validate only) says otherwise, the case says so and expects the plugin'
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from drivercases import class_with, claim_with, fields, messages, template_with
@@ -145,3 +147,20 @@ def test_updates_of_a_stored_claim_are_not_rechecked():
     obj["metadata"]["resourceVersion"] = "7"
     causes, _ = validation_causes(review_body(obj, operation="UPDATE", old=obj), DEFAULT)
     assert not causes
+
+
+def test_device_class_updates_are_checked_only_when_the_configurations_change():
+    from drivercases import review_body, validation_causes
+    from webhook.profile import DEFAULT
+
+    stored = class_with(DRIVER, INVALID_COUNT)  # stored before the profile existed
+    stored["metadata"]["resourceVersion"] = "3"
+    relabelled = json.loads(json.dumps(stored))
+    relabelled["metadata"]["labels"] = {"team": "ml"}
+    causes, _ = validation_causes(review_body(relabelled, operation="UPDATE", old=stored), DEFAULT)
+    assert not causes
+    changed = json.loads(json.dumps(stored))
+    changed["spec"]["config"].append({"opaque": {"driver": DRIVER, "parameters": VALID_CONFIGS[0]}})
+    causes, _ = validation_causes(review_body(changed, operation="UPDATE", old=stored), DEFAULT)
+    assert sorted(causes) == [("spec.config[0].opaque.parameters.sharing.spacePartitioningConfig.partitionCount",
+                               INVALID)]
