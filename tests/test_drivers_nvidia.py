@@ -1,5 +1,6 @@
 """gpu.nvidia.com and compute-domain.nvidia.com: NVIDIA's own unit tests, ported
-(NVIDIA/k8s-dra-driver-gpu commit 22407113785e78c7763b4637689a201eb39c6199).
+(kubernetes-sigs/dra-driver-nvidia-gpu, formerly NVIDIA/k8s-dra-driver-gpu, commit
+95932046683719c43b6a0dd9613c2e5aad5d6703; the tests below are the same at NVIDIA's 22407113).
 
 Sources: cmd/webhook/main_test.go (TestResourceClaimValidatingWebhook: the feature-gate matrix and the
 driver's messages), api/nvidia.com/resource/v1beta1/sharing_test.go (TestMpsPerDevicePinnedMemoryLimitNormalize:
@@ -122,9 +123,12 @@ def test_normalize_and_prepare_rules():
         (f"{P0}.sharing.timeSlicingConfig", FORBIDDEN)]
     assert fields(claim_with(GPU, gpu_config(strategy="Exclusive")), BOTH) == [
         (f"{P0}.sharing.strategy", NOT_SUPPORTED)]
-    # Strict decoding: multiUser does not exist at this commit.
-    assert fields(claim_with(GPU, gpu_config(strategy="MPS", mpsConfig={"multiUser": True})), BOTH) == [
-        (f"{P0}.sharing.mpsConfig.multiUser", FORBIDDEN)]
+    # multiUser (since 2026-05-20) is a boolean; strict decoding refuses fields the release does not have.
+    assert fields(claim_with(GPU, gpu_config(strategy="MPS", mpsConfig={"multiUser": True})), BOTH) == []
+    assert fields(claim_with(GPU, gpu_config(strategy="MPS", mpsConfig={"multiUser": "yes"})), BOTH) == [
+        (f"{P0}.sharing.mpsConfig.multiUser", "FieldValueTypeInvalid")]
+    assert fields(claim_with(GPU, gpu_config(strategy="MPS", mpsConfig={"multiuser": True})), BOTH) == [
+        (f"{P0}.sharing.mpsConfig.multiuser", FORBIDDEN)]
 
 
 def test_mig_device_config():
