@@ -213,6 +213,10 @@ def test_stage_commands_build_a_wheel_that_installs_and_serves_from_a_fresh_venv
     assert version[0] == f"dra-webhook {__version__}" and version[2].startswith("CEL engine: cel-")
     assert version[1] == "Kubernetes rules: 1.36 (default); --kubernetes-version 1.34, 1.35, 1.36, 1.37"
     assert "--cert-reload-interval" in _run([entrypoint, "serve", "--help"], cwd=tmp_path).stdout
+    # the bundled driver profiles are package data of the wheel
+    listed = _run([entrypoint, "profiles", "list"], cwd=tmp_path).stdout.splitlines()
+    assert [line.split()[0] for line in listed] == ["compute-domain.nvidia.com", "dra.cpu", "dra.net",
+                                                    "gpu.example.com", "gpu.nvidia.com"]
 
     # And it serves: every runtime dependency came along.
     port = free_port()

@@ -131,10 +131,21 @@ CASES = [
         ('0', 'ResourceClaimTemplate/inference-gpu (CREATE)', 'denied', [(None, 'NotFound')]),
         ('1', 'ResourceClaimTemplate/training-gpu (CREATE)', 'denied', [(None, 'NotFound')]),
     ]),
+    # The driver's own gates (its bundled profile): MPS sharing and VFIO passthrough are alpha, off by default
+    # in the driver, which then refuses these configurations; the demos are for deployments that enable them.
     ('k8s-dra-driver-gpu/v1-gpu-test-mps.yaml', "--kubernetes-version 1.34", [
+        ('0', 'ResourceClaimTemplate/shared-gpu (CREATE)', 'denied', [
+            ('spec.spec.devices.config[0].opaque.parameters.sharing.strategy', 'FieldValueForbidden')]),
+    ]),
+    ('k8s-dra-driver-gpu/v1-gpu-test-mps.yaml', "--kubernetes-version 1.34 --driver-feature-gates "
+                                                "gpu.nvidia.com:MPSSupport=true", [
         ('0', 'ResourceClaimTemplate/shared-gpu (CREATE)', 'allowed'),
     ]),
     ('k8s-dra-driver-gpu/v1-gpu-test-vfio-config.yaml', "", [
+        ('0', 'ResourceClaimTemplate/single-gpu-full-vfioconfig (CREATE)', 'denied', [
+            ('spec.spec.devices.config[0].opaque.parameters', 'FieldValueForbidden')]),
+    ]),
+    ('k8s-dra-driver-gpu/v1-gpu-test-vfio-config.yaml', "--driver-feature-gates gpu.nvidia.com:PassthroughSupport=true", [
         ('0', 'ResourceClaimTemplate/single-gpu-full-vfioconfig (CREATE)', 'allowed'),
     ]),
     ('k8s-dra-driver-gpu/v1-gpu-test1.yaml', "--kubernetes-version 1.34", [

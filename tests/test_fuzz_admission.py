@@ -133,7 +133,7 @@ def _claim_spec() -> dict:
         ],
         "constraints": [{"requests": ["gpu", "any"], "matchAttribute": "gpu.example.com/model"},
                         {"distinctAttribute": "gpu.example.com/index"}],
-        "config": [{"requests": ["gpu"], "opaque": {"driver": "gpu.example.com",
+        "config": [{"requests": ["gpu"], "opaque": {"driver": "config.example.com",
                                                     "parameters": {"kind": "Cfg", "values": [1, "a", None]}}}],
     }}
 
@@ -145,7 +145,7 @@ def _first_available_spec() -> dict:
         {"name": "half", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 2,
          "selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}],
          "capacity": {"requests": {"memory": "1Gi"}}}]}],
-        "config": [{"requests": ["gpu/half"], "opaque": {"driver": "gpu.example.com", "parameters": {}}}]}}
+        "config": [{"requests": ["gpu/half"], "opaque": {"driver": "config.example.com", "parameters": {}}}]}}
 
 
 def _claim() -> dict:
@@ -171,7 +171,7 @@ def _allocated_claim() -> dict:
                  "adminAccess": False},
             ],
                 "config": [{"source": "FromClaim", "requests": ["gpu"],
-                            "opaque": {"driver": "gpu.example.com", "parameters": {"a": 1}}}]},
+                            "opaque": {"driver": "config.example.com", "parameters": {"a": 1}}}]},
             "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
                 {"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]},
             "allocationTimestamp": "2026-05-04T09:31:00Z",
@@ -210,7 +210,7 @@ def _device_class() -> dict:
             "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}},
                                    {"cel": {"expression": 'device.capacity["gpu.example.com"].memory'
                                                           '.compareTo(quantity("40Gi")) >= 0'}}],
-                     "config": [{"opaque": {"driver": "gpu.example.com", "parameters": {"x": [1, 2]}}}],
+                     "config": [{"opaque": {"driver": "config.example.com", "parameters": {"x": [1, 2]}}}],
                      "extendedResourceName": "example.com/gpu"}}
 
 

@@ -48,7 +48,7 @@ def claim(*expressions: str, parameters: object = None) -> dict:
                "selectors": [{"cel": {"expression": e}} for e in expressions]}}]}}}
     if parameters is not None:
         obj["spec"]["devices"]["config"] = [{"requests": ["gpu"], "opaque": {
-            "driver": "gpu.example.com", "parameters": parameters}}]
+            "driver": "unprofiled.example.com", "parameters": parameters}}]
     return obj
 
 

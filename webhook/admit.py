@@ -16,6 +16,7 @@ from webhook import cel, kinds, manifest
 from webhook.api import attributes as attribute_types
 from webhook.api.decode import check_types
 from webhook.conversion import paths
+from webhook.drivers import check as drivers
 from webhook.kinds import GROUP, KINDS, Retired
 from webhook.profile import DEFAULT, Profile
 from webhook.review import (
@@ -153,6 +154,11 @@ def _check_objects(request: AdmissionRequest, target: Target, obj: dict, old: di
                                               f"{target.kind} is not handled; allowed without checks"])
     else:
         errors = kind.update(obj, old or {}, opts)
+    if request.operation in ("CREATE", "UPDATE") and not request.sub_resource:
+        # The drivers' own checks of their opaque parameters (webhook.drivers), after the built-in rules.
+        driver_errors, driver_warnings = drivers.check_object(target.kind, obj, old if request.operation == "UPDATE"
+                                                              else None, opts.profile.drivers)
+        errors, warnings = errors + driver_errors, warnings + driver_warnings
     errors = paths.to_request_version(target.kind, target.version, errors, opts.profile)
     if kind.strategy_checks is not None:  # upstream reports these before the validation errors
         strategy_errors, strategy_warnings = kind.strategy_checks(obj, old if request.operation == "UPDATE" else None,

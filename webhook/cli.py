@@ -71,6 +71,9 @@ def _add_cluster(parser: argparse.ArgumentParser, *, namespace: bool) -> None:
     parser.add_argument("--runtime-config", default="", metavar="APIS",
                         help="the API versions the cluster serves, in kube-apiserver's syntax, e.g. "
                              "resource.k8s.io/v1beta2=true or api/all=true; =false turns one off")
+    from webhook.drivers import command as drivers_command
+
+    drivers_command.add_flags(parser)
     if namespace:
         parser.add_argument("--namespace", "-n", default="default", metavar="NS",
                             help="namespace of namespaced manifests that name none, as kubectl apply -n "
@@ -203,6 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
                                             "in ~/.bashrc (or zsh in ~/.zshrc).")
     completion.add_argument("shell", choices=("bash", "zsh"))
     allocation_command.add_parser(sub)
+    from webhook.drivers import command as drivers_command
+
+    drivers_command.add_parser(sub)
     return parser
 
 
@@ -333,6 +339,12 @@ def run_certs(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_profiles(args: argparse.Namespace) -> int:
+    from webhook.drivers import command
+
+    return command.run(args)
+
+
 def run_completion(args: argparse.Namespace) -> int:
     from webhook.completion import script
 
@@ -342,7 +354,7 @@ def run_completion(args: argparse.Namespace) -> int:
 
 OFFLINE = ("review", "test")  # their "auto" CEL engine is loaded on first use
 COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test": run_test,
-            "completion": run_completion,
+            "completion": run_completion, "profiles": run_profiles,
             "allocate": allocation_command.run}
 
 
@@ -404,6 +416,15 @@ def run(args: argparse.Namespace) -> int:
         except ProfileError as error:
             print(f"dra-webhook {args.command}: {visible(str(error))}", file=sys.stderr)
             return 2
+        if hasattr(args, "driver_profiles"):  # serve, review, test: the drivers' profiles, checked now
+            from dataclasses import replace
+
+            from webhook.drivers import command as drivers_command
+
+            source = drivers_command.resolve(args, args.command)
+            if source is None:
+                return 2
+            args.profile = replace(args.profile, drivers=source)
     if getattr(args, "cel_engine", None) and not (args.command in OFFLINE and args.cel_engine == "auto"):
         # offline, "auto" is resolved on first use: a run without CEL selectors never loads an engine
         from webhook import cel

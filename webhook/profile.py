@@ -16,6 +16,7 @@ from typing import Mapping
 
 from webhook.behaviours import BEHAVIOURS, Behaviours
 from webhook.runtimeconfig import RuntimeConfig
+from webhook.drivers.registry import DriverSource
 
 ALPHA, BETA, GA = "Alpha", "Beta", "GA"
 
@@ -112,6 +113,8 @@ class Profile:
     warnings: tuple[str, ...] = ()
     # kube-apiserver --runtime-config: the API versions served over the release's defaults (runtimeconfig.py)
     apis: RuntimeConfig = RuntimeConfig()
+    # The drivers' profiles for their opaque parameters (webhook.drivers): bundled, plus the operator's.
+    drivers: DriverSource = DriverSource()
 
     def serves(self, plural: str, version: str, default: bool) -> bool:
         """Whether the cluster serves resource.k8s.io/`version` `plural`; `default`: without --runtime-config."""
@@ -132,7 +135,8 @@ class Profile:
 
     def __post_init__(self) -> None:
         # Profiles key caches that are consulted on every request: hash once.
-        object.__setattr__(self, "_hash", hash((self.version, tuple(sorted(self.gates.items())), self.apis)))
+        object.__setattr__(self, "_hash", hash((self.version, tuple(sorted(self.gates.items())), self.apis,
+                                                      self.drivers)))
         object.__setattr__(self, "_behaviours", BEHAVIOURS[self.version])
 
     def __hash__(self) -> int:
@@ -140,10 +144,11 @@ class Profile:
 
     def __eq__(self, other: object) -> bool:
         return self is other or (isinstance(other, Profile) and self.version == other.version
-                                 and dict(self.gates) == dict(other.gates) and self.apis == other.apis)
+                                 and dict(self.gates) == dict(other.gates) and self.apis == other.apis
+                                                 and self.drivers == other.drivers)
 
     def __reduce__(self):  # worker processes get profiles too; a read-only mapping does not pickle
-        return _rebuild, (self.version, dict(self.gates), self.warnings, self.apis)
+        return _rebuild, (self.version, dict(self.gates), self.warnings, self.apis, self.drivers)
 
     def describe(self) -> str:
         """`1.36 (DRAListTypeAttributes=true, ...)`: the version and the gates set away from its defaults."""
@@ -154,8 +159,8 @@ class Profile:
 
 
 def _rebuild(version: str, gates: dict[str, bool], warnings: tuple[str, ...],
-             apis: RuntimeConfig = RuntimeConfig()) -> Profile:
-    return Profile(version, MappingProxyType(gates), warnings, apis)
+             apis: RuntimeConfig = RuntimeConfig(), drivers: DriverSource = DriverSource()) -> Profile:
+    return Profile(version, MappingProxyType(gates), warnings, apis, drivers)
 
 
 def _defaults(version: str) -> Mapping[str, bool]:
@@ -189,7 +194,8 @@ def parse_feature_gates(text: str) -> dict[str, bool]:
 
 
 def make_profile(version: str = DEFAULT_VERSION, gates: Mapping[str, bool] | str | None = None, *,
-                 allow_locked: bool = False, runtime_config: str = "") -> Profile:
+                 allow_locked: bool = False, runtime_config: str = "",
+                 drivers: DriverSource | None = None) -> Profile:
     """The profile for `version` with `gates` over its defaults.
 
     Unknown gate names are errors that list the known ones. Setting a locked gate away from its
@@ -214,7 +220,8 @@ def make_profile(version: str = DEFAULT_VERSION, gates: Mapping[str, bool] | str
                 raise ProfileError(message)
             warnings.append(message)
         values[name] = value
-    return Profile(version, MappingProxyType(values), tuple(warnings), _runtime_config(version, runtime_config))
+    return Profile(version, MappingProxyType(values), tuple(warnings), _runtime_config(version, runtime_config),
+                   drivers if drivers is not None else DriverSource())
 
 
 def _runtime_config(version: str, text: str) -> RuntimeConfig:

@@ -34,7 +34,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from webhook import quantity as q
 from webhook.cel import compiler, unrolled
 from webhook.cel.environment import _EXTENSIONS_YAML, Features
-from webhook.cel import library
+from webhook.cel import library, netlib
 
 T = cel.Type
 QUANTITY_TYPE, SEMVER_TYPE = "kubernetes.Quantity", "kubernetes.Semver"
@@ -52,7 +52,7 @@ def _pool() -> descriptor_pool.DescriptorPool:
     field = descriptor_pb2.FieldDescriptorProto
     file = descriptor_pb2.FileDescriptorProto(name="kubernetes/dra_values.proto", package="kubernetes",
                                               syntax="proto3")
-    for name in ("Quantity", "Semver"):
+    for name in ("Quantity", "Semver", *netlib.MESSAGES):
         message = file.message_type.add(name=name)
         message.field.add(name="v", number=1, type=field.TYPE_STRING, label=field.LABEL_OPTIONAL)
     pool = descriptor_pool.DescriptorPool()
@@ -434,3 +434,22 @@ def _derived_value(value):
 def derived_attribute(expression: str, features: Features = Features()) -> DerivedAttribute:
     """The compiled derived attribute (cached); EvaluationError when it does not compile."""
     return DerivedAttribute(expression, features)
+
+
+_rule_envs: dict[tuple, cel.Env] = {}
+
+
+def rule_environment(variables: tuple[str, ...]) -> cel.Env:
+    """An environment for CustomResourceDefinition-style rules (`x-kubernetes-validations`): each named
+    variable is `dyn` (`self`, `oldSelf`, `params`), with the libraries evaluation implements here. Used by
+    driver profiles (webhook.drivers.rules), which evaluate what they compile."""
+    env = _rule_envs.get(variables)
+    if env is None:
+        with _lock:
+            env = _rule_envs.get(variables)
+            if env is None:
+                env = _rule_envs[variables] = cel.NewEnv(
+                    _pool(), config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
+                    variables={name: T.DYN for name in variables},
+                    functions=list(_functions(False)) + netlib.functions(_pool()))
+    return env

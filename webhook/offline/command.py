@@ -213,7 +213,8 @@ def run_test(args: argparse.Namespace) -> int:
     now = offline_now(args)
     try:
         cluster = suites.Cluster(args.profile.version, parse_feature_gates(args.feature_gates), args.namespace,
-                                 args.validate.capitalize(), args.runtime_config, tuple(args.ignore_warning))
+                                 args.validate.capitalize(), args.runtime_config, tuple(args.ignore_warning),
+                                 args.profile.drivers)
         results = suites.run(args.paths, warnings_as_errors=args.warnings_as_errors, cluster=cluster, now=now)
     except suites.SuiteInputError as exc:
         from webhook.offline.visible import visible

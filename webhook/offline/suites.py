@@ -25,6 +25,7 @@ from webhook.offline import loading, positions, yamlload
 from webhook.offline.expect import check, heeded
 from webhook.offline.results import ERROR, FAILED, PASSED, Message, Result
 from webhook.offline.suite_schema import TestCase, TestSuite, validate
+from webhook.drivers.registry import DriverSource
 from webhook.profile import DEFAULT_VERSION, Profile, ProfileError, make_profile
 from webhook.review import ReviewError, decode_review
 
@@ -78,11 +79,13 @@ class Cluster:
     field_validation: str = admit.STRICT
     runtime_config: str = ""  # kube-apiserver --runtime-config
     ignore_warnings: tuple[str, ...] = ()  # --ignore-warning codes
+    drivers: DriverSource = DriverSource()  # --driver-profiles and the other driver profile flags
 
     def for_suite(self, suite: TestSuite) -> tuple[Profile, str]:
         gates = {**self.gates, **(suite.feature_gates or {})}
         apis = ",".join(part for part in (self.runtime_config, suite.runtime_config or "") if part)  # the suite's last
-        return (make_profile(suite.kubernetes_version or self.version, gates, runtime_config=apis),
+        return (make_profile(suite.kubernetes_version or self.version, gates, runtime_config=apis,
+                             drivers=self.drivers),
                 suite.namespace or self.namespace)
 
 

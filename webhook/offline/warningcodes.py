@@ -29,7 +29,7 @@ CODES: dict[str, tuple[str, re.Pattern]] = {
     "conversion-loss": ("a field that the conversion to resource.k8s.io/v1 drops",
                         re.compile(r" no longer exists in resource\.k8s\.io/v1; ignored$")),
     "cel-unchecked": ("CEL type and cost checks skipped (portable engine, or too deep)",
-                      re.compile(r"CEL selectors? (were|was) skipped"
+                      re.compile(r"CEL selectors? (were|was) skipped|CEL rules of driver profile \S+ were skipped"
                                  r"|type and cost checks (?:of CEL selectors )?were skipped")),
     "uppercase-driver": ("a driver name with uppercase characters", re.compile(r"driver names should be lowercase")),
     "no-checks": ("a subresource the webhook does not check", re.compile(r"; allowed without checks$")),
@@ -39,6 +39,8 @@ CODES: dict[str, tuple[str, re.Pattern]] = {
                              re.compile(r"names DeviceClass \S+, which is not among the DeviceClasses given")),
     "read-back-object": ("an object read back from a cluster, refused as a new one (review --from-cluster)",
                          re.compile(r"^dra-webhook: this looks like an object read back from a cluster ")),
+    "driver-profile-missing": ("an opaque configuration for a driver without a driver profile, not checked "
+                               "(--warn-unprofiled-drivers)", re.compile(r"^dra-webhook: no driver profile for ")),
     "other": ("any other warning", re.compile(r"")),
 }
 
