@@ -157,7 +157,9 @@ def _check_objects(request: AdmissionRequest, target: Target, obj: dict, old: di
     if kind.strategy_checks is not None:  # upstream reports these before the validation errors
         strategy_errors, strategy_warnings = kind.strategy_checks(obj, old if request.operation == "UPDATE" else None,
                                                                   opts)
-        errors, warnings = strategy_errors + errors, warnings + strategy_warnings
+        errors = strategy_errors + errors
+        if not errors:  # rest.BeforeCreate/BeforeUpdate return the errors before asking for the warnings
+            warnings = warnings + strategy_warnings
     if errors:
         return deny(request.uid, status_invalid(GROUP, target.kind, target.name, errors), warnings)
     return allow(request.uid, warnings)

@@ -71,6 +71,9 @@ def review_fields(request: AdmissionRequest, response: AdmissionResponse) -> dic
     return {
         "uid": text(request.uid),
         "kind": text(request.kind.kind or obj.get("kind")),
+        # The version the API server sent the object in: under matchPolicy Equivalent, a request made in a
+        # version the configuration does not list arrives converted to one it does.
+        "version": text(request.kind.version),
         "name": text(meta.get("name") or request.name),
         "namespace": text(request.namespace or meta.get("namespace")),
         "operation": text(request.operation),

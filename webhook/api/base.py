@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+
+from webhook.api import gotime
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
@@ -18,6 +20,8 @@ Int64 = Annotated[StrictInt, Field(ge=INT64_MIN, le=INT64_MAX)]
 Int32 = Annotated[StrictInt, Field(ge=INT32_MIN, le=INT32_MAX)]  # go_types names the fields' Go type int32
 Str = StrictStr
 Bool = StrictBool
+# metav1.Time: RFC 3339 text, refused with Go's time.Parse error (webhook/api/gotime.py).
+Time = Annotated[StrictStr, AfterValidator(gotime.check)]
 # resource.Quantity accepts a JSON string or number; its format is checked by webhook.quantity.
 QuantityValue = Union[StrictStr, StrictInt, StrictFloat]
 

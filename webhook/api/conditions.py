@@ -6,13 +6,13 @@ from typing import Optional
 
 from pydantic import Field
 
-from webhook.api.base import Int64, Str, WireModel
+from webhook.api.base import Int64, Str, Time, WireModel
 
 
 class Condition(WireModel):
     type: Optional[Str] = None
     status: Optional[Str] = None
     observed_generation: Optional[Int64] = Field(None, alias="observedGeneration")
-    last_transition_time: Optional[Str] = Field(None, alias="lastTransitionTime")
+    last_transition_time: Optional[Time] = Field(None, alias="lastTransitionTime")
     reason: Optional[Str] = None
     message: Optional[Str] = None

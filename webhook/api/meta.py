@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 from pydantic import Field
 
-from webhook.api.base import Bool, Int64, Str, WireModel
+from webhook.api.base import Bool, Int64, Str, Time, WireModel
 
 
 class OwnerReference(WireModel):
@@ -22,7 +22,7 @@ class ManagedFieldsEntry(WireModel):
     manager: Optional[Str] = None
     operation: Optional[Str] = None
     api_version: Optional[Str] = Field(None, alias="apiVersion")
-    time: Optional[Str] = None
+    time: Optional[Time] = None
     fields_type: Optional[Str] = Field(None, alias="fieldsType")
     fields_v1: Optional[dict[str, Any]] = Field(None, alias="fieldsV1")
     subresource: Optional[Str] = None
@@ -36,8 +36,8 @@ class ObjectMeta(WireModel):
     uid: Optional[Str] = None
     resource_version: Optional[Str] = Field(None, alias="resourceVersion")
     generation: Optional[Int64] = None
-    creation_timestamp: Optional[Str] = Field(None, alias="creationTimestamp")
-    deletion_timestamp: Optional[Str] = Field(None, alias="deletionTimestamp")
+    creation_timestamp: Optional[Time] = Field(None, alias="creationTimestamp")
+    deletion_timestamp: Optional[Time] = Field(None, alias="deletionTimestamp")
     deletion_grace_period_seconds: Optional[Int64] = Field(None, alias="deletionGracePeriodSeconds")
     labels: Optional[dict[Str, Str]] = None
     annotations: Optional[dict[Str, Str]] = None

@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 from pydantic import Field
 
-from webhook.api.base import Bool, Str, WireModel
+from webhook.api.base import Bool, Str, Time, WireModel
 from webhook.api.conditions import Condition
 from webhook.api.deviceclaim import DeviceToleration, OpaqueDeviceConfiguration, ResourceClaimSpec
 from webhook.api.meta import ObjectMeta
@@ -40,7 +40,7 @@ class DeviceAllocationResult(WireModel):
 class AllocationResult(WireModel):
     devices: Optional[DeviceAllocationResult] = None
     node_selector: Optional[NodeSelector] = Field(None, alias="nodeSelector")
-    allocation_timestamp: Optional[Str] = Field(None, alias="allocationTimestamp")
+    allocation_timestamp: Optional[Time] = Field(None, alias="allocationTimestamp")
 
 
 class ResourceClaimConsumerReference(WireModel):

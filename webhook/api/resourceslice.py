@@ -11,7 +11,7 @@ from typing import Annotated, Any, Optional
 
 from pydantic import AfterValidator, Field
 
-from webhook.api.base import Bool, Int64, QuantityValue, Str, WireModel
+from webhook.api.base import Bool, Int64, QuantityValue, Str, Time, WireModel
 from webhook.api.meta import ObjectMeta
 from webhook.quantity import check_json_quantity
 
@@ -85,7 +85,7 @@ class DeviceTaint(WireModel):
     key: Optional[Str] = None
     value: Optional[Str] = None
     effect: Optional[Str] = None
-    time_added: Optional[Str] = Field(None, alias="timeAdded")
+    time_added: Optional[Time] = Field(None, alias="timeAdded")
 
 
 class NodeAllocatableResourceMapping(WireModel):

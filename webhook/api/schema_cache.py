@@ -27,7 +27,7 @@ _API = Path(__file__).resolve().parent
 _FUNCTION = "$function"
 # The only functions a stored schema may name: the validators of the wire models (a model using another one
 # fails on its first build until it is added here, so a tampered cache can never name arbitrary code).
-_FUNCTIONS = frozenset({"webhook.quantity:check_json_quantity"})
+_FUNCTIONS = frozenset({"webhook.quantity:check_json_quantity", "webhook.api.gotime:check"})
 
 
 def _load_core() -> ModuleType:

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import ValidationError
 
-from webhook.api import go_types
+from webhook.api import go_types, gotime
 from webhook.field import ErrorList, FieldError, Path, go_json_number, type_invalid
 from webhook.quantity import json_quantity_error
 
@@ -86,7 +86,9 @@ def _error(located: _Located, value: Any, err: dict, version: str) -> tuple[Fiel
         return type_invalid(located.path, shown, _pydantic_message(err)), False
     target = go_types.go_type(located.annotation, located.named, version)
     kind = _json_kind(value, target)
-    if target == go_types.TIME:  # metav1.Time.UnmarshalJSON decodes a string with a fresh decoder
+    if target == go_types.TIME:  # metav1.Time.UnmarshalJSON decodes a string with a fresh decoder, then parses it
+        if isinstance(value, str):
+            return type_invalid(located.path, shown, gotime.rfc3339_error(value) or "invalid time"), True
         return type_invalid(located.path, shown, f"json: cannot unmarshal {kind} into Go value of type string"), True
     if not located.struct:
         return type_invalid(located.path, shown, f"json: cannot unmarshal {kind} into Go value of type {target}"), False
