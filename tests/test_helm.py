@@ -9,6 +9,7 @@ import base64
 import itertools
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import kubernetes_validate
@@ -41,10 +42,14 @@ if not HELM.exists():
     pytestmark = pytest.mark.skip(reason=NO_HELM)
 
 
+_HELM_HOME = tempfile.TemporaryDirectory(prefix="helm-home-")  # removed when the test process ends
+
+
 def helm(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/tmp"),
-           "HELM_CACHE_HOME": "/nonexistent-helm-cache", "HELM_CONFIG_HOME": "/nonexistent-helm-config",
-           "HELM_DATA_HOME": "/nonexistent-helm-data", "KUBECONFIG": "/nonexistent-kubeconfig"}
+    # helm's own directories in a scratch place, and no cluster unless a test names one (--kubeconfig).
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": _HELM_HOME.name, "HELM_CACHE_HOME": f"{_HELM_HOME.name}/cache",
+           "HELM_CONFIG_HOME": f"{_HELM_HOME.name}/config", "HELM_DATA_HOME": f"{_HELM_HOME.name}/data",
+           "KUBECONFIG": f"{_HELM_HOME.name}/no-kubeconfig"}
     result = subprocess.run([str(HELM), *args], capture_output=True, text=True, timeout=120, env=env)
     if check:
         assert result.returncode == 0, result.stderr
