@@ -8,6 +8,7 @@
 #
 # UPSTREAM_RELEASES       releases whose oracle/allocator are built (default: all four)
 # UPSTREAM_SERVER_RELEASES releases whose kube-apiserver is built (default: 1.36)
+# Also: kubectl (1.36), etcd (etcd-*/) and helm (helm-*/), each from its own pinned module.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${DRA_WEBHOOK_UPSTREAM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dra-webhook-upstream}"
@@ -65,5 +66,10 @@ for d in "$here"/etcd-*/; do
   [ -d "$d" ] || continue
   v="$(required_version "$d/go.mod" go.etcd.io/etcd/server/v3)"
   build "$d" "$cache/etcd-$v" etcd go.etcd.io/etcd/server/v3
+done
+for d in "$here"/helm-*/; do  # helm, for the chart tests
+  [ -d "$d" ] || continue
+  v="$(required_version "$d/go.mod" helm.sh/helm/v4)"
+  build "$d" "$cache/helm-$v" helm helm.sh/helm/v4/cmd/helm "-X helm.sh/helm/v4/internal/version.version=$v -X helm.sh/helm/v4/internal/version.gitTreeState=clean"
 done
 echo "upstream: binaries in $cache"
