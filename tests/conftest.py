@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from support import RunningServer, start_server
+from support import RunningServer, require_faithful_cel, start_server
 
 
 @pytest.fixture(scope="session")
@@ -21,3 +21,9 @@ def webhook_server(tmp_path_factory) -> RunningServer:
 def schema_cache_dir(tmp_path_factory):
     """The wire-model schema cache of every process the suite starts, in a fresh directory (not the user's)."""
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+
+
+@pytest.fixture
+def faithful_cel():
+    """Tests of the faithful CEL engine: failing where pyproject.toml requires it and it does not import."""
+    require_faithful_cel()

@@ -17,8 +17,66 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import pytest
 
 GROUP = "resource.k8s.io"
+ROOT = Path(__file__).resolve().parent.parent
+# Where tests/upstream/build.sh (`make upstream`) puts upstream's binaries; read before conftest points
+# XDG_CACHE_HOME at a temporary directory for the processes the suite starts.
+UPSTREAM_CACHE = Path(os.environ.get("DRA_WEBHOOK_UPSTREAM_CACHE")
+                      or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dra-webhook-upstream")
+KUBERNETES_TAG = "v1.36.3"  # the default release's tag in tests/upstream/build.sh
+GET_TOOLS = "run `make upstream` (needs Go >= 1.26; builds them into {cache}) or put them on PATH".format(
+    cache="$DRA_WEBHOOK_UPSTREAM_CACHE or ~/.cache/dra-webhook-upstream")
+
+
+def in_ci() -> bool:
+    """CI sets CI=true: there every tool a test needs is installed by .ci/run, so a missing one is a failure."""
+    return os.environ.get("CI", "").lower() in {"true", "1", "yes"}
+
+
+def missing(what: str, how: str) -> None:
+    """A test cannot run here: a skip on a developer's machine, a failure in CI (which never skips)."""
+    if in_ci():
+        pytest.fail(f"{what} (CI=true: a test CI can run is never skipped); {how}", pytrace=False)
+    pytest.skip(f"{what}: {how}")
+
+
+def upstream_tool(name: str) -> str | None:
+    """An upstream binary: the one `make upstream` built for the default release, else one on PATH."""
+    built = UPSTREAM_CACHE / KUBERNETES_TAG / name
+    if built.is_file() and os.access(built, os.X_OK):
+        return str(built)
+    import shutil
+
+    return shutil.which(name)
+
+
+def faithful_cel_required() -> bool:
+    """Whether pyproject.toml requires cel-expr-python on this platform (its environment marker)."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    for text in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]:
+        requirement = Requirement(text)
+        if requirement.name == "cel-expr-python":
+            return requirement.marker is None or requirement.marker.evaluate()
+    return False
+
+
+def require_faithful_cel() -> None:
+    """The faithful CEL engine's tests: they run where it imports; where pyproject.toml requires it and it
+    (or protobuf) does not import, that is a failure; elsewhere they are skipped."""
+    from webhook.cel import engines
+
+    if engines.cel_expr_available():
+        return
+    if faithful_cel_required():
+        pytest.fail("cel-expr-python (with protobuf) is required on this platform by pyproject.toml but does not "
+                    "import: reinstall with `make install`", pytrace=False)
+    pytest.skip("cel-expr-python is not available on this platform (pyproject.toml does not require it)",
+                allow_module_level=True)
 
 
 def review_body(obj: dict | None, *, operation: str = "CREATE", old: dict | None = None, sub_resource: str = "",

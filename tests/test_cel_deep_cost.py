@@ -11,7 +11,9 @@ import random
 
 import pytest
 
-pytest.importorskip("cel_expr_python", reason="cel-expr-python is not installed on this platform")
+from support import require_faithful_cel  # noqa: E402
+
+require_faithful_cel()
 
 from webhook import cel  # noqa: E402
 from webhook.cel import compiler, deepcost, depth, grammar  # noqa: E402

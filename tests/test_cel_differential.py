@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("cel_expr_python", reason="cel-expr-python is not installed on this platform")
+from support import require_faithful_cel  # noqa: E402
+
+require_faithful_cel()
 
 from cel_corpus import expressions  # noqa: E402
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("cel_expr_python", reason="cel-expr-python is not installed on this platform")
-pytest.importorskip("google.protobuf", reason="protobuf is required by cel-expr-python")
+from support import require_faithful_cel  # noqa: E402
+
+require_faithful_cel()
 
 from webhook.cel.compiler import check  # noqa: E402
 from webhook.cel.environment import Features  # noqa: E402

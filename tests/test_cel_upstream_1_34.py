@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("cel_expr_python", reason="cel-expr-python is not installed on this platform")
-pytest.importorskip("google.protobuf", reason="protobuf is required by cel-expr-python")
+from support import require_faithful_cel  # noqa: E402
+
+require_faithful_cel()
 
 from test_cel_upstream_1_35 import SELECTOR_EXPRESSION_MAX_COST, UPSTREAM_CASES_1_35  # noqa: E402
 from webhook import cel  # noqa: E402
