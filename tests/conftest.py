@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from support import RunningServer, require_faithful_cel, start_server
+from support import GET_TOOLS, RunningServer, in_ci, require_faithful_cel, start_server, upstream_tool
 
 
 @pytest.fixture(scope="session")
@@ -27,3 +27,30 @@ def schema_cache_dir(tmp_path_factory):
 def faithful_cel():
     """Tests of the faithful CEL engine: failing where pyproject.toml requires it and it does not import."""
     require_faithful_cel()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked needs_tool(name) whose tool is missing: in CI (CI=true) the run stops with an error, since CI
+    installs every tool; on a developer's machine they are not run, and one line says how to get the tools."""
+    lacking: dict[str, list] = {}
+    for item in items:
+        for mark in item.iter_markers("needs_tool"):
+            if upstream_tool(mark.args[0]) is None:
+                lacking.setdefault(mark.args[0], []).append(item)
+    if not lacking:
+        return
+    tools = ", ".join(sorted(lacking))
+    if in_ci():
+        raise pytest.UsageError(f"CI=true and {tools} not found: CI never skips a test; {GET_TOOLS}")
+    left_out = {id(item) for group in lacking.values() for item in group}
+    config.hook.pytest_deselected(items=[item for item in items if id(item) in left_out])
+    items[:] = [item for item in items if id(item) not in left_out]
+    config.stash[_NOT_RUN] = f"{len(left_out)} tests not run: {tools} not found; {GET_TOOLS}"
+
+
+_NOT_RUN = pytest.StashKey[str]()
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if _NOT_RUN in config.stash:
+        terminalreporter.write_line(f"SKIPPED {config.stash[_NOT_RUN]}", yellow=True)

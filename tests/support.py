@@ -35,13 +35,6 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in {"true", "1", "yes"}
 
 
-def missing(what: str, how: str) -> None:
-    """A test cannot run here: a skip on a developer's machine, a failure in CI (which never skips)."""
-    if in_ci():
-        pytest.fail(f"{what} (CI=true: a test CI can run is never skipped); {how}", pytrace=False)
-    pytest.skip(f"{what}: {how}")
-
-
 def upstream_tool(name: str) -> str | None:
     """An upstream binary: the one `make upstream` built for the default release, else one on PATH."""
     built = UPSTREAM_CACHE / KUBERNETES_TAG / name
