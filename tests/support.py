@@ -35,6 +35,17 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in {"true", "1", "yes"}
 
 
+HANG_GUARD = 300  # seconds: how long wait_for waits before calling it a hang; no assertion is about speed
+
+
+def wait_for(condition, what: str, poll: float = 0.02) -> None:
+    """Waits for an event (a log line, a counter, a state) however slow the machine is; only a hang fails."""
+    end = time.monotonic() + HANG_GUARD
+    while not condition():
+        assert time.monotonic() < end, f"never happened: {what}"
+        time.sleep(poll)
+
+
 def upstream_tool(name: str) -> str | None:
     """An upstream binary: the one `make upstream` built for the default release, else one on PATH."""
     built = UPSTREAM_CACHE / KUBERNETES_TAG / name
@@ -167,14 +178,15 @@ class RunningServer:
                 self.process.wait()
 
 
-def start_server(workdir: Path, *extra_args: str, cert_dir: Path | None = None, wait: float = 30) -> RunningServer:
+def start_server(workdir: Path, *extra_args: str, cert_dir: Path | None = None, wait: float = 30,
+                 env: dict[str, str] | None = None) -> RunningServer:
     """Generates certs with `dra-webhook certs`, starts `dra-webhook serve`, waits for /healthz over TLS."""
     if cert_dir is None:
         cert_dir = workdir / "certs"
         result = cli("certs", "--out", str(cert_dir))
         assert result.returncode == 0, result.stderr
     return launch_server(workdir, *extra_args, cert_dir=cert_dir,
-                         verify=ssl.create_default_context(cafile=str(cert_dir / "ca.crt")), wait=wait)
+                         verify=ssl.create_default_context(cafile=str(cert_dir / "ca.crt")), wait=wait, env=env)
 
 
 def stop_process(process: subprocess.Popen, grace: float = 20) -> None:
@@ -211,7 +223,8 @@ def valid_slice(devices: int = 1, name: str = "node-1-gpu") -> dict:
 
 
 def launch_server(workdir: Path, *extra_args: str, cert_dir: Path, verify: ssl.SSLContext | bool,
-                  cert: tuple[str, str] | None = None, wait: float = 30) -> RunningServer:
+                  cert: tuple[str, str] | None = None, wait: float = 30,
+                  env: dict[str, str] | None = None) -> RunningServer:
     """Like start_server, for servers a CA-verifying client without a certificate cannot reach:
     the client (used for the start-up /healthz wait too) gets `verify` and an optional client `cert`."""
     port = free_port()
@@ -220,7 +233,7 @@ def launch_server(workdir: Path, *extra_args: str, cert_dir: Path, verify: ssl.S
         process = subprocess.Popen(
             [sys.executable, "-m", "webhook", "serve", "--host", "127.0.0.1", "--port", str(port),
              "--cert-file", str(cert_dir / "tls.crt"), "--key-file", str(cert_dir / "tls.key"), *extra_args],
-            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
         )
     url = f"https://127.0.0.1:{port}"
     if isinstance(verify, ssl.SSLContext) and cert:
