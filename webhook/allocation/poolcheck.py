@@ -3,7 +3,9 @@
 `check(objects)` takes the loaded objects with their source labels, [(source, object)], and returns
 warnings as [(sources, message)], each naming every document involved: device names repeated across
 the slices of one pool, slices of one pool that disagree on generation or resourceSliceCount, pools
-with fewer slices than resourceSliceCount (the scheduler ignores them), counter sets consumed but
+with another number of slices than resourceSliceCount (the scheduler ignores them: `pools.complete`, the
+rule `allocate` follows), a slice given without the rest of its pool (those checks were not possible),
+counter sets consumed but
 defined in no slice of the pool, and claims or templates that name a DeviceClass absent from the
 inputs (only when the inputs hold any DeviceClass). Pure: no I/O.
 """
@@ -11,6 +13,7 @@ inputs (only when the inputs hold any DeviceClass). Pure: no I/O.
 from __future__ import annotations
 
 from webhook import kinds
+from webhook.allocation.pools import complete, incomplete_text
 
 GROUP = "resource.k8s.io"
 
@@ -65,9 +68,22 @@ def check(objects: list) -> list:
     for (driver, name), members in pools.items():
         if len(members) > 1:
             out.extend(_pool_problems(f"{driver}/{name}", members))
+        else:
+            out.extend(_alone(f"{driver}/{name}", members[0]))
     if classes:
         out.extend(_unknown_classes(claims, classes))
     return out
+
+
+def _alone(pool_id: str, member: tuple) -> list:
+    """The one slice of its pool among the inputs: complete if it says so; else the pool cannot be checked."""
+    source, obj, _, pool = member
+    count = pool.get("resourceSliceCount")
+    if not isinstance(count, int) or count <= 1:
+        return []
+    return [([source], f"pool {pool_id}: checks across its slices were not possible: {_label('ResourceSlice', obj, source)} "
+                       f"is the only one of its {count} slices among the inputs; review every slice of the pool "
+                       "together (device names, counter sets and the slice count are checked across them)")]
 
 
 def _pool_problems(pool_id: str, members: list) -> list:
@@ -85,10 +101,10 @@ def _pool_problems(pool_id: str, members: list) -> list:
                  default=0)
     current = [m for m in members if (m[3].get("generation") or 0) == newest]
     count = current[0][3].get("resourceSliceCount")
-    if isinstance(count, int) and len(current) < count:
+    if isinstance(count, int) and not complete(len(current), count):
         out.append(([s for s, _, _, _ in current],
-                    f"pool {pool_id} is incomplete: {len(current)} of its {count} slices (generation {newest}) are "
-                    f"given ({_list([labels[s] for s, _, _, _ in current])}); the scheduler ignores incomplete pools"))
+                    f"{incomplete_text(pool_id, len(current), count, newest)} are given "
+                    f"({_list([labels[s] for s, _, _, _ in current])}); the scheduler ignores incomplete pools"))
     seen: dict = {}
     for source, _, spec, _ in current:
         for device in _l(spec.get("devices")):
