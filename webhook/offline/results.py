@@ -37,6 +37,7 @@ class Message:
     line: int | None = None
     column: int | None = None  # 1-based, with `line`: where the cause's field is written
     file: str | None = None  # that field's file, when not the result's (a suite's test of an object in a file)
+    hint: str = ""  # how to fix a common mistake (webhook/offline/hints.py); never part of the cause
 
     @property
     def placed(self) -> bool:

@@ -32,6 +32,8 @@ def _result(result: Result, out: TextIO, verbose: bool) -> None:
             out.write(f"  {message.field}: {message.text}\n")
         else:
             out.write(f"  {message.text}\n")
+        if message.hint:
+            out.write(f"    hint: {message.hint}\n")
     for warning in result.warnings:
         out.write(f"  warning [{code(warning)}]: {warning}\n")
     if verbose and result.patch:
