@@ -100,12 +100,17 @@ def test_review_and_allocate_apply_one_rule_to_more_slices_than_declared(tmp_pat
 
 
 def test_a_slice_alone_says_its_pool_could_not_be_checked(tmp_path, capsys):
+    """A note, not a warning: nothing is wrong with the slice, and --warnings-as-errors still passes."""
     alone = write(tmp_path / "alone.json", [resource_slice("a", [gpu("gpu-0")], count=2)])
-    assert cli.main(["review", alone]) == 0
+    assert cli.main(["review", "--warnings-as-errors", alone]) == 0
     out = capsys.readouterr().out
-    assert ("warning [pool-unchecked]: pool gpu.example.com/node-1: checks across its slices were not possible: "
-            "ResourceSlice a") in out and "is the only one of its 2 slices among the inputs" in out
-    assert cli.main(["review", "--ignore-warning", "pool-unchecked", "--warnings-as-errors", alone]) == 0
-    capsys.readouterr()
-    # A pool of one slice is whole: nothing to say.
-    assert check(_slices(resource_slice("a", [gpu("gpu-0")], count=1))) == []
+    assert ("note: pool gpu.example.com/node-1: checks across its slices were not possible: ResourceSlice a") in out
+    assert "is the only one of its 2 slices among the inputs" in out
+    assert cli.main(["review", "--output", "json", alone]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert len(summary["notes"]) == 1 and "checks across its slices were not possible" in summary["notes"][0]
+    # A pool of one slice is whole, and the whole pool given is checked: nothing to note.
+    for objects in ([resource_slice("a", [gpu("gpu-0")], count=1)],
+                    [resource_slice("a", [gpu("gpu-0")], count=2), resource_slice("b", [gpu("gpu-1")], count=2)]):
+        assert cli.main(["review", "--output", "json", write(tmp_path / "whole.json", objects)]) == 0
+        assert "notes" not in json.loads(capsys.readouterr().out)["summary"]

@@ -4,10 +4,10 @@
 warnings as [(sources, message)], each naming every document involved: device names repeated across
 the slices of one pool, slices of one pool that disagree on generation or resourceSliceCount, pools
 with another number of slices than resourceSliceCount (the scheduler ignores them: `pools.complete`, the
-rule `allocate` follows), a slice given without the rest of its pool (those checks were not possible),
-counter sets consumed but
+rule `allocate` follows), counter sets consumed but
 defined in no slice of the pool, and claims or templates that name a DeviceClass absent from the
-inputs (only when the inputs hold any DeviceClass). Pure: no I/O.
+inputs (only when the inputs hold any DeviceClass). `unchecked` notes a slice given without the rest of
+its pool, whose checks across slices were not possible. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -68,22 +68,29 @@ def check(objects: list) -> list:
     for (driver, name), members in pools.items():
         if len(members) > 1:
             out.extend(_pool_problems(f"{driver}/{name}", members))
-        else:
-            out.extend(_alone(f"{driver}/{name}", members[0]))
     if classes:
         out.extend(_unknown_classes(claims, classes))
     return out
 
 
-def _alone(pool_id: str, member: tuple) -> list:
-    """The one slice of its pool among the inputs: complete if it says so; else the pool cannot be checked."""
-    source, obj, _, pool = member
-    count = pool.get("resourceSliceCount")
-    if not isinstance(count, int) or count <= 1:
-        return []
-    return [([source], f"pool {pool_id}: checks across its slices were not possible: {_label('ResourceSlice', obj, source)} "
-                       f"is the only one of its {count} slices among the inputs; review every slice of the pool "
-                       "together (device names, counter sets and the slice count are checked across them)")]
+def unchecked(objects: list) -> list:
+    """Notes, not warnings (nothing is wrong with the slice): each pool of which the inputs hold a single
+    slice although its resourceSliceCount is higher, so that the checks across its slices were not possible."""
+    pools: dict[tuple, list] = {}
+    for source, obj in objects:
+        if _kind(obj) == "ResourceSlice":
+            spec = _d(_v1(obj, "ResourceSlice").get("spec"))
+            pools.setdefault((spec.get("driver"), _d(spec.get("pool")).get("name")), []).append((source, obj, spec))
+    out = []
+    for (driver, name), members in pools.items():
+        count = _d(members[0][2].get("pool")).get("resourceSliceCount")
+        if len(members) == 1 and isinstance(count, int) and count > 1:
+            source, obj, _ = members[0]
+            out.append(f"pool {driver}/{name}: checks across its slices were not possible: "
+                       f"{_label('ResourceSlice', obj, source)} is the only one of its {count} slices among the "
+                       "inputs; review every slice of the pool together (device names, counter sets and the slice "
+                       "count are checked across them)")
+    return out
 
 
 def _pool_problems(pool_id: str, members: list) -> list:
@@ -178,8 +185,9 @@ def essentials(obj: dict) -> dict | None:
     return None
 
 
-def add_warnings(results: list) -> None:
-    """Appends each pool warning to every offline `Result` it names (their `context` holds `essentials`)."""
+def add_warnings(results: list) -> list:
+    """Appends each pool warning to every offline `Result` it names (their `context` holds `essentials`);
+    returns the run's notes (`unchecked`)."""
     by_source = {r.source: r for r in results if getattr(r, "context", None) is not None}
     for sources, message in check([(source, r.context) for source, r in by_source.items()]):
         for source in sources:
@@ -188,3 +196,4 @@ def add_warnings(results: list) -> None:
                 result.warnings.append(message)
                 if result.response is not None:
                     result.response.setdefault("warnings", []).append(message)
+    return unchecked([(source, r.context) for source, r in by_source.items()])

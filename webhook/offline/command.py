@@ -183,14 +183,14 @@ def run_review(args: argparse.Namespace) -> int:
         from webhook.offline.loading import searched
 
         print(f"dra-webhook review: no object found: {searched(args.paths)}", file=sys.stderr)
-    poolcheck.add_warnings(results)  # what no single object shows: slices of one pool, classes named
+    notes = poolcheck.add_warnings(results)  # what no single object shows: slices of one pool, classes named
     if args.ignore_warning:
         from webhook.offline.warningcodes import ignore
 
         ignore(results, args.ignore_warning)
     outcome = decide(results, noun="object", warnings_as_errors=args.warnings_as_errors)
     code = report(args, Run("review", "object", reviewing.VERDICTS, results, outcome, _settings(args, now),
-                            verbose=args.verbose))
+                            verbose=args.verbose, notes=notes))
     if args.explain and args.output == "text":
         from webhook.offline.visible import visible
 

@@ -33,8 +33,6 @@ CODES: dict[str, tuple[str, re.Pattern]] = {
                                  r"|type and cost checks (?:of CEL selectors )?were skipped")),
     "uppercase-driver": ("a driver name with uppercase characters", re.compile(r"driver names should be lowercase")),
     "no-checks": ("a subresource the webhook does not check", re.compile(r"; allowed without checks$")),
-    "pool-unchecked": ("a slice given without the rest of its pool: checks across its slices were not possible",
-                       re.compile(r"^pool \S+: checks across its slices were not possible")),
     "pool": ("slices of one pool that disagree, or are incomplete (checks across documents)",
              re.compile(r"^pool ")),
     "unknown-device-class": ("a request names a DeviceClass that is not among the inputs",

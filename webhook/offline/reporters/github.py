@@ -27,6 +27,8 @@ def write(run: Run, out: TextIO) -> None:
                 out.write(_command("error", title, text or result.verdict, result))
         for warning in result.warnings:
             out.write(_command("warning", f"{result.name}: warning [{code(warning)}]", visible(warning), result))
+    for note in run.notes:
+        out.write(f"::notice title=dra-webhook review::{_escape_data(visible(note))}\n")
     out.write(visible(run.summary_line()) + "\n")
     out.write(visible(f"exit {run.exit.code}: {run.exit.reason}") + "\n")
 

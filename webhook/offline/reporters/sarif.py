@@ -49,6 +49,8 @@ def write(run: Run, out: TextIO) -> None:
                                           for rule, text in sorted(rules.items())]}},
             "results": results,
             "columnKind": "utf16CodeUnits",  # SARIF's default, said: what GitHub code scanning counts
+            **({"invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
+                {"level": "note", "message": {"text": visible(note)}} for note in run.notes]}]} if run.notes else {}),
         }],
     }
     json.dump(log, out, indent=2)

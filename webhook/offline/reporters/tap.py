@@ -46,5 +46,7 @@ def write(run: Run, out: TextIO) -> None:
                 for w in result.warnings:
                     out.write(f"    - {json.dumps(labelled(w))}\n")
             out.write("  ...\n")
+    for note in run.notes:
+        out.write(f"# note: {note}\n")
     out.write(f"# {run.summary_line()}\n")
     out.write(f"# exit {run.exit.code}: {run.exit.reason}\n")
