@@ -162,6 +162,7 @@ def run_review(args: argparse.Namespace) -> int:
     from webhook.offline.results import Run, decide
 
     loading.markdown_in_directories = args.markdown
+    loading.excluded = tuple(args.exclude)
     if stdin_twice(args.paths):
         print(f"dra-webhook review: {STDIN_TWICE}", file=sys.stderr)
         return 2
@@ -258,6 +259,10 @@ def add_review(sub) -> argparse.ArgumentParser:
     review.add_argument("--markdown", action="store_true",
                         help="also check the manifests inside Markdown files (*.md, *.markdown) found in directories "
                              "(a Markdown file named on the command line is always read)")
+    review.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                        help="skip files whose path (as found, e.g. charts/gpu/templates/slice.yaml) or one of whose "
+                             "directories matches GLOB (`*` also matches `/`): e.g. 'charts/*/templates', "
+                             "'*.generated.yaml'; repeatable")
     review.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
                         help="check documents in N processes, results still in input order (default: the CPUs "
                              "available, for inputs of 128 KiB and more)")
