@@ -123,6 +123,18 @@ def report(args: argparse.Namespace, run) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # `| head`: the reader has what it wanted; the verdict is still the run's
         reader_gone()
+    sarif_file = getattr(args, "sarif_file", None)
+    if sarif_file:  # the same run as SARIF too, for code scanning, without reviewing twice
+        from webhook.offline.results import EXIT_FAILED, EXIT_INPUT
+        from webhook.offline.visible import visible
+
+        try:
+            with open(sarif_file, "w", encoding="utf-8") as out:
+                writer("sarif")(run, out)
+        except OSError as exc:
+            print(f"dra-webhook {run.command}: cannot write --sarif-file {visible(sarif_file)}: {exc.strerror}",
+                  file=sys.stderr)
+            return EXIT_FAILED if run.exit.code == EXIT_FAILED else EXIT_INPUT
     return run.exit.code
 
 
@@ -259,6 +271,8 @@ def add_review(sub) -> argparse.ArgumentParser:
     review.add_argument("--markdown", action="store_true",
                         help="also check the manifests inside Markdown files (*.md, *.markdown) found in directories "
                              "(a Markdown file named on the command line is always read)")
+    review.add_argument("--sarif-file", metavar="PATH",
+                        help="also write the report as SARIF 2.1.0 to PATH (for code scanning), besides --output")
     review.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="skip files whose path (as found, e.g. charts/gpu/templates/slice.yaml) or one of whose "
                              "directories matches GLOB (`*` also matches `/`): e.g. 'charts/*/templates', "
