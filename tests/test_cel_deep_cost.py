@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from support import require_faithful_cel  # noqa: E402
 
 require_faithful_cel()

@@ -8,7 +8,6 @@ environment flavours. The general way is the estimator the upstream golden tests
 from __future__ import annotations
 
 import pytest
-
 from support import require_faithful_cel  # noqa: E402
 
 require_faithful_cel()

@@ -7,7 +7,6 @@ the ids are upstream's subtest names. Expected compile errors are substrings, ex
 from __future__ import annotations
 
 import pytest
-
 from support import require_faithful_cel  # noqa: E402
 
 require_faithful_cel()

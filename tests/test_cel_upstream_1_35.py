@@ -9,7 +9,6 @@ that is what `--kubernetes-version 1.35` reuses.
 from __future__ import annotations
 
 import pytest
-
 from support import require_faithful_cel  # noqa: E402
 
 require_faithful_cel()

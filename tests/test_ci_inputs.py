@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from support import cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -243,7 +242,8 @@ def test_a_template_is_said_to_be_one_at_its_first_braces(tmp_path):
     assert result.returncode == 2
     assert f"{path}:5 (document 0): document: unreadable" in result.stdout
     assert "it looks like a template ({{ ... }})" in result.stdout
-    assert "`helm template RELEASE CHART | dra-webhook review -`" in result.stdout and "(line 5, column 9)" in result.stdout
+    assert "`helm template RELEASE CHART | dra-webhook review -`" in result.stdout
+    assert "(line 5, column 9)" in result.stdout
     assert "mapping key" not in result.stdout and "flow node" not in result.stdout
     github = cli("review", "--output", "github", str(path)).stdout
     assert f"::error file={path},line=5," in github

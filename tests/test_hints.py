@@ -72,7 +72,7 @@ def test_every_format_prints_the_hint(mistake, output, tmp_path, capsys):
         assert lines[at + 1].startswith("    hint: ") and fix in lines[at + 1]
     elif output == "junit":
         failure = ET.fromstring(out).find(".//failure")
-        assert f"{field}: " in failure.text and f"\n  hint: " in failure.text and fix in failure.text
+        assert f"{field}: " in failure.text and "\n  hint: " in failure.text and fix in failure.text
     elif output == "github":
         [error] = [line for line in out.splitlines() if line.startswith("::error ")]
         assert f"{field}: " in error and "%0Ahint: " in error and fix in error

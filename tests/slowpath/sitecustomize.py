@@ -2,9 +2,10 @@
 
 Loaded by every Python process started with this directory on PYTHONPATH (the server and its spawned
 workers) when DRA_WEBHOOK_TEST_STALL names a directory: then POST /validate of an object whose name
-starts with `stall` keeps its worker (never the server process) busy, checking its deadline as real work does, until the test
-creates a file of that name in the directory (the review then goes on as usual) or the deadline passes
-(the usual 504). Everything else is the real server: TLS, workers, deadlines, cancellation.
+starts with `stall` keeps its worker (never the server process) busy, checking its deadline as real
+work does, until the test creates a file of that name in the directory (the review then goes on as
+usual) or the deadline passes (the usual 504). Everything else is the real server: TLS, workers,
+deadlines, cancellation.
 """
 
 import os

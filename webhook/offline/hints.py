@@ -10,7 +10,8 @@ import re
 
 # spec.devices[0].capacity[memory]: Invalid value: "24Gi": json: cannot unmarshal string into ... DeviceCapacity
 _CAPACITY_FIELD = re.compile(r"\.capacity\[([^\]]{1,253})\]$")
-_CAPACITY_TEXT = re.compile(r'^Invalid value: "([^"]{0,64})": json: cannot unmarshal (?:string|number) .*DeviceCapacity')
+_CAPACITY_TEXT = re.compile(r'^Invalid value: "([^"]{0,64})": json: cannot unmarshal (?:string|number) '
+                            r'.*DeviceCapacity')
 _COUNTERS_BESIDE_DEVICES = "only one of `sharedCounters` or `devices` is allowed"
 
 
