@@ -17,7 +17,12 @@ Offline (`dra-webhook review` / `allocate` as a user runs them):
     the text output;
 (h) deep JSON, deep flow YAML, a 5,000-digit integer and a lone surrogate next to a valid file: each
     reported by name, the valid file reviewed, no traceback;
-(i) the crafted 50-device / 10-request claim (tests/allocation_objects.py `hopeless_search`) ends in <= 20 s.
+(i) the crafted 50-device / 10-request claim (tests/allocation_objects.py `hopeless_search`) ends in <= 20 s;
+(j) 3,000 and 6,000 DeviceTaintRules tainting 128 devices (`taint_rules_dump`): the larger in <= 15 s, and
+    twice the rules cost <= 3x the time (linear: ~2x; copying a device per rule was quadratic: ~4x);
+(k) 1,500 and 3,000 pods sharing a claim reserved for 50,000 and 100,000 consumers (`shared_claim_dump`):
+    the larger in <= 15 s, twice the dump <= 3x the time (scanning reservedFor per pod was quadratic).
+The tests check these dumps' verdicts and memory; their time is measured here, side by side, not in a test.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from serving_load import review, typical_claim
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from allocation_objects import hopeless_search  # noqa: E402
+from allocation_objects import hopeless_search, shared_claim_dump, taint_rules_dump  # noqa: E402
 SLOW_SELECTOR = "(" * 40 + 'device.driver == "' + "\\\\" * 24  # 106 bytes, an unterminated string
 HUGE_TIMEOUT = "99999999999999999999h"
 GOALS: list[tuple[str, bool, str]] = []
@@ -234,6 +239,23 @@ def offline(work: Path) -> None:
     done, seconds = run_cli("allocate", str(crafted))
     goal("crafted allocation ends in <= 20 s", seconds <= 20 and b"Traceback" not in done.stderr,
          f"exit {done.returncode} in {seconds:.2f} s")
+
+    for label, sizes, dump, flags in (
+            ("(j) DeviceTaintRules on 128 devices", (3000, 6000), lambda n: taint_rules_dump(n),
+             ("--feature-gates", "DRADeviceTaintRules=true")),
+            ("(k) pods sharing a claim with a long reservedFor", (1500, 3000),
+             lambda n: shared_claim_dump(n, n * 100 // 3), ())):
+        print(label, flush=True)
+        times = []
+        for n in sizes:
+            path = work / f"dump-{n}.json"
+            path.write_text(json.dumps(dump(n)))
+            done, seconds = run_cli("allocate", "-o", "json", *flags, str(path))
+            times.append(seconds)
+            print(f"    {n}: exit {done.returncode} in {seconds:.2f} s", flush=True)
+        goal(f"{label}: the larger in <= 15 s, twice the size <= 3x the time",
+             times[1] <= 15 and times[1] <= 3 * times[0], f"{times[0]:.2f} s, {times[1]:.2f} s "
+             f"(ratio {times[1] / times[0]:.2f})")
 
 
 def main() -> int:

@@ -84,3 +84,55 @@ def hopeless_search(devices: int = 50, requests: int = 10) -> list:
     return [device_class("gpu.example.com", 'device.driver == "gpu.example.com"'),
             resource_slice("gpus", same), node("node-1"),
             claim("hopeless", *wanted, constraints=[{"matchAttribute": "gpu.example.com/model"}])]
+
+
+# Hostile dumps (tests/test_allocate_hostile.py; their time is benchmarks/hostile.py's) -------------
+
+def taint_rules_dump(rules: int, devices: int = 128) -> dict:
+    """One node, one slice of `devices` devices, a claim tolerating every NoSchedule taint, and `rules`
+    DeviceTaintRules without a selector: every rule taints every device, the last one NoExecute."""
+    return {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.example.com"},
+         "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+         "spec": {"driver": "gpu.example.com", "nodeName": "node-a",
+                  "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+                  "devices": [{"name": f"gpu-{i}"} for i in range(devices)]}},
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-a"}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "ml"},
+         "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+             "deviceClassName": "gpu.example.com",
+             "tolerations": [{"operator": "Exists", "effect": "NoSchedule"}]}}]}}},
+        *({"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule", "metadata": {"name": f"rule-{r}"},
+           "spec": {"taint": {"key": f"k{r}", "effect": "NoExecute" if r == rules - 1 else "NoSchedule"}}}
+          for r in range(rules))]}
+
+
+def shared_claim_dump(pods: int, reserved: int) -> dict:
+    """`pods` pods sharing one allocated claim whose reservedFor has `reserved` entries (the last one the
+    first pod), each pod also asking for a claim from a template that a free device satisfies."""
+    reserved_for = [{"resource": "pods", "name": f"other-{i}", "uid": f"other-{i}"} for i in range(reserved - 1)]
+    reserved_for.append({"resource": "pods", "name": "p0", "uid": "uid-0"})
+    return {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.example.com"},
+         "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+         "spec": {"driver": "gpu.example.com", "nodeName": "node-a",
+                  "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+                  "devices": [{"name": "gpu-0"}, {"name": "gpu-1"}]}},
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-a"}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "shared", "namespace": "ml"},
+         "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}},
+         "status": {"allocation": {
+             "devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "p", "device": "gpu-0"}]},
+             "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                 {"key": "metadata.name", "operator": "In", "values": ["node-a"]}]}]}},
+             "reservedFor": reserved_for}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+         "metadata": {"name": "t", "namespace": "ml"},
+         "spec": {"spec": {"devices": {"requests": [
+             {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}}}},
+        *({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{p}", "namespace": "ml", "uid": f"uid-{p}"},
+           "spec": {"containers": [{"name": "c"}], "resourceClaims": [
+               {"name": "shared", "resourceClaimName": "shared"}, {"name": "own", "resourceClaimTemplateName": "t"}]}}
+          for p in range(pods))]}

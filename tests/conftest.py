@@ -7,32 +7,7 @@ import os
 import pytest
 
 import realserver  # before the autouse fixture below moves XDG_CACHE_HOME: the build cache is the user's
-from support import RunningServer, start_server
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "upstream: needs Go and upstream's binaries (make upstream)")
-
-
-def pytest_collection_modifyitems(config, items):
-    """Without Go or upstream's binaries, the tests marked `upstream` are left out and the summary says so in
-    one line; with CI=true they run (and fail), since CI never skips them."""
-    missing = realserver.upstream_missing()
-    if not missing or os.environ.get("CI", "").lower() == "true":
-        return
-    left_out = [item for item in items if item.get_closest_marker("upstream")]
-    if left_out:
-        items[:] = [item for item in items if not item.get_closest_marker("upstream")]
-        config.hook.pytest_deselected(items=left_out)
-        config.stash[_LEFT_OUT] = f"{len(left_out)} upstream tests skipped ({missing}): {realserver.HOW_TO_GET}"
-
-
-_LEFT_OUT = pytest.StashKey[str]()
-
-
-def pytest_terminal_summary(terminalreporter, config):
-    if _LEFT_OUT in config.stash:
-        terminalreporter.write_line(config.stash[_LEFT_OUT])
+from support import GET_TOOLS, RunningServer, in_ci, require_faithful_cel, start_server, upstream_tool
 
 
 @pytest.fixture(scope="session")
@@ -47,6 +22,46 @@ def webhook_server(tmp_path_factory) -> RunningServer:
 def schema_cache_dir(tmp_path_factory):
     """The wire-model schema cache of every process the suite starts, in a fresh directory (not the user's)."""
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+
+
+@pytest.fixture
+def faithful_cel():
+    """Tests of the faithful CEL engine: failing where pyproject.toml requires it and it does not import."""
+    require_faithful_cel()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests that need upstream's binaries whose binaries are missing: marked needs_tool(name) (kubectl, helm) or
+    upstream (kube-apiserver and etcd, the registry oracle, the allocator). In CI (CI=true) the run stops with an
+    error, since CI builds every tool; on a developer's machine they are not run, and one line says how to get
+    the tools."""
+    lacking: dict[str, list] = {}
+    for item in items:
+        for mark in item.iter_markers("needs_tool"):
+            if upstream_tool(mark.args[0]) is None:
+                lacking.setdefault(mark.args[0], []).append(item)
+    missing = realserver.upstream_missing()
+    if missing:
+        lacking[missing] = [item for item in items if item.get_closest_marker("upstream")]
+        if not lacking[missing]:
+            del lacking[missing]
+    if not lacking:
+        return
+    tools = ", ".join(sorted(lacking))
+    if in_ci():
+        raise pytest.UsageError(f"CI=true and {tools} not found: CI never skips a test; {GET_TOOLS}")
+    left_out = {id(item) for group in lacking.values() for item in group}
+    config.hook.pytest_deselected(items=[item for item in items if id(item) in left_out])
+    items[:] = [item for item in items if id(item) not in left_out]
+    config.stash[_NOT_RUN] = f"{len(left_out)} tests not run: {tools} not found; {GET_TOOLS}"
+
+
+_NOT_RUN = pytest.StashKey[str]()
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if _NOT_RUN in config.stash:
+        terminalreporter.write_line(f"SKIPPED {config.stash[_NOT_RUN]}", yellow=True)
 
 
 # The real kube-apiserver 1.36 (tests/realserver.py): once per run, with DRA's beta versions served and

@@ -17,8 +17,72 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import pytest
 
 GROUP = "resource.k8s.io"
+ROOT = Path(__file__).resolve().parent.parent
+# Where tests/upstream/build.sh (`make upstream`) puts upstream's binaries; read before conftest points
+# XDG_CACHE_HOME at a temporary directory for the processes the suite starts.
+UPSTREAM_CACHE = Path(os.environ.get("DRA_WEBHOOK_UPSTREAM_CACHE")
+                      or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dra-webhook-upstream")
+KUBERNETES_TAG = "v1.36.3"  # the default release's tag in tests/upstream/build.sh
+# Tools built from a module of their own sit in a directory named for that module's version (build.sh).
+TOOL_DIRS = {"helm": "helm-v4.3.2"}  # tests/upstream/helm-4/go.mod
+GET_TOOLS = "run `make upstream` (needs Go >= 1.26; builds them into {cache}) or put them on PATH".format(
+    cache="$DRA_WEBHOOK_UPSTREAM_CACHE or ~/.cache/dra-webhook-upstream")
+
+
+def in_ci() -> bool:
+    """CI sets CI=true: there every tool a test needs is installed by .ci/run, so a missing one is a failure."""
+    return os.environ.get("CI", "").lower() in {"true", "1", "yes"}
+
+
+HANG_GUARD = 300  # seconds: how long wait_for waits before calling it a hang; no assertion is about speed
+
+
+def wait_for(condition, what: str, poll: float = 0.02) -> None:
+    """Waits for an event (a log line, a counter, a state) however slow the machine is; only a hang fails."""
+    end = time.monotonic() + HANG_GUARD
+    while not condition():
+        assert time.monotonic() < end, f"never happened: {what}"
+        time.sleep(poll)
+
+
+def upstream_tool(name: str) -> str | None:
+    """An upstream binary: the one `make upstream` built for the default release, else one on PATH."""
+    built = UPSTREAM_CACHE / TOOL_DIRS.get(name, KUBERNETES_TAG) / name
+    if built.is_file() and os.access(built, os.X_OK):
+        return str(built)
+    import shutil
+
+    return shutil.which(name)
+
+
+def faithful_cel_required() -> bool:
+    """Whether pyproject.toml requires cel-expr-python on this platform (its environment marker)."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    for text in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]:
+        requirement = Requirement(text)
+        if requirement.name == "cel-expr-python":
+            return requirement.marker is None or requirement.marker.evaluate()
+    return False
+
+
+def require_faithful_cel() -> None:
+    """The faithful CEL engine's tests: they run where it imports; where pyproject.toml requires it and it
+    (or protobuf) does not import, that is a failure; elsewhere they are skipped."""
+    from webhook.cel import engines
+
+    if engines.cel_expr_available():
+        return
+    if faithful_cel_required():
+        pytest.fail("cel-expr-python (with protobuf) is required on this platform by pyproject.toml but does not "
+                    "import: reinstall with `make install`", pytrace=False)
+    pytest.skip("cel-expr-python is not available on this platform (pyproject.toml does not require it)",
+                allow_module_level=True)
 
 
 def review_body(obj: dict | None, *, operation: str = "CREATE", old: dict | None = None, sub_resource: str = "",
@@ -116,14 +180,15 @@ class RunningServer:
                 self.process.wait()
 
 
-def start_server(workdir: Path, *extra_args: str, cert_dir: Path | None = None, wait: float = 30) -> RunningServer:
+def start_server(workdir: Path, *extra_args: str, cert_dir: Path | None = None, wait: float = 30,
+                 env: dict[str, str] | None = None) -> RunningServer:
     """Generates certs with `dra-webhook certs`, starts `dra-webhook serve`, waits for /healthz over TLS."""
     if cert_dir is None:
         cert_dir = workdir / "certs"
         result = cli("certs", "--out", str(cert_dir))
         assert result.returncode == 0, result.stderr
     return launch_server(workdir, *extra_args, cert_dir=cert_dir,
-                         verify=ssl.create_default_context(cafile=str(cert_dir / "ca.crt")), wait=wait)
+                         verify=ssl.create_default_context(cafile=str(cert_dir / "ca.crt")), wait=wait, env=env)
 
 
 def stop_process(process: subprocess.Popen, grace: float = 20) -> None:
@@ -160,7 +225,8 @@ def valid_slice(devices: int = 1, name: str = "node-1-gpu") -> dict:
 
 
 def launch_server(workdir: Path, *extra_args: str, cert_dir: Path, verify: ssl.SSLContext | bool,
-                  cert: tuple[str, str] | None = None, wait: float = 30) -> RunningServer:
+                  cert: tuple[str, str] | None = None, wait: float = 30,
+                  env: dict[str, str] | None = None) -> RunningServer:
     """Like start_server, for servers a CA-verifying client without a certificate cannot reach:
     the client (used for the start-up /healthz wait too) gets `verify` and an optional client `cert`."""
     port = free_port()
@@ -169,7 +235,7 @@ def launch_server(workdir: Path, *extra_args: str, cert_dir: Path, verify: ssl.S
         process = subprocess.Popen(
             [sys.executable, "-m", "webhook", "serve", "--host", "127.0.0.1", "--port", str(port),
              "--cert-file", str(cert_dir / "tls.crt"), "--key-file", str(cert_dir / "tls.key"), *extra_args],
-            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
         )
     url = f"https://127.0.0.1:{port}"
     if isinstance(verify, ssl.SSLContext) and cert:

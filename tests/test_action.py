@@ -67,7 +67,9 @@ def run_action(tmp_path: Path, workspace: Path, **inputs: str) -> tuple[int, str
         script = _substitute(step["run"], context)
         env = {**base_env, **{k: _substitute(str(v), context) for k, v in step.get("env", {}).items()}}
         if step["name"] == "Install dra-webhook":
-            assert f'pip" install --quiet --disable-pip-version-check "{action_path}"' in script
+            assert str(action_path) not in script  # the action's path reaches the script as a variable only
+            assert '--constraint "$constraints" "$GITHUB_ACTION_PATH"' in script
+            assert '"$GITHUB_ACTION_PATH/requirements.lock" > "$constraints"' in script
             assert '>> "$GITHUB_PATH"' in script
             github_path.write_text(f"{BIN}\n")  # what the step adds: a bin directory with this checkout installed
             continue
@@ -122,6 +124,38 @@ def test_the_action_passes_the_users_flags(tmp_path, workspace):
     # a path with a glob character is a path, not a pattern; an input is never script text
     code, out, _ = run_action(tmp_path, workspace, paths="deploy/*.yaml", args="$(touch pwned)")
     assert code == 2 and not (workspace / "pwned").exists()
+
+
+def test_the_install_step_pins_the_locked_versions_as_constraints(tmp_path):
+    """The install step's sed, run on requirements.lock: one `name==version` per locked package, no hash."""
+    from packaging.requirements import Requirement
+
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    [install] = [step for step in action["runs"]["steps"] if step["name"] == "Install dra-webhook"]
+    [sed] = [line.strip() for line in install["run"].splitlines() if line.strip().startswith("sed ")]
+    script = tmp_path / "sed.sh"
+    script.write_text(f'constraints="{tmp_path}/constraints.txt"\n{sed}\n')
+    subprocess.run(["bash", str(script)], env={**os.environ, "GITHUB_ACTION_PATH": str(ROOT)}, check=True)
+    lines = [line for line in (tmp_path / "constraints.txt").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    locked = re.findall(r"^([A-Za-z0-9._-]+)==([^ \\]+)", (ROOT / "requirements.lock").read_text(), re.M)
+    assert [(Requirement(line).name, str(Requirement(line).specifier)) for line in lines] == [
+        (name, f"=={version}") for name, version in locked]
+    assert len(locked) >= 20 and "pydantic" in dict(locked)
+
+
+def test_the_action_reviews_once_and_passes_the_excludes(tmp_path, workspace):
+    (workspace / "charts" / "x" / "templates").mkdir(parents=True)
+    (workspace / "charts" / "x" / "templates" / "class.yaml").write_text("metadata:\n  name: {{ .Values.name }}\n")
+    (workspace / "deploy" / "bad.generated.yaml").write_text(DENIED)
+    code, out, _ = run_action(tmp_path, workspace, paths=".", exclude="charts/*/templates *.generated.yaml",
+                              sarif="dra.sarif")
+    assert code == 0, out
+    assert out.count("object(s):") == 1  # one review, whose SARIF went to the file
+    [review] = [step["run"] for step in yaml.safe_load((ROOT / "action.yml").read_text())["runs"]["steps"]
+                if step["name"] == "Review DRA manifests"]
+    assert review.count("dra-webhook review ") == 1
+    assert json.loads((workspace / "dra.sarif").read_text())["runs"][0]["results"][0]["ruleId"] == "warning/opt-in-api"
 
 
 def test_one_version_number_shown_by_version():

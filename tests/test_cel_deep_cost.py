@@ -10,8 +10,9 @@ from __future__ import annotations
 import random
 
 import pytest
+from support import require_faithful_cel  # noqa: E402
 
-pytest.importorskip("cel_expr_python", reason="cel-expr-python is not installed on this platform")
+require_faithful_cel()
 
 from webhook import cel  # noqa: E402
 from webhook.cel import compiler, deepcost, depth, grammar  # noqa: E402

@@ -8,8 +8,9 @@ environment flavours. The general way is the estimator the upstream golden tests
 from __future__ import annotations
 
 import pytest
+from support import require_faithful_cel  # noqa: E402
 
-pytest.importorskip("cel_expr_python", reason="cel-expr-python is not installed on this platform")
+require_faithful_cel()
 
 from cel_corpus import expressions  # noqa: E402
 

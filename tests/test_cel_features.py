@@ -5,12 +5,11 @@ from __future__ import annotations
 import pytest
 
 from webhook import cel
-from webhook.cel import engines
 from webhook.cel.features import Features
 from webhook.field import Path
 from webhook.profile import make_profile
 
-pytestmark = pytest.mark.skipif(not engines.cel_expr_available(), reason="needs the faithful CEL engine")
+pytestmark = pytest.mark.usefixtures("faithful_cel")
 
 PATH = Path("spec").child("selectors").index(0).child("cel", "expression")
 OFF = Features(consumable_capacity=True, list_type_attributes=False)  # 1.36 defaults

@@ -7,9 +7,9 @@ the ids are upstream's subtest names. Expected compile errors are substrings, ex
 from __future__ import annotations
 
 import pytest
+from support import require_faithful_cel  # noqa: E402
 
-pytest.importorskip("cel_expr_python", reason="cel-expr-python is not installed on this platform")
-pytest.importorskip("google.protobuf", reason="protobuf is required by cel-expr-python")
+require_faithful_cel()
 
 from webhook.cel.compiler import check  # noqa: E402
 from webhook.cel.environment import Features  # noqa: E402

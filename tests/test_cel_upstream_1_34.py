@@ -9,11 +9,12 @@ stored expressions keep every library.
 from __future__ import annotations
 
 import pytest
+from support import require_faithful_cel  # noqa: E402
 
-pytest.importorskip("cel_expr_python", reason="cel-expr-python is not installed on this platform")
-pytest.importorskip("google.protobuf", reason="protobuf is required by cel-expr-python")
+require_faithful_cel()
 
 from test_cel_upstream_1_35 import SELECTOR_EXPRESSION_MAX_COST, UPSTREAM_CASES_1_35  # noqa: E402
+
 from webhook import cel  # noqa: E402
 from webhook.cel.compiler import check  # noqa: E402
 from webhook.cel.verdict import FORBIDDEN, INVALID, OK  # noqa: E402

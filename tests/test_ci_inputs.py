@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from support import cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -207,3 +206,48 @@ def test_version_into_a_reader_that_left_ends_quietly():
     finally:
         os.close(write)
     assert (result.returncode, result.stderr) == (0, b"")
+
+
+# --exclude and templates ----------------------------------------------------------------------------
+
+BAD_CLASS = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: Bad_Name}\nspec: {}\n"
+GOOD_CLASS = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {}\n"
+HELM = ("# {{ a comment is not the template }}\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n"
+        "  name: {{ .Values.name }}\n  labels:\n    {{- include \"x.labels\" . | nindent 4 }}\nspec: {}\n")
+
+
+def test_exclude_leaves_out_matching_files_and_directories(tmp_path):
+    for name, text in {"charts/gpu/templates/class.yaml": HELM, "manifests/bad.generated.yaml": BAD_CLASS,
+                       "manifests/good.yaml": GOOD_CLASS}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    everything = cli("review", ".", cwd=str(tmp_path))
+    assert everything.returncode == 1 and "3 object(s)" in everything.stdout
+    result = cli("review", ".", "--exclude", "charts/*/templates", "--exclude", "*.generated.yaml",
+                 cwd=str(tmp_path))
+    assert result.returncode == 0, result.stdout
+    assert "1 object(s): 1 allowed" in result.stdout and "templates" not in result.stdout
+    # Given as a directory path too, with ./ on either side, and a file named on the command line.
+    result = cli("review", "manifests", "./charts", "--exclude", "./charts", "--exclude",
+                 "manifests/bad.generated.yaml", cwd=str(tmp_path))
+    assert result.returncode == 0 and "1 object(s): 1 allowed" in result.stdout, result.stdout
+    nothing = cli("review", str(tmp_path / "manifests" / "good.yaml"), "--exclude", "*.yaml")
+    assert nothing.returncode == 2 and "no object found" in nothing.stderr
+
+
+def test_a_template_is_said_to_be_one_at_its_first_braces(tmp_path):
+    path = tmp_path / "class.yaml"
+    path.write_text(HELM)
+    result = cli("review", str(path))
+    assert result.returncode == 2
+    assert f"{path}:5 (document 0): document: unreadable" in result.stdout
+    assert "it looks like a template ({{ ... }})" in result.stdout
+    assert "`helm template RELEASE CHART | dra-webhook review -`" in result.stdout
+    assert "(line 5, column 9)" in result.stdout
+    assert "mapping key" not in result.stdout and "flow node" not in result.stdout
+    github = cli("review", "--output", "github", str(path)).stdout
+    assert f"::error file={path},line=5," in github
+    # Rendered output is reviewed as any manifest.
+    rendered = cli("review", "-", input=HELM.replace("{{ .Values.name }}", "gpu").replace(
+        '    {{- include "x.labels" . | nindent 4 }}\n', "    app: x\n"))
+    assert rendered.returncode == 0, rendered.stdout

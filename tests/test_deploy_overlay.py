@@ -18,10 +18,10 @@ import yaml
 from cryptography import x509
 
 from support import cli
-from test_deploy import (CLUSTER_SCOPED, DEPLOY, K8S_VERSIONS, KUBECTL, NO_KUBECTL, find, kubectl_kustomize,
+from test_deploy import (CLUSTER_SCOPED, DEPLOY, K8S_VERSIONS, KUBECTL, find, kubectl_kustomize, needs_kubectl,
                          validate_cert_manager)
 
-pytestmark = pytest.mark.skipif(not KUBECTL, reason=NO_KUBECTL)
+pytestmark = needs_kubectl
 
 ROOT = DEPLOY.parent
 NAMESPACE = "gpu-system"

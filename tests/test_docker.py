@@ -23,13 +23,14 @@ from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from support import free_port
+from support import free_port, in_ci
 from webhook import __version__
 from webhook.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
-OFFLINE_SIGNS = ("No matching distribution", "Could not find a version", "NewConnectionError",
-                 "Network is unreachable", "Temporary failure in name resolution")
+# Signs that pip could not reach the index at all. "No matching distribution" and "Could not find a version"
+# are not among them: a pin in requirements.lock that does not exist prints those too, and is a failure.
+OFFLINE_SIGNS = ("NewConnectionError", "Network is unreachable", "Temporary failure in name resolution")
 
 
 @dataclass
@@ -180,14 +181,13 @@ def test_build_context_holds_what_the_build_copies():
 def _run(argv: list[str], cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
     result = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
     output = result.stdout + result.stderr
-    if result.returncode != 0 and any(sign in output for sign in OFFLINE_SIGNS):
+    if result.returncode != 0 and any(sign in output for sign in OFFLINE_SIGNS) and not in_ci():
         pytest.skip(f"package index unreachable, cannot build wheels: {output.strip().splitlines()[-1]}")
     assert result.returncode == 0, f"{' '.join(argv)}\n{output[-3000:]}"
     return result
 
 
 def test_stage_commands_build_a_wheel_that_installs_and_serves_from_a_fresh_venv(tmp_path):
-    started = time.monotonic()
     # Build stage: the context the Dockerfile copies, then its pip commands with /wheels moved here.
     src, wheels = tmp_path / "src", tmp_path / "wheels"
     src.mkdir()
@@ -224,7 +224,8 @@ def test_stage_commands_build_a_wheel_that_installs_and_serves_from_a_fresh_venv
                                 "--cert-dir", str(tmp_path / "certs")], cwd=tmp_path,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        deadline, healthy = time.monotonic() + 20, False
+        # Waits for an answer or for the process to end; the guard only stops a hang, it measures nothing.
+        deadline, healthy = time.monotonic() + 300, False
         while time.monotonic() < deadline and not healthy and process.poll() is None:
             try:
                 context = ssl.create_default_context(cafile=str(tmp_path / "certs" / "ca.crt"))
@@ -235,4 +236,3 @@ def test_stage_commands_build_a_wheel_that_installs_and_serves_from_a_fresh_venv
     finally:
         process.terminate()
         process.wait(timeout=15)
-    assert time.monotonic() - started < 60

@@ -21,25 +21,19 @@ from cryptography.x509.oid import ExtensionOID
 import webhook
 from test_deploy import K8S_VERSIONS, KUBECTL, validate_cert_manager
 from test_deploy_overlay import render_operator_overlay
+from support import upstream_tool
 from webhook.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 CHART = ROOT / "deploy" / "helm" / "dra-webhook"
-HELM_VERSION = "v4.3.2"  # tests/upstream/helm-4/go.mod
-CACHE = Path(os.environ.get("DRA_WEBHOOK_UPSTREAM_CACHE")
-             or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dra-webhook-upstream")
-HELM = CACHE / f"helm-{HELM_VERSION}" / "helm"
-NO_HELM = f"helm {HELM_VERSION} is not built: run `make upstream` (needs Go 1.26; builds it from tests/upstream/helm-4)"
+HELM = upstream_tool("helm") or "helm"  # built by `make upstream` from tests/upstream/helm-4
 IMAGE = ["--set", "image.repository=registry.example.com/dra-webhook", "--set", "image.tag=1.2.3"]
 # The labels and annotations Helm adds that the kustomize install has no counterpart for.
 HELM_LABELS = {"app.kubernetes.io/instance", "app.kubernetes.io/version", "app.kubernetes.io/managed-by",
                "helm.sh/chart"}
 HOOK_ANNOTATIONS = {"helm.sh/hook", "helm.sh/hook-weight", "helm.sh/hook-delete-policy"}
 
-if not HELM.exists():
-    if os.environ.get("CI"):  # CI builds every upstream tool first: a missing helm there is a broken setup
-        raise RuntimeError(NO_HELM)
-    pytestmark = pytest.mark.skip(reason=NO_HELM)
+pytestmark = pytest.mark.needs_tool("helm")  # not run without it locally; a failure in CI
 
 
 _HELM_HOME = tempfile.TemporaryDirectory(prefix="helm-home-")  # removed when the test process ends

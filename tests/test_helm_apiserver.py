@@ -22,9 +22,9 @@ import yaml
 
 import realserver
 import support
-from test_helm import CHART, HELM, IMAGE, MATRIX, helm
+from test_helm import CHART, IMAGE, MATRIX, helm
 
-pytestmark = pytest.mark.upstream
+pytestmark = [pytest.mark.upstream, pytest.mark.needs_tool("helm"), pytest.mark.needs_tool("kubectl")]
 
 CERT_MANAGER_GROUP = "cert-manager.io/"  # no cert-manager CRDs in the test cluster: its objects are schema-checked
 

@@ -148,14 +148,24 @@ def test_cli_usage_errors_list_the_supported_versions_and_gates():
 
 
 def test_allocate_1_35_runs_its_own_allocator(tmp_path):
+    """examples/allocate under 1.35 and 1.34: with DRADeviceTaints off (their default) the tainted gpu-3 is
+    usable, but no two usable A100s share a NUMA node: not allocated (exit 1), for the same reasons."""
+    import json
     from pathlib import Path
 
     examples = Path(__file__).resolve().parent.parent / "examples" / "allocate"
-    result = _cli("allocate", "--kubernetes-version", "1.35", "--node", "node-1", str(examples))
-    assert result.returncode in (0, 1), result.stderr
-    assert "not ported" not in result.stderr
-    assert "not ported" not in _cli(
-        "allocate", "--kubernetes-version", "1.34", "--node", "node-1", str(examples)).stderr
+    for version in ("1.35", "1.34"):
+        result = _cli("allocate", "--kubernetes-version", version, "--node", "node-1", "-o", "json", str(examples))
+        assert result.returncode == 1, result.stderr
+        assert "not ported" not in result.stderr
+        report = json.loads(result.stdout)
+        [claim] = report["claims"]
+        assert report["allocated"] is False and claim["name"] == "training-gpus" and claim["allocation"] is None
+        [explained] = claim["explanation"]
+        assert (explained["considered"], explained["usable"]) == (6, 2), version
+        assert sorted((r["reason"], r["count"]) for r in explained["removed"]) == [
+            ("already allocated", 1), ("on another node", 2), ("request selector false", 1)], version
+        assert "matchAttribute gpu.example.com/numa" in explained["note"]
 
 
 _SUITE = """apiVersion: dra-webhook/v1alpha1

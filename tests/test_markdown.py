@@ -167,6 +167,7 @@ def test_a_readme_with_a_valid_template_and_a_shell_block_passes(tmp_path, capsy
     code, out = review(capsys, str(path), "-v")
     assert out.splitlines() == [f"{path}:13 (document 0): ResourceClaimTemplate/single-gpu (CREATE): allowed",
                                 "  defaults: 2 JSON Patch operation(s) (--output json shows them)",
+                                "rules: Kubernetes 1.36, its default feature gates",
                                 "1 object(s): 1 allowed, 0 denied, 0 unreadable, 0 skipped",
                                 "exit 0: every object passed"]
     assert code == 0
@@ -347,6 +348,7 @@ def test_markdown_without_manifests_is_skipped_not_an_empty_run(tmp_path, capsys
     path = write(tmp_path / "CHANGELOG.md", "# Changes\n\n```sh\nmake test\n```\n")
     code, out = review(capsys, str(path), "-v")
     assert out.splitlines() == [f"{path}: (Markdown): skipped", "  no manifest in it",
+                                "rules: Kubernetes 1.36, its default feature gates",
                                 "1 object(s): 0 allowed, 0 denied, 0 unreadable, 1 skipped",
                                 "exit 0: no object to check (1 skipped)"]
     assert code == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from allocation_objects import claim, device_class, gpu, request, resource_slice, template, write
+from allocation_objects import claim, device_class, gpu, node, request, resource_slice, template, write
 from webhook import cli
 from webhook.allocation.poolcheck import check
 
@@ -77,3 +77,40 @@ def test_review_attaches_the_warning_to_every_document_involved(tmp_path, capsys
     assert cli.main(["review", "--warnings-as-errors", a, b]) == 1
     out = capsys.readouterr().out
     assert out.count("warning [pool]: pool gpu.example.com/node-1: device name gpu-0") == 2
+
+
+def test_review_and_allocate_apply_one_rule_to_more_slices_than_declared(tmp_path, capsys):
+    """Two slices of one pool that each say resourceSliceCount 1: gatherPools calls the pool incomplete (a count
+    that differs, not only a smaller one), and so do both commands, in the same words."""
+    slices = [resource_slice("a", [gpu("gpu-0")], count=1), resource_slice("b", [gpu("gpu-1")], count=1)]
+    said = "pool gpu.example.com/node-1 is incomplete: 2 slices (generation 1) for a resourceSliceCount of 1"
+    path = write(tmp_path / "pool.json", slices)
+    assert cli.main(["review", "--output", "json", "--warnings-as-errors", path]) == 1
+    warnings = [w for item in json.loads(capsys.readouterr().out)["results"] for w in item["response"]["warnings"]]
+    assert len(warnings) == 2 and all(w.startswith(said + " are given") for w in warnings)
+    everything = write(tmp_path / "cluster.json", [device_class("gpu.example.com"), *slices,
+                                                    claim("c", request("gpu")), node("node-1")])
+    assert cli.main(["allocate", "--node", "node-1", everything]) == 1
+    assert said + " are published" in capsys.readouterr().out
+    # Declared right, both agree the other way: allocated, and no pool warning.
+    fixed = [resource_slice("a", [gpu("gpu-0")], count=2), resource_slice("b", [gpu("gpu-1")], count=2)]
+    assert check(_slices(*fixed)) == []
+    assert cli.main(["allocate", "--node", "node-1", write(tmp_path / "fixed.json", [
+        device_class("gpu.example.com"), *fixed, claim("c", request("gpu")), node("node-1")])]) == 0
+
+
+def test_a_slice_alone_says_its_pool_could_not_be_checked(tmp_path, capsys):
+    """A note, not a warning: nothing is wrong with the slice, and --warnings-as-errors still passes."""
+    alone = write(tmp_path / "alone.json", [resource_slice("a", [gpu("gpu-0")], count=2)])
+    assert cli.main(["review", "--warnings-as-errors", alone]) == 0
+    out = capsys.readouterr().out
+    assert ("note: pool gpu.example.com/node-1: checks across its slices were not possible: ResourceSlice a") in out
+    assert "is the only one of its 2 slices among the inputs" in out
+    assert cli.main(["review", "--output", "json", alone]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert len(summary["notes"]) == 1 and "checks across its slices were not possible" in summary["notes"][0]
+    # A pool of one slice is whole, and the whole pool given is checked: nothing to note.
+    for objects in ([resource_slice("a", [gpu("gpu-0")], count=1)],
+                    [resource_slice("a", [gpu("gpu-0")], count=2), resource_slice("b", [gpu("gpu-1")], count=2)]):
+        assert cli.main(["review", "--output", "json", write(tmp_path / "whole.json", objects)]) == 0
+        assert "notes" not in json.loads(capsys.readouterr().out)["summary"]

@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from support import launch_server, review_body, start_server, valid_slice
+from support import launch_server, review_body, start_server, valid_slice, wait_for
 from webhook import certs
 from webhook.tlsreload import CertificateReloader, TLSOptions
 
@@ -175,36 +175,34 @@ def test_rotation_under_load_fails_no_request(pairs, tmp_path):
                                                   headers={"content-type": "application/json"}).status_code)
 
             keep_alive_request()  # opens a connection on the old certificate
-            time.sleep(0.5)
             # A rotation as a careless writer does it: half the certificate, then all of it (still
-            # the old key), then the key. Neither intermediate state may reach a client.
+            # the old key), then the key. Neither intermediate state may reach a client; each step waits
+            # for the server's own word that a poll saw it, never for a time.
             data = second.cert.read_bytes()
+            kept = server.log_text().count("keeping the current pair")
             (served / "tls.crt").write_bytes(data[: len(data) // 2])
-            time.sleep(3 * POLL)
+            wait_for(lambda: server.log_text().count("keeping the current pair") > kept, "the half certificate seen")
+            kept = server.log_text().count("keeping the current pair")
             (served / "tls.crt").write_bytes(data)
-            time.sleep(3 * POLL)
+            wait_for(lambda: server.log_text().count("keeping the current pair") > kept, "the old key's mismatch seen")
             keep_alive_request()
+            answered_before = len(load.results)
             shutil.copy(second.key, served / "tls.key")
-            rotated = time.monotonic()
-            deadline = rotated + 5
-            while load.first_seen(new) is None and time.monotonic() < deadline:
-                time.sleep(0.02)
-            time.sleep(0.3)
+            rotated = time.monotonic()  # orders the requests around the rotation; measures nothing
+            wait_for(lambda: "serving certificate reloaded" in server.log_text(), "the new pair loaded")
+            wait_for(lambda: load.first_seen(new) is not None, "the new certificate served")
             keep_alive_request()  # the connection opened before the rotation still works
         seen_after = load.first_seen(new)
         assert not load.errors, load.errors[:3]
         assert all(ok for _, ok, _ in load.results)
-        assert len(load.results) >= 30
+        assert answered_before >= 1 and len(load.results) > answered_before
         assert kept_alive == [200, 200, 200]
         assert all(fp == old for t, _, fp in load.results if t < rotated)
-        assert seen_after is not None, "new certificate never served"
-        assert seen_after - rotated <= POLL + 1.0  # one poll interval, plus scheduling slack on 2 cores
         assert all(fp == new for t, _, fp in load.results if t > seen_after)
         log = server.log_text()
         assert "keeping the current pair" in log
         assert certs.not_after(second.cert).isoformat() in log
-        print(f"\n{len(load.results)} requests during rotation, 0 failed; new certificate seen "
-              f"{(seen_after - rotated) * 1000:.0f} ms after the key was written (poll {POLL * 1000:.0f} ms)")
+        print(f"\n{len(load.results)} requests during rotation, 0 failed")
     finally:
         server.stop()
 
@@ -286,10 +284,7 @@ def test_sessions_of_the_old_client_ca_are_not_resumed_after_a_rotation(tmp_path
         reply, session, reused = resumed_request(server.url, context, session)
         assert reply.startswith(b"HTTP/1.1 200 ") and reused  # resumption works: the check below means something
         shutil.copy(new_ca.ca_cert, client_ca)  # the old client CA is no longer trusted
-        deadline = time.monotonic() + 30
-        while "serving certificate reloaded" not in server.log_text():
-            assert time.monotonic() < deadline, "client CA not reloaded"
-            time.sleep(POLL)
+        wait_for(lambda: "serving certificate reloaded" in server.log_text(), "the client CA reloaded")
         reply, _, reused = resumed_request(server.url, context, session)
         assert not reused and reply == b""  # a full handshake, which the old client certificate fails
         new_client = trusting(serving)

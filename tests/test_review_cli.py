@@ -155,6 +155,7 @@ def test_text_lists_failures_only_unless_verbose_and_skips_other_groups(tmp_path
         "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
         "'example.com', regex used for validation is "
         "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        "rules: Kubernetes 1.36, its default feature gates",
         "3 object(s): 1 allowed, 1 denied, 0 unreadable, 1 skipped",
         "exit 1: 1 denied",
     ]
@@ -352,3 +353,12 @@ def test_default_jobs_start_processes_only_for_large_inputs(tmp_path):
     assert reviewing.default_jobs([str(small), str(large)]) == parallel.available_cpus()
     assert reviewing.default_jobs(["-"]) == parallel.available_cpus()
     assert reviewing.default_jobs([str(tmp_path / "missing.yaml")]) == 1
+
+
+def test_text_output_names_the_release_and_the_gates_it_applied(tmp_path, capsys):
+    path = write(tmp_path / "slice.yaml", [BAD_SLICE])
+    assert review(capsys, str(path))[1].splitlines()[-3] == "rules: Kubernetes 1.36, its default feature gates"
+    out = review(capsys, str(path), "--kubernetes-version", "1.35", "--feature-gates",
+                 "DRAAdminAccess=false,DRADeviceTaints=true")[1]
+    assert out.splitlines()[-3] == ("rules: Kubernetes 1.35, feature gates DRAAdminAccess=false, DRADeviceTaints=true "
+                                    "(the others at 1.35's defaults)")

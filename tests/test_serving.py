@@ -1,7 +1,8 @@
 """The server under pressure: deadlines (504, never a verdict), disconnects, overload (429), the health
 port, connection limits, worker loss, and the inputs that used to give a 500. Every test talks to a
-real `dra-webhook serve` over TLS with a CA-verifying client; none depends on how fast this machine is
-(the slow requests take tens of seconds of work; their deadlines are a second)."""
+real `dra-webhook serve` over TLS with a CA-verifying client; none depends on how fast this machine is:
+a slow request is a claim named `stall…`, which tests/slowpath keeps its worker on (checking its
+deadline as real work does) until the test releases it or the deadline passes."""
 
 from __future__ import annotations
 
@@ -14,30 +15,53 @@ import ssl
 import struct
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from heavy import heavy_claim
 from support import RunningServer, free_port, review_body, start_server, valid_slice
 from webhook import certs
 
 SMALL = review_body(valid_slice())
 
 
+SLOW_PATH = Path(__file__).resolve().parent / "slowpath"
+
+
 @pytest.fixture
 def server_with(tmp_path):
     servers: list[RunningServer] = []
+    (tmp_path / "stall").mkdir()
+    env = {"DRA_WEBHOOK_TEST_STALL": str(tmp_path / "stall"),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(SLOW_PATH), os.environ.get("PYTHONPATH")]))}
 
     def start(*args: str) -> RunningServer:
-        servers.append(start_server(tmp_path, *args, cert_dir=certs_dir(tmp_path)))
+        servers.append(start_server(tmp_path, *args, cert_dir=certs_dir(tmp_path), env=env))
         return servers[-1]
 
     yield start
     for server in servers:
         server.stop()
+
+
+def stalled(name: str = "stall", pad: int = 0) -> dict:
+    """A review of a valid claim whose validation waits for release(name) or its deadline (`pad`: bytes of
+    annotation, for a large request). Its selector was never seen: it goes to a worker, not inline."""
+    selector = {"cel": {"expression": f'device.driver == "{uuid.uuid4()}.example.com"'}}
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": name, "namespace": "default"},
+             "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpus",
+                                                                           "selectors": [selector]}}]}}}
+    if pad:
+        claim["metadata"]["annotations"] = {"example.com/pad": "x" * pad}
+    return review_body(claim)
+
+
+def release(tmp_path: Path, name: str = "stall") -> None:
+    (tmp_path / "stall" / name).touch()
 
 
 def certs_dir(tmp_path: Path) -> Path:
@@ -101,7 +125,7 @@ def metric(server: RunningServer, name: str, **labels: str) -> float:
     return 0.0
 
 
-def wait_for(condition, limit: float = 60) -> None:
+def wait_for(condition, limit: float = 300) -> None:  # a hang guard: nothing here measures speed
     end = time.monotonic() + limit
     while not condition():
         assert time.monotonic() < end, "condition not reached"
@@ -112,7 +136,7 @@ def wait_for(condition, limit: float = 60) -> None:
 
 def test_running_out_of_time_is_a_504_status_never_a_verdict(server_with):
     server = server_with("--workers", "1")
-    reply = server.post("/validate?timeout=1s", review_body(heavy_claim(256)))
+    reply = server.post("/validate?timeout=1s", stalled())
     assert reply.status_code == 504
     status = status_of(reply)
     assert status["reason"] == "Timeout" and "deadline" in status["message"]
@@ -124,8 +148,8 @@ def test_running_out_of_time_is_a_504_status_never_a_verdict(server_with):
 
 def test_request_timeout_flag_is_the_deadline_without_a_query(server_with):
     server = server_with("--workers", "1", "--request-timeout", "1")
-    assert server.post("/mutate", review_body(heavy_claim(256))).status_code == 200  # defaults need no CEL
-    reply = server.post("/validate", review_body(heavy_claim(256)))
+    assert server.post("/mutate", stalled()).status_code == 200  # defaulting is not held up
+    reply = server.post("/validate", stalled())
     assert reply.status_code == 504 and status_of(reply)["reason"] == "Timeout"
 
 
@@ -133,10 +157,9 @@ def test_request_timeout_flag_is_the_deadline_without_a_query(server_with):
                                      "9" * 5000 + "s"])
 def test_malformed_timeout_is_a_400(webhook_server, timeout):
     # Go's ParseDuration refuses what an int64 of nanoseconds cannot hold; so does the server, at once.
-    started = time.monotonic()
     reply = webhook_server.post(f"/validate?timeout={timeout}", SMALL)
     assert reply.status_code == 400 and "timeout" in reply.text
-    assert len(reply.text) < 200 and time.monotonic() - started < 10
+    assert len(reply.text) < 200
 
 
 def test_a_refused_envelope_quotes_a_bounded_part_of_the_request(webhook_server):
@@ -150,11 +173,10 @@ def test_a_refused_envelope_quotes_a_bounded_part_of_the_request(webhook_server)
 
 def test_a_long_timeout_is_clamped_to_the_max_request_timeout(server_with):
     # The API server waits 30 s at most: work that asks for 1000 hours stops at --max-request-timeout.
+    # The review is never released: only the clamped deadline ends it (the client would give up at 30 s).
     server = server_with("--workers", "1", "--max-request-timeout", "2")
-    started = time.monotonic()
-    reply = server.post("/validate?timeout=1000h", review_body(heavy_claim(512)))
+    reply = server.post("/validate?timeout=1000h", stalled())
     assert reply.status_code == 504 and status_of(reply)["reason"] == "Timeout"
-    assert time.monotonic() - started < 30
     assert server.review("/validate", SMALL)["allowed"] is True
 
 
@@ -180,7 +202,7 @@ def test_a_client_that_leaves_frees_its_worker(server_with):
     # One worker and a deadline far beyond the work's start: only cancellation frees the worker.
     server = server_with("--workers", "1", "--request-timeout", "60")
     sock = tls_socket(server)
-    body = json.dumps(review_body(heavy_claim(512))).encode()
+    body = json.dumps(stalled()).encode()  # never released: only the cancellation can free the worker
     sock.sendall(b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                  b"Content-Length: %d\r\n\r\n" % len(body) + body)
     wait_for(lambda: busy_workers(server) == 1)
@@ -192,9 +214,9 @@ def test_a_client_that_leaves_frees_its_worker(server_with):
 
 # ---- bounded work ---------------------------------------------------------------------------------
 
-def test_requests_beyond_the_in_flight_cap_get_429_at_once(server_with):
-    server = server_with("--workers", "1", "--max-requests-in-flight", "1", "--request-timeout", "2")
-    slow = threading.Thread(target=server.post, args=("/validate", review_body(heavy_claim(512))))
+def test_requests_beyond_the_in_flight_cap_get_429_at_once(server_with, tmp_path):
+    server = server_with("--workers", "1", "--max-requests-in-flight", "1", "--request-timeout", "60")
+    slow = threading.Thread(target=server.post, args=("/validate", stalled()))
     slow.start()
     try:
         wait_for(lambda: busy_workers(server) == 1)  # counted once its body is in, being reviewed
@@ -202,6 +224,7 @@ def test_requests_beyond_the_in_flight_cap_get_429_at_once(server_with):
         assert reply.status_code == 429 and reply.headers["retry-after"] == "1"
         assert status_of(reply)["reason"] == "TooManyRequests"
     finally:
+        release(tmp_path)
         slow.join()
     assert server.review("/validate", SMALL)["allowed"] is True
 
@@ -249,7 +272,7 @@ def test_a_lost_worker_is_a_503_and_is_replaced(server_with):
     server = server_with("--workers", "1", "--request-timeout", "60")
     [pid] = worker_pids(server)
     result = {}
-    slow = threading.Thread(target=lambda: result.update(reply=server.post("/validate", review_body(heavy_claim(512)))))
+    slow = threading.Thread(target=lambda: result.update(reply=server.post("/validate", stalled())))
     slow.start()
     wait_for(lambda: busy_workers(server) == 1)
     os.kill(pid, signal.SIGKILL)
@@ -282,16 +305,17 @@ def test_health_port_answers_plain_http_when_the_main_port_wants_client_certific
         server.stop()
 
 
-def test_health_port_answers_while_every_worker_is_busy(server_with):
+def test_health_port_answers_while_every_worker_is_busy(server_with, tmp_path):
     port = free_port()
     server = server_with("--workers", "1", "--health-port", str(port), "--request-timeout", "60")
-    slow = threading.Thread(target=server.post, args=("/validate?timeout=20s", review_body(heavy_claim(512))))
+    slow = threading.Thread(target=server.post, args=("/validate", stalled()))
     slow.start()
     try:
         wait_for(lambda: busy_workers(server) == 1)
         assert httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200
         assert httpx.get(f"http://127.0.0.1:{port}/readyz").status_code == 200
     finally:
+        release(tmp_path)
         slow.join()
 
 
@@ -605,12 +629,12 @@ def test_logs_carry_bounded_strings_only(webhook_server):
     assert all(len(line) < 5000 for line in webhook_server.log_text().splitlines())
 
 
-def test_large_requests_never_hold_the_last_worker(server_with):
+def test_large_requests_never_hold_the_last_worker(server_with, tmp_path):
     server = server_with("--workers", "2", "--request-timeout", "60")
-    big = [review_body(heavy_claim(512)) for _ in range(2)]
+    big = [stalled(f"stall-{i}", pad=100 * 1024) for i in range(2)]
     assert all(len(json.dumps(body)) > 64 * 1024 for body in big)
     results: list[httpx.Response] = []
-    threads = [threading.Thread(target=lambda b=b: results.append(server.post("/validate?timeout=8s", b)))
+    threads = [threading.Thread(target=lambda b=b: results.append(server.post("/validate", b)))
                for b in big]
     for thread in threads:
         thread.start()
@@ -619,10 +643,11 @@ def test_large_requests_never_hold_the_last_worker(server_with):
         wait_for(lambda: busy_workers(server) == 1 and metric(server, "dra_webhook_requests_waiting") == 1)
         assert server.review("/validate", SMALL)["allowed"] is True  # and a small one gets it at once
     finally:
+        release(tmp_path, "stall-0")
+        release(tmp_path, "stall-1")
         for thread in threads:
             thread.join()
-    # How the two large ones end depends on the machine's speed (answered, or out of time): never a 500.
-    assert len(results) == 2 and all(r.status_code in (200, 429, 504) for r in results)
+    assert [r.status_code for r in results] == [200, 200]  # both answered, one after the other
 
 
 def test_metrics_dashboards_expect(webhook_server):

@@ -152,10 +152,14 @@ class Profile:
 
     def describe(self) -> str:
         """`1.36 (DRAListTypeAttributes=true, ...)`: the version and the gates set away from its defaults."""
-        defaults = _defaults(self.version)
-        changed = [f"{name}={str(value).lower()}" for name, value in sorted(self.gates.items())
-                   if defaults[name] != value]
+        changed = changed_gates(self.version, self.gates)
         return self.version + (f" ({', '.join(changed)})" if changed else "")
+
+
+def changed_gates(version: str, gates: Mapping[str, bool]) -> list[str]:
+    """`Name=true` for each gate set away from the version's default, by name."""
+    defaults = _defaults(version)
+    return [f"{name}={str(value).lower()}" for name, value in sorted(gates.items()) if defaults.get(name) != value]
 
 
 def _rebuild(version: str, gates: dict[str, bool], warnings: tuple[str, ...],

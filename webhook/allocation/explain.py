@@ -14,7 +14,7 @@ from webhook.allocation import capacity as cap
 from webhook.allocation import compatibility
 from webhook.allocation.allocator import AllocationError, Candidate
 from webhook.allocation.constraints import MatchAttribute, lookup_attribute
-from webhook.allocation.pools import GatherError, slice_relevant
+from webhook.allocation.pools import GatherError, incomplete_text, slice_relevant
 from webhook.allocation.nodes import NodeSelectorError, node_matches
 from webhook.allocation import taintrules
 from webhook.allocation.requests import blocking_taint
@@ -126,8 +126,7 @@ def _pool_reason(run, s, pools: dict) -> str:
         return f"pool {s.driver}/{s.pool} is being replaced by a newer generation"
     if pool.incomplete:
         given = generations[s.generation]
-        return f"pool {pool.id} is incomplete: {given} of its {s.slice_count} slices (generation {s.generation}) " \
-               "are published"
+        return f"{incomplete_text(pool.id, given, s.slice_count, s.generation)} are published"
     if pool.invalid:
         return f"pool {pool.id} is invalid: {pool.invalid_reason}"
     if s not in pool.slices:

@@ -3,14 +3,17 @@
 `check(objects)` takes the loaded objects with their source labels, [(source, object)], and returns
 warnings as [(sources, message)], each naming every document involved: device names repeated across
 the slices of one pool, slices of one pool that disagree on generation or resourceSliceCount, pools
-with fewer slices than resourceSliceCount (the scheduler ignores them), counter sets consumed but
+with another number of slices than resourceSliceCount (the scheduler ignores them: `pools.complete`, the
+rule `allocate` follows), counter sets consumed but
 defined in no slice of the pool, and claims or templates that name a DeviceClass absent from the
-inputs (only when the inputs hold any DeviceClass). Pure: no I/O.
+inputs (only when the inputs hold any DeviceClass). `unchecked` notes a slice given without the rest of
+its pool, whose checks across slices were not possible. Pure: no I/O.
 """
 
 from __future__ import annotations
 
 from webhook import kinds
+from webhook.allocation.pools import complete, incomplete_text
 
 GROUP = "resource.k8s.io"
 
@@ -70,6 +73,26 @@ def check(objects: list) -> list:
     return out
 
 
+def unchecked(objects: list) -> list:
+    """Notes, not warnings (nothing is wrong with the slice): each pool of which the inputs hold a single
+    slice although its resourceSliceCount is higher, so that the checks across its slices were not possible."""
+    pools: dict[tuple, list] = {}
+    for source, obj in objects:
+        if _kind(obj) == "ResourceSlice":
+            spec = _d(_v1(obj, "ResourceSlice").get("spec"))
+            pools.setdefault((spec.get("driver"), _d(spec.get("pool")).get("name")), []).append((source, obj, spec))
+    out = []
+    for (driver, name), members in pools.items():
+        count = _d(members[0][2].get("pool")).get("resourceSliceCount")
+        if len(members) == 1 and isinstance(count, int) and count > 1:
+            source, obj, _ = members[0]
+            out.append(f"pool {driver}/{name}: checks across its slices were not possible: "
+                       f"{_label('ResourceSlice', obj, source)} is the only one of its {count} slices among the "
+                       "inputs; review every slice of the pool together (device names, counter sets and the slice "
+                       "count are checked across them)")
+    return out
+
+
 def _pool_problems(pool_id: str, members: list) -> list:
     out = []
     everyone = [s for s, _, _, _ in members]
@@ -85,10 +108,10 @@ def _pool_problems(pool_id: str, members: list) -> list:
                  default=0)
     current = [m for m in members if (m[3].get("generation") or 0) == newest]
     count = current[0][3].get("resourceSliceCount")
-    if isinstance(count, int) and len(current) < count:
+    if isinstance(count, int) and not complete(len(current), count):
         out.append(([s for s, _, _, _ in current],
-                    f"pool {pool_id} is incomplete: {len(current)} of its {count} slices (generation {newest}) are "
-                    f"given ({_list([labels[s] for s, _, _, _ in current])}); the scheduler ignores incomplete pools"))
+                    f"{incomplete_text(pool_id, len(current), count, newest)} are given "
+                    f"({_list([labels[s] for s, _, _, _ in current])}); the scheduler ignores incomplete pools"))
     seen: dict = {}
     for source, _, spec, _ in current:
         for device in _l(spec.get("devices")):
@@ -162,8 +185,9 @@ def essentials(obj: dict) -> dict | None:
     return None
 
 
-def add_warnings(results: list) -> None:
-    """Appends each pool warning to every offline `Result` it names (their `context` holds `essentials`)."""
+def add_warnings(results: list) -> list:
+    """Appends each pool warning to every offline `Result` it names (their `context` holds `essentials`);
+    returns the run's notes (`unchecked`)."""
     by_source = {r.source: r for r in results if getattr(r, "context", None) is not None}
     for sources, message in check([(source, r.context) for source, r in by_source.items()]):
         for source in sources:
@@ -172,3 +196,4 @@ def add_warnings(results: list) -> None:
                 result.warnings.append(message)
                 if result.response is not None:
                     result.response.setdefault("warnings", []).append(message)
+    return unchecked([(source, r.context) for source, r in by_source.items()])

@@ -115,16 +115,16 @@ def gather_pools(slices_for_node: list, node: dict | None, features, all_slices:
         generation, count = members[0].generation, members[0].slice_count
         if features.incomplete_pools_searched:  # 1.34: this node's slices alone, the pool kept whole
             pool = _build_pool(driver, name, members, features, None)
-            pool.incomplete = len(members) != count
+            pool.incomplete = not complete(len(members), count)
             (with_binding if features.experimental and _has_binding_conditions(pool) else result).append(pool)
             continue
-        if len(members) == count:
+        if complete(len(members), count):
             pool = _build_pool(driver, name, members, features, None)
         else:
             obsolete, everything = _check_slices_in_pool(all_slices, driver, name, generation)
             if obsolete:
                 continue
-            if len(everything) != count:
+            if not complete(len(everything), count):
                 result.append(Pool(driver, name, incomplete=True))
                 continue
             pool = _build_pool(driver, name, members, features, everything)
@@ -134,6 +134,20 @@ def gather_pools(slices_for_node: list, node: dict | None, features, all_slices:
         return result + with_binding
     key = lambda p: (p.driver, p.pool)  # noqa: E731
     return sorted(result, key=key) + sorted(with_binding, key=key)
+
+
+def complete(given: int, declared) -> bool:
+    """gatherPools' rule, for `allocate` and `review` alike: a pool is complete when exactly resourceSliceCount
+    slices of its newest generation exist; more slices than declared leave it as incomplete as fewer."""
+    return given == declared
+
+
+def incomplete_text(pool_id: str, given: int, declared, generation) -> str:
+    """Why a pool is incomplete, in the words both commands print."""
+    if isinstance(declared, int) and given > declared:
+        return (f"pool {pool_id} is incomplete: {given} slices (generation {generation}) for a resourceSliceCount "
+                f"of {declared}")
+    return f"pool {pool_id} is incomplete: {given} of its {declared} slices (generation {generation})"
 
 
 def _add_slice(pools: dict, s: Slice) -> None:

@@ -123,6 +123,18 @@ def report(args: argparse.Namespace, run) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # `| head`: the reader has what it wanted; the verdict is still the run's
         reader_gone()
+    sarif_file = getattr(args, "sarif_file", None)
+    if sarif_file:  # the same run as SARIF too, for code scanning, without reviewing twice
+        from webhook.offline.results import EXIT_FAILED, EXIT_INPUT
+        from webhook.offline.visible import visible
+
+        try:
+            with open(sarif_file, "w", encoding="utf-8") as out:
+                writer("sarif")(run, out)
+        except OSError as exc:
+            print(f"dra-webhook {run.command}: cannot write --sarif-file {visible(sarif_file)}: {exc.strerror}",
+                  file=sys.stderr)
+            return EXIT_FAILED if run.exit.code == EXIT_FAILED else EXIT_INPUT
     return run.exit.code
 
 
@@ -162,6 +174,7 @@ def run_review(args: argparse.Namespace) -> int:
     from webhook.offline.results import Run, decide
 
     loading.markdown_in_directories = args.markdown
+    loading.excluded = tuple(args.exclude)
     if stdin_twice(args.paths):
         print(f"dra-webhook review: {STDIN_TWICE}", file=sys.stderr)
         return 2
@@ -183,14 +196,14 @@ def run_review(args: argparse.Namespace) -> int:
         from webhook.offline.loading import searched
 
         print(f"dra-webhook review: no object found: {searched(args.paths)}", file=sys.stderr)
-    poolcheck.add_warnings(results)  # what no single object shows: slices of one pool, classes named
+    notes = poolcheck.add_warnings(results)  # what no single object shows: slices of one pool, classes named
     if args.ignore_warning:
         from webhook.offline.warningcodes import ignore
 
         ignore(results, args.ignore_warning)
     outcome = decide(results, noun="object", warnings_as_errors=args.warnings_as_errors)
     code = report(args, Run("review", "object", reviewing.VERDICTS, results, outcome, _settings(args, now),
-                            verbose=args.verbose))
+                            verbose=args.verbose, notes=notes))
     if args.explain and args.output == "text":
         from webhook.offline.visible import visible
 
@@ -259,6 +272,12 @@ def add_review(sub) -> argparse.ArgumentParser:
     review.add_argument("--markdown", action="store_true",
                         help="also check the manifests inside Markdown files (*.md, *.markdown) found in directories "
                              "(a Markdown file named on the command line is always read)")
+    review.add_argument("--sarif-file", metavar="PATH",
+                        help="also write the report as SARIF 2.1.0 to PATH (for code scanning), besides --output")
+    review.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                        help="skip files whose path (as found, e.g. charts/gpu/templates/slice.yaml) or one of whose "
+                             "directories matches GLOB (`*` also matches `/`): e.g. 'charts/*/templates', "
+                             "'*.generated.yaml'; repeatable")
     review.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
                         help="check documents in N processes, results still in input order (default: the CPUs "
                              "available, for inputs of 128 KiB and more)")

@@ -14,7 +14,7 @@ import re
 import sys
 from dataclasses import dataclass
 from itertools import chain
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
 import yaml
@@ -29,6 +29,7 @@ STDIN = "<stdin>"
 DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024
 max_input_bytes = DEFAULT_MAX_INPUT_BYTES  # the command's setting; read in the process that reads the files
 markdown_in_directories = False  # review --markdown: directories are searched for *.md, *.markdown too
+excluded: tuple[str, ...] = ()  # review --exclude: globs of paths (or their directories) not read
 
 
 class InputError(Exception):
@@ -74,9 +75,12 @@ def expand_paths(paths: list[str]) -> Iterator[tuple[str, str | None]]:
             yield "-", None
             continue
         path = Path(raw)
+        if is_excluded(path):
+            continue
         if path.is_dir():
             for found in sorted(path.rglob("*")):
-                if found.is_file() and found.suffix.lower() in suffixes and not _hidden(found.relative_to(path)):
+                if found.is_file() and found.suffix.lower() in suffixes and not _hidden(found.relative_to(path)) \
+                        and not is_excluded(found):
                     yield str(found), None
         elif path.exists():
             yield raw, None
@@ -92,6 +96,18 @@ def searched(paths: list[str]) -> str:
     return (f"searched {', '.join(visible(p) for p in paths)} for {', '.join('*' + s for s in SUFFIXES)} "
             f"(directories recursively, hidden files and directories skipped unless named): "
             + (f"{files} file(s) found, no document in them" if files else "no file found"))
+
+
+def is_excluded(path: Path) -> bool:
+    """Whether `review --exclude` leaves the path out: it, or a directory it lies in, matches a glob (fnmatch,
+    case-sensitive; a leading `./` is ignored on both sides)."""
+    if not excluded:
+        return False
+    from fnmatch import fnmatchcase
+
+    text = path.as_posix().removeprefix("./")
+    candidates = [text, *(p.as_posix() for p in PurePosixPath(text).parents if p.as_posix() != ".")]
+    return any(fnmatchcase(c, g.removeprefix("./")) for g in excluded for c in candidates)
 
 
 def _hidden(relative: Path) -> bool:
@@ -219,7 +235,7 @@ def _values(chunk: Chunk) -> list[tuple[Any, Any]]:
     try:
         return yamlload.load(chunk.text, _budget(chunk))
     except yaml.YAMLError as exc:
-        raise InputError(*_yaml_problem(exc, chunk.line, chunk.column)) from None
+        raise InputError(*(_template_problem(chunk) or _yaml_problem(exc, chunk.line, chunk.column))) from None
     except RecursionError:
         raise InputError("cannot parse: nested too deeply", chunk.line) from None
 
@@ -256,6 +272,21 @@ def _go_strings(value: Any) -> Any:
     if isinstance(value, dict):
         return {_go_strings(key): _go_strings(item) for key, item in value.items()}
     return value
+
+
+TEMPLATE_ADVICE = ("it looks like a template ({{ ... }}), not a manifest: review what it renders to instead, e.g. "
+                   "`helm template RELEASE CHART | dra-webhook review -` (and leave the templates out with "
+                   "--exclude 'charts/*/templates')")
+
+
+def _template_problem(chunk: Chunk) -> tuple[str, int] | None:
+    """A chunk YAML cannot parse that holds `{{` outside a comment (a Helm or Go template): said so, at that line."""
+    for number, text in enumerate(chunk.text.split("\n")):
+        at = text.find("{{")
+        if at >= 0 and not text[:at].lstrip().startswith("#"):
+            line = chunk.line + number
+            return f"cannot parse: {TEMPLATE_ADVICE} (line {line}, column {at + 1 + chunk.column})", line
+    return None
 
 
 def _yaml_problem(exc: yaml.YAMLError, first_line: int, shift: int = 0) -> tuple[str, int | None]:

@@ -20,6 +20,7 @@ import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from webhook.offline import yamlload
+from webhook.offline.hints import hint
 from webhook.offline.results import Message, Result
 
 # Paths longer than this are not looked up (a path names a field of a decoded object: never this long).
@@ -59,7 +60,8 @@ def denial_causes(status: dict) -> list[Message]:
     names ([]: none)."""
     causes = (status.get("details") or {}).get("causes") or []
     if causes:
-        return [Message(c.get("message", ""), c.get("field", ""), c.get("reason", "")) for c in causes]
+        return [Message(c.get("message", ""), c.get("field", ""), c.get("reason", ""),
+                        hint=hint(c.get("field", ""), c.get("reason", ""), c.get("message", ""))) for c in causes]
     return strict_causes(status.get("message") or "", status.get("reason", "")) or []
 
 

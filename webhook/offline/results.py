@@ -37,6 +37,7 @@ class Message:
     line: int | None = None
     column: int | None = None  # 1-based, with `line`: where the cause's field is written
     file: str | None = None  # that field's file, when not the result's (a suite's test of an object in a file)
+    hint: str = ""  # how to fix a common mistake (webhook/offline/hints.py); never part of the cause
 
     @property
     def placed(self) -> bool:
@@ -127,14 +128,16 @@ class Run:
     exit: Exit
     settings: dict = field(default_factory=dict)  # kubernetesVersion, featureGates, now, ...
     verbose: bool = False
+    notes: list[str] = field(default_factory=list)  # what the run could not check (never a failure or warning)
 
     def counts(self) -> dict[str, int]:
         return counts(self.results, self.verdicts)
 
     def summary(self) -> dict:
         counts = {verdict.replace(" ", "_"): n for verdict, n in self.counts().items()}  # keys are identifiers
+        notes = {"notes": self.notes} if self.notes else {}  # only when there are: summaries stay as they were
         return {"command": self.command, **self.settings, "total": len(self.results), **counts,
-                "exitCode": self.exit.code, "reason": self.exit.reason}
+                "exitCode": self.exit.code, "reason": self.exit.reason, **notes}
 
     def summary_line(self) -> str:
         parts = ", ".join(f"{n} {verdict}" for verdict, n in self.counts().items())

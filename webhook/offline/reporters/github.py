@@ -18,14 +18,17 @@ def write(run: Run, out: TextIO) -> None:
             placed = [m for m in result.messages if m.placed]  # each on its field's line
             rest = [m for m in result.messages if m not in placed]
             for m in placed:
-                text = visible(m.with_field)
+                text = visible(m.with_field) + (f"\nhint: {visible(m.hint)}" if m.hint else "")
                 column = columns.column(m.file or result.file, m.line, m.column)
                 out.write(_command("error", title, text, result, m.line, column, m.file))
             if rest or not placed:
-                text = "\n".join(visible(m.with_field) for m in rest)
+                text = "\n".join(visible(m.with_field) + (f"\nhint: {visible(m.hint)}" if m.hint else "")
+                                 for m in rest)
                 out.write(_command("error", title, text or result.verdict, result))
         for warning in result.warnings:
             out.write(_command("warning", f"{result.name}: warning [{code(warning)}]", visible(warning), result))
+    for note in run.notes:
+        out.write(f"::notice title=dra-webhook review::{_escape_data(visible(note))}\n")
     out.write(visible(run.summary_line()) + "\n")
     out.write(visible(f"exit {run.exit.code}: {run.exit.reason}") + "\n")
 

@@ -18,7 +18,8 @@ def item(result: Result) -> dict:
     out["name"] = result.name
     out["verdict"] = result.verdict
     out["messages"] = [{k: v for k, v in (("field", m.field), ("reason", m.reason), ("message", m.text),
-                                           ("file", m.file), ("line", m.line), ("column", m.column)) if v}
+                                           ("file", m.file), ("line", m.line), ("column", m.column),
+                                           ("hint", m.hint)) if v}
                        for m in result.messages]
     out["warnings"] = result.warnings
     if result.warnings:

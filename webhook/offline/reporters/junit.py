@@ -40,7 +40,7 @@ def _case(parent: ET.Element, classname: str, result: Result) -> None:
     line = next((m.line for m in result.messages if m.column and not m.file), result.line)  # the first cause's field
     if line:
         case.set("line", str(line))
-    text = "\n".join(visible(m.where(result.file) + m.with_field)
+    text = "\n".join(visible(m.where(result.file) + m.with_field) + (f"\n  hint: {visible(m.hint)}" if m.hint else "")
                      for m in result.messages)
     first = visible(result.messages[0].text) if result.messages else result.verdict
     if result.outcome == FAILED:

@@ -33,6 +33,9 @@ def write(run: Run, out: TextIO) -> None:
             rule = visible(rule)
             rules.setdefault(rule, _describe(rule))
             entry = {"ruleId": rule, "level": level, "message": {"text": visible(text)}}
+            if message is not None and message.hint:  # on a line of its own, and as a property for programs
+                entry["message"]["text"] += f"\nhint: {visible(message.hint)}"
+                entry["properties"] = {"hint": visible(message.hint)}
             location = _location(columns, result, message)
             if location:
                 entry["locations"] = [location]
@@ -46,6 +49,8 @@ def write(run: Run, out: TextIO) -> None:
                                           for rule, text in sorted(rules.items())]}},
             "results": results,
             "columnKind": "utf16CodeUnits",  # SARIF's default, said: what GitHub code scanning counts
+            **({"invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
+                {"level": "note", "message": {"text": visible(note)}} for note in run.notes]}]} if run.notes else {}),
         }],
     }
     json.dump(log, out, indent=2)

@@ -30,6 +30,11 @@ def write(run: Run, out: TextIO) -> None:
                 out.write("  messages:\n")
                 for m in result.messages:  # each at its field's file:line:column, as text writes it
                     out.write(f"    - {json.dumps(m.where(result.file) + m.with_field)}\n")
+                hints = [m.hint for m in result.messages if m.hint]
+                if hints:  # how to fix the common mistakes among them
+                    out.write("  hints:\n")
+                    for text in hints:
+                        out.write(f"    - {json.dumps(text)}\n")
                 first = next((m for m in result.messages if m.placed), None)
                 if first is not None:  # where the first cause is, as other TAP producers' `at`
                     out.write("  at:\n")
@@ -41,5 +46,7 @@ def write(run: Run, out: TextIO) -> None:
                 for w in result.warnings:
                     out.write(f"    - {json.dumps(labelled(w))}\n")
             out.write("  ...\n")
+    for note in run.notes:
+        out.write(f"# note: {note}\n")
     out.write(f"# {run.summary_line()}\n")
     out.write(f"# exit {run.exit.code}: {run.exit.reason}\n")

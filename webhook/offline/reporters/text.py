@@ -16,8 +16,24 @@ def write(run: Run, out: TextIO) -> None:
     for result in run.results:
         if run.verbose or result.outcome in (FAILED, ERROR) or result.warnings:
             _result(result, out, run.verbose)
+    for note in run.notes:
+        out.write(f"note: {note}\n")
+    if run.command == "review" and run.settings.get("kubernetesVersion"):
+        out.write(rules_line(run.settings) + "\n")
     out.write(run.summary_line() + "\n")
     out.write(f"exit {run.exit.code}: {run.exit.reason}\n")
+
+
+def rules_line(settings: dict) -> str:
+    """The release and the gates the verdicts are for: `rules: Kubernetes 1.36, its default feature gates`."""
+    from webhook.profile import changed_gates
+
+    version = settings["kubernetesVersion"]
+    changed = changed_gates(version, settings.get("featureGates") or {})
+    gates = (f"feature gates {', '.join(changed)} (the others at {version}'s defaults)" if changed
+             else "its default feature gates")
+    config = f", --runtime-config {settings['runtimeConfig']}" if settings.get("runtimeConfig") else ""
+    return f"rules: Kubernetes {version}, {gates}{config}"
 
 
 def _result(result: Result, out: TextIO, verbose: bool) -> None:
@@ -32,6 +48,8 @@ def _result(result: Result, out: TextIO, verbose: bool) -> None:
             out.write(f"  {message.field}: {message.text}\n")
         else:
             out.write(f"  {message.text}\n")
+        if message.hint:
+            out.write(f"    hint: {message.hint}\n")
     for warning in result.warnings:
         out.write(f"  warning [{code(warning)}]: {warning}\n")
     if verbose and result.patch:
