@@ -61,9 +61,9 @@ def _add_cluster(parser: argparse.ArgumentParser, *, namespace: bool) -> None:
     """The cluster the verdicts are for: Kubernetes version, feature gates and (offline) namespace."""
     from webhook.profile import DEFAULT_VERSION, SUPPORTED_VERSIONS
 
-    parser.add_argument("--kubernetes-version", default=DEFAULT_VERSION, metavar="VERSION",
+    parser.add_argument("--kubernetes-version", default=None, metavar="VERSION",
                         help=f"the Kubernetes version whose rules apply: {', '.join(SUPPORTED_VERSIONS)} "
-                             f"(default: %(default)s)")
+                             f"(default: {DEFAULT_VERSION}, or the cluster's where it is read from the cluster)")
     parser.add_argument("--feature-gates", default="", metavar="GATES",
                         help="the cluster's DRA feature gates in kube-apiserver's syntax, e.g. "
                              "DRAListTypeAttributes=true,DRADeviceTaintRules=true; unset gates keep the "
@@ -172,6 +172,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_serve_limits(serve)
     _add_cel_engine(serve)
     _add_cluster(serve, namespace=False)
+    serve.add_argument("--enforce-builtin-rules", action="store_true",
+                       help="deny objects that break a built-in rule of --kubernetes-version (which must be given), "
+                            "for fleets that want objects valid on that release too; by default such a failure "
+                            "is answered allowed with a [profile-mismatch] warning, since the API server has "
+                            "accepted the object already")
 
     review = command.add_review(sub)
     _add_cel_engine(review)
@@ -261,6 +266,10 @@ def run_serve(args: argparse.Namespace) -> int:
 
     log = logging.getLogger("dra-webhook")
     logs.setup(args.log_level)
+    if args.enforce_builtin_rules and not args.kubernetes_version:
+        print("dra-webhook serve: --enforce-builtin-rules needs an explicit --kubernetes-version (the release "
+              "whose rules every object must pass)", file=sys.stderr)
+        return 2
     cert_file, key_file = args.cert_file, args.key_file
     if args.insecure_http:
         log.warning("serving plain HTTP: for local debugging only")
@@ -291,7 +300,8 @@ def run_serve(args: argparse.Namespace) -> int:
         header_read_timeout_seconds=args.header_read_timeout, body_read_timeout_seconds=args.body_read_timeout,
         idle_timeout_seconds=args.idle_timeout, max_header_bytes=args.max_header_bytes,
         max_buffered_header_bytes=args.max_buffered_header_bytes,
-        max_connections=args.max_connections, cel_engine=args.cel_engine, profile=args.profile)
+        max_connections=args.max_connections, cel_engine=args.cel_engine, profile=args.profile,
+        enforce_builtin_rules=args.enforce_builtin_rules)
     try:
         serving.run(settings, args.log_level)
     except (OSError, RuntimeError) as exc:
@@ -394,11 +404,11 @@ def run(args: argparse.Namespace) -> int:
 
         loading.max_input_bytes = args.max_input_bytes
     if hasattr(args, "feature_gates"):
-        from webhook.profile import ProfileError, make_profile
+        from webhook.profile import DEFAULT_VERSION, ProfileError, make_profile
 
         try:
             # The allocator may ask what a differently configured scheduler would do: locked gates move too.
-            args.profile = make_profile(args.kubernetes_version, args.feature_gates,
+            args.profile = make_profile(args.kubernetes_version or DEFAULT_VERSION, args.feature_gates,
                                         allow_locked=getattr(args, "allow_locked_gates", False),
                                         runtime_config=getattr(args, "runtime_config", ""))
         except ProfileError as error:

@@ -27,6 +27,10 @@ from prometheus_client import (
 
 KINDS = frozenset({"ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "DeviceTaintRule",
                    "ResourcePoolStatusRequest"})
+# The rules a [profile-mismatch] counts: metav1 cause types, and the decoding refusal.
+RULES = frozenset({"FieldValueRequired", "FieldValueInvalid", "FieldValueNotSupported", "FieldValueDuplicate",
+                   "FieldValueForbidden", "FieldValueTooLong", "FieldValueTooMany", "FieldValueTypeInvalid",
+                   "FieldValueNotFound", "InternalError", "Invalid", "BadRequest"})
 OPERATIONS = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
 REVIEW_LABELS = ("path", "kind", "operation", "allowed", "dry_run")
 # The API server gives up after the webhook's timeoutSeconds (5 s in deploy/), so finer buckets
@@ -67,6 +71,10 @@ class Metrics:
         self.cert_reloads = Counter("dra_webhook_certificate_reloads",
                                     "Attempts to load changed certificate files, by result.",
                                     ("result",), registry=self.registry)
+        self.profile_mismatches = Counter("dra_webhook_profile_mismatches",
+                                          "Built-in rules that failed on objects the API server had accepted "
+                                          "(answered allowed with a [profile-mismatch] warning), by kind and rule.",
+                                          ("kind", "rule"), registry=self.registry)
         # controller-runtime's names and labels (webhook = the request path).
         self.cr_requests = Counter("controller_runtime_webhook_requests",
                                    "Total number of admission requests by HTTP status code.",
@@ -131,6 +139,11 @@ class Metrics:
         requests, duration = children
         requests.inc()
         duration.observe(seconds)
+
+    def profile_mismatch(self, kind: str, rule: str) -> None:
+        kind = kind if kind in KINDS else "other"
+        rule = rule if rule in RULES else "other"
+        self._child(self.profile_mismatches, (kind, rule)).inc()
 
     def observe_rejected(self, path: str, code: int) -> None:
         self._child(self.rejected, (path, code)).inc()

@@ -122,6 +122,12 @@ class Admission:
         finally:
             seconds = time.perf_counter() - started
             self.metrics.finished(path, reply.status if reply else 499, seconds)
+        if reply.mismatches:
+            for rule in reply.mismatches:
+                self.metrics.profile_mismatch(reply.metric[0], rule)
+            log.warning("built-in rule failed on an object the API server accepted: answered allowed with a "
+                        "[profile-mismatch] warning", extra=logs.fields(path=path, rules=",".join(reply.mismatches),
+                                                                        **reply.review))
         if reply.metric is not None:
             self.metrics.observe_review(path, *reply.metric, seconds)
             level = logging.DEBUG if reply.metric[2] and seconds < SLOW_REVIEW_SECONDS else logging.INFO

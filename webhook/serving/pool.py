@@ -77,8 +77,10 @@ class _Waiting:
 
 
 class WorkerPool:
-    def __init__(self, count: int, cel_engine: str, log_level: str, profile: Profile = DEFAULT) -> None:
+    def __init__(self, count: int, cel_engine: str, log_level: str, profile: Profile = DEFAULT,
+                 enforce_builtin: bool = True) -> None:
         self._context = multiprocessing.get_context("spawn")
+        self._enforce_builtin = enforce_builtin
         self.count = count
         self._profile = profile
         self._cel_engine = cel_engine
@@ -97,7 +99,8 @@ class WorkerPool:
     def _spawn(self, slot: int) -> _Worker:
         parent, child = self._context.Pipe(duplex=True)
         process = self._context.Process(target=worker.serve, name=f"dra-webhook-worker-{slot}", daemon=True,
-                                        args=(child, self._cel_engine, self._log_level, self._profile))
+                                        args=(child, self._cel_engine, self._log_level, self._profile,
+                                              self._enforce_builtin))
         process.start()
         child.close()
         return _Worker(slot, process, parent)

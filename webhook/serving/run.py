@@ -54,14 +54,15 @@ def run(settings: ServerSettings, log_level: str = "info") -> None:
         reloader = tlsreload.CertificateReloader(
             settings.tls_options(), on_load=lambda pair: metrics.certificate_loaded(pair.not_after),
             on_attempt=metrics.reload_attempted)
-    pool = WorkerPool(settings.workers, settings.cel_engine, log_level, settings.profile)
+    pool = WorkerPool(settings.workers, settings.cel_engine, log_level, settings.profile,
+                      settings.enforce_builtin_rules)
     metrics.watch_workers(pool.busy_workers, pool.ready_workers, pool.waiting_requests)
     inline = None
     if settings.inline_max_body_bytes:
         from webhook import admit, cel  # noqa: F401 - imported before serving, and kept out of the collector
 
         cel.configure(settings.cel_engine)
-        inline = InlineReviewer(settings.profile, settings.inline_max_body_bytes)
+        inline = InlineReviewer(settings.profile, settings.inline_max_body_bytes, settings.enforce_builtin_rules)
     readiness = readiness_check(pool, reloader)
     health = HealthServer(settings.host, settings.health_port, readiness) if settings.health_port else None
     # The TLS context of each new connection is the newest good one (reloaded certificate, client CA).

@@ -50,6 +50,8 @@ class ServerSettings:
     max_connections: int = 4096
     cel_engine: str = "auto"
     profile: Profile = DEFAULT  # the cluster the verdicts are for (--kubernetes-version, --feature-gates)
+    # Deny on a built-in rule's failure (--enforce-builtin-rules); by default it is a [profile-mismatch] warning.
+    enforce_builtin_rules: bool = False
 
     def tls_options(self) -> tlsreload.TLSOptions:
         return tlsreload.TLSOptions(self.cert_file or "", self.key_file or "", TLS_VERSIONS[self.tls_min_version],
