@@ -169,7 +169,8 @@ def launch_server(workdir: Path, *extra_args: str, cert_dir: Path, verify: ssl.S
     the client (used for the start-up /healthz wait too) gets `verify` and an optional client `cert`."""
     if enforce and "--enforce-builtin-rules" not in extra_args:
         named = any(a == "--kubernetes-version" or a.startswith("--kubernetes-version=") for a in extra_args)
-        extra_args = ("--enforce-builtin-rules", *(() if named else ("--kubernetes-version", "1.36")), *extra_args)
+        extra_args = ("--enforce-builtin-rules", "--profile-from-cluster", "never",
+                      *(() if named else ("--kubernetes-version", "1.36")), *extra_args)
     port = free_port()
     log_file = workdir / f"server-{port}.log"
     with open(log_file, "w") as log:

@@ -71,6 +71,7 @@ def _add_cluster(parser: argparse.ArgumentParser, *, namespace: bool) -> None:
     parser.add_argument("--runtime-config", default="", metavar="APIS",
                         help="the API versions the cluster serves, in kube-apiserver's syntax, e.g. "
                              "resource.k8s.io/v1beta2=true or api/all=true; =false turns one off")
+    _add_kubeconfig(parser)
     if namespace:
         parser.add_argument("--namespace", "-n", default="default", metavar="NS",
                             help="namespace of namespaced manifests that name none, as kubectl apply -n "
@@ -79,6 +80,20 @@ def _add_cluster(parser: argparse.ArgumentParser, *, namespace: bool) -> None:
                             help="field validation of manifests, as kubectl apply --validate: strict refuses "
                                  "unknown fields (kubectl's default), warn reports them as warnings (the API "
                                  "server's own default), ignore drops them (default: %(default)s)")
+
+
+def _add_kubeconfig(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kubeconfig", metavar="FILE",
+                        help="kubeconfig to reach the cluster with, where the cluster is read (default: the pod's "
+                             "service account, else $KUBECONFIG or ~/.kube/config)")
+    parser.add_argument("--context", metavar="NAME", help="the kubeconfig context (default: its current one)")
+
+
+def _add_profile_from_cluster(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--profile-from-cluster", action="store_true",
+                        help="take the Kubernetes version, served API versions and feature gates from the cluster "
+                             "(/version, discovery, /metrics); --kubernetes-version, --feature-gates and "
+                             "--runtime-config given too win over it")
 
 
 class _CommandParser(argparse.ArgumentParser):
@@ -172,6 +187,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_serve_limits(serve)
     _add_cel_engine(serve)
     _add_cluster(serve, namespace=False)
+    serve.add_argument("--profile-from-cluster", choices=("auto", "never"), default="auto",
+                       help="auto: with credentials (the pod's service account or a kubeconfig), read the "
+                            "Kubernetes version, served API versions and feature gates from the cluster at start and "
+                            "every --cluster-profile-interval; flags given win, and each that disagrees is logged "
+                            "and counted. never: the flags alone (default: %(default)s)")
+    serve.add_argument("--cluster-profile-interval", type=_positive_seconds, default=300.0, metavar="SECONDS",
+                       help="how often to read the cluster's profile again (default: %(default)s)")
     serve.add_argument("--enforce-builtin-rules", action="store_true",
                        help="deny objects that break a built-in rule of --kubernetes-version (which must be given), "
                             "for fleets that want objects valid on that release too; by default such a failure "
@@ -181,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     review = command.add_review(sub)
     _add_cel_engine(review)
     _add_cluster(review, namespace=True)
+    _add_profile_from_cluster(review)
 
     certs = sub.add_parser("certs", help="generate a CA and a serving certificate",
                            description="Write ca.crt, ca.key, tls.crt and tls.key (keys mode 0600).")
@@ -203,6 +226,18 @@ def build_parser() -> argparse.ArgumentParser:
     test = command.add_test(sub)
     _add_cel_engine(test)
     _add_cluster(test, namespace=True)
+    _add_profile_from_cluster(test)
+    profile = sub.add_parser("profile", help="print the profile the verdicts are for (from the cluster with "
+                                             "--from-cluster)",
+                             description="Print the Kubernetes version, feature gates and served API versions the "
+                                         "verdicts are for, and the flags that give them offline. With "
+                                         "--from-cluster they are read from the cluster: /version, discovery of "
+                                         "resource.k8s.io, kube-apiserver's kubernetes_feature_enabled metric.")
+    profile.add_argument("--from-cluster", action="store_true", dest="profile_from_cluster",
+                         help="read the profile from the cluster")
+    profile.add_argument("--output", "-o", choices=("text", "json"), default="text",
+                         help="output format (default: %(default)s)")
+    _add_cluster(profile, namespace=False)
     completion = sub.add_parser("completion", help="print a shell completion script",
                                 description='Print a completion script: eval "$(dra-webhook completion bash)" '
                                             "in ~/.bashrc (or zsh in ~/.zshrc).")
@@ -301,13 +336,24 @@ def run_serve(args: argparse.Namespace) -> int:
         idle_timeout_seconds=args.idle_timeout, max_header_bytes=args.max_header_bytes,
         max_buffered_header_bytes=args.max_buffered_header_bytes,
         max_connections=args.max_connections, cel_engine=args.cel_engine, profile=args.profile,
-        enforce_builtin_rules=args.enforce_builtin_rules)
+        enforce_builtin_rules=args.enforce_builtin_rules, profile_source=_profile_source(args))
     try:
         serving.run(settings, args.log_level)
     except (OSError, RuntimeError) as exc:
         print(f"dra-webhook serve: {visible(str(exc))}", file=sys.stderr)
         return 2
     return 0
+
+
+def _profile_source(args: argparse.Namespace):
+    """serve's reading of the cluster's profile, or None (never, or no credentials to read it with)."""
+    from webhook.clusterstate import connect, discovery, profilesource
+
+    if args.profile_from_cluster == "never" or not connect.credentials_available(args.kubeconfig):
+        return None
+    return profilesource.Source(args.kubeconfig, args.context,
+                                discovery.Flags(args.kubernetes_version, args.feature_gates, args.runtime_config),
+                                interval_seconds=args.cluster_profile_interval)
 
 
 def run_review(args: argparse.Namespace) -> int:
@@ -350,8 +396,56 @@ def run_completion(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_profile(args: argparse.Namespace) -> int:
+    import json
+
+    from webhook.clusterstate import discovery
+
+    facts = getattr(args, "cluster_facts", None)
+    if args.output == "json":
+        out = {"kubernetesVersion": args.profile.version, "featureGates": dict(sorted(args.profile.gates.items())),
+               "runtimeConfig": args.profile.apis.text, "flags": discovery.flags_text(args.profile)}
+        if facts is not None:
+            out["cluster"] = facts.to_dict()
+            out["disagreements"] = list(args.disagreements)
+        print(json.dumps(out, indent=2))
+        return 0
+    if facts is not None:
+        print(f"cluster: {visible(facts.git_version or '?')}")
+        for version, plurals in sorted(facts.served.items()):
+            print(f"  serves resource.k8s.io/{version}: {', '.join(plurals) or '(none of the DRA resources)'}")
+        dra = {name: value for name, value in facts.gates.items() if name in args.profile.gates}
+        print(f"  DRA feature gates: {', '.join(f'{n}={str(v).lower()}' for n, v in sorted(dra.items())) or '(none)'}")
+        for problem in facts.problems:
+            print(f"  not read: {visible(problem)}")
+    print(f"profile: {args.profile.describe()}")
+    print(f"flags: {discovery.flags_text(args.profile)}")
+    for disagreement in getattr(args, "disagreements", []):
+        print(f"disagreement: {visible(disagreement)}")
+    return 0
+
+
+def _profile_from_cluster(args: argparse.Namespace) -> int | None:
+    """Reads the profile from the cluster into args.profile; an exit code when it cannot."""
+    from webhook.clusterstate import discovery, profilesource
+
+    source = profilesource.Source(args.kubeconfig, args.context,
+                                  discovery.Flags(args.kubernetes_version, args.feature_gates, args.runtime_config),
+                                  timeout_seconds=10.0)
+    try:
+        args.profile, args.cluster_facts, args.disagreements = profilesource.read_now(source)
+    except Exception as error:  # noqa: BLE001 - no credentials, unreachable, forbidden, unknown release
+        print(f"dra-webhook {args.command}: cannot read the profile from the cluster: "
+              f"{visible(profilesource.describe_failure(error))}", file=sys.stderr)
+        return 2
+    if args.command != "profile":
+        for disagreement in args.disagreements:
+            print(f"dra-webhook {args.command}: warning: {visible(disagreement)} (the flag wins)", file=sys.stderr)
+    return None
+
+
 OFFLINE = ("review", "test")  # their "auto" CEL engine is loaded on first use
-COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test": run_test,
+COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test": run_test, "profile": run_profile,
             "completion": run_completion,
             "allocate": allocation_command.run}
 
@@ -414,6 +508,10 @@ def run(args: argparse.Namespace) -> int:
         except ProfileError as error:
             print(f"dra-webhook {args.command}: {visible(str(error))}", file=sys.stderr)
             return 2
+        if getattr(args, "profile_from_cluster", None) is True:
+            failed = _profile_from_cluster(args)
+            if failed is not None:
+                return failed
     if getattr(args, "cel_engine", None) and not (args.command in OFFLINE and args.cel_engine == "auto"):
         # offline, "auto" is resolved on first use: a run without CEL selectors never loads an engine
         from webhook import cel

@@ -75,6 +75,12 @@ class Metrics:
                                           "Built-in rules that failed on objects the API server had accepted "
                                           "(answered allowed with a [profile-mismatch] warning), by kind and rule.",
                                           ("kind", "rule"), registry=self.registry)
+        self.profile_reads = Counter("dra_webhook_cluster_profile_reads",
+                                     "Readings of the cluster's profile (/version, discovery, /metrics), by result.",
+                                     ("result",), registry=self.registry)
+        self.profile_disagreements = Gauge("dra_webhook_cluster_profile_disagreements",
+                                           "Flags (--kubernetes-version, --feature-gates) that say otherwise than "
+                                           "the cluster, at the last reading.", registry=self.registry)
         # controller-runtime's names and labels (webhook = the request path).
         self.cr_requests = Counter("controller_runtime_webhook_requests",
                                    "Total number of admission requests by HTTP status code.",
@@ -144,6 +150,12 @@ class Metrics:
         kind = kind if kind in KINDS else "other"
         rule = rule if rule in RULES else "other"
         self._child(self.profile_mismatches, (kind, rule)).inc()
+
+    def cluster_profile_read(self, ok: bool) -> None:
+        self.profile_reads.labels("success" if ok else "failure").inc()
+
+    def cluster_profile_disagreements(self, count: int) -> None:
+        self.profile_disagreements.set(count)
 
     def observe_rejected(self, path: str, code: int) -> None:
         self._child(self.rejected, (path, code)).inc()

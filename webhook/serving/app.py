@@ -272,7 +272,8 @@ async def healthz(_: Request) -> Response:
 
 
 def create_app(settings: ServerSettings, pool: WorkerPool, metrics: Metrics,
-               readiness: Callable[[], str | None], inline: InlineReviewer | None = None) -> WriteTimeout:
+               readiness: Callable[[], str | None], inline: InlineReviewer | None = None,
+               background: list | None = None) -> WriteTimeout:
     admission = Admission(settings, pool, metrics, inline)
 
     async def readyz(_: Request) -> Response:
@@ -288,8 +289,11 @@ def create_app(settings: ServerSettings, pool: WorkerPool, metrics: Metrics,
     async def lifespan(_: Starlette):
         pool.attach(asyncio.get_running_loop())
         trimmer = asyncio.ensure_future(release_freed_memory_periodically())
+        tasks = [asyncio.ensure_future(start()) for start in background or ()]
         yield
         trimmer.cancel()
+        for task in tasks:
+            task.cancel()
 
     routes = [Route(path, admission.endpoint, methods=["POST"]) for path in REVIEW_PATHS] + [
         Route("/healthz", healthz, methods=["GET"]),

@@ -138,6 +138,15 @@ class WorkerPool:
                 w.process.kill()
                 w.process.join(2.0)
 
+    def set_profile(self, profile: Profile) -> None:
+        """Every worker reviews with `profile` from its next job on; replacements start with it."""
+        self._profile = profile
+        for w in self._workers:
+            try:
+                w.connection.send_bytes(worker.encode_profile(profile))
+            except (BrokenPipeError, OSError):
+                pass  # it is gone: its replacement is spawned with the new profile
+
     def ready_workers(self) -> int:
         return sum(1 for w in self._workers if w.ready)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import logging
+from dataclasses import replace
 
 import uvicorn
 
@@ -49,6 +50,15 @@ def readiness_check(pool: WorkerPool, reloader: tlsreload.CertificateReloader | 
 
 def run(settings: ServerSettings, log_level: str = "info") -> None:
     metrics = Metrics()
+    background = []  # coroutines run beside the server (on its event loop) until it stops
+    follower = None
+    if settings.profile_source is not None:
+        from webhook.clusterstate import profilesource
+
+        profile, found = profilesource.at_start(settings.profile_source, settings.profile, metrics)
+        settings = replace(settings, profile=profile)
+        follower = profilesource.Follower(settings.profile_source, profile, lambda p: None, metrics, found)
+        background.append(follower.run)
     reloader = None
     if not settings.insecure_http:
         reloader = tlsreload.CertificateReloader(
@@ -63,13 +73,20 @@ def run(settings: ServerSettings, log_level: str = "info") -> None:
 
         cel.configure(settings.cel_engine)
         inline = InlineReviewer(settings.profile, settings.inline_max_body_bytes, settings.enforce_builtin_rules)
+    if follower is not None:
+        def apply(profile) -> None:
+            pool.set_profile(profile)
+            if inline is not None:
+                inline.profile = profile
+
+        follower.apply = apply
     readiness = readiness_check(pool, reloader)
     health = HealthServer(settings.host, settings.health_port, readiness) if settings.health_port else None
     # The TLS context of each new connection is the newest good one (reloaded certificate, client CA).
     connections = ConnectionFactory(settings.max_connections, settings.header_read_timeout_seconds,
                                     reloader and (lambda: reloader.current.context))
     config = ServingConfig(
-        create_app(settings, pool, metrics, readiness, inline),
+        create_app(settings, pool, metrics, readiness, inline, background=background),
         host=settings.host,
         port=settings.port,
         http=connections,  # type: ignore[arg-type] - called like a protocol class, for each accepted connection

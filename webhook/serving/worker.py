@@ -44,6 +44,13 @@ class Cancel:
     sequence: int
 
 
+@dataclass(frozen=True)
+class NewProfile:
+    """The cluster's profile changed (read again from the cluster): reviews after this one use it."""
+
+    profile: Profile
+
+
 @dataclass
 class Reply:
     status: int
@@ -72,9 +79,15 @@ def encode_cancel(sequence: int) -> bytes:
     return b"C" + _CANCEL.pack(sequence)
 
 
-def decode_message(data: bytes) -> Job | Cancel:
+def encode_profile(profile: Profile) -> bytes:
+    return b"P" + pickle.dumps(profile, pickle.HIGHEST_PROTOCOL)
+
+
+def decode_message(data: bytes) -> Job | Cancel | NewProfile:
     if data[:1] == b"C":
         return Cancel(_CANCEL.unpack_from(data, 1)[0])
+    if data[:1] == b"P":  # from the server process only (a profile it built), never from a client
+        return NewProfile(pickle.loads(data[1:]))
     deadline, sequence, share_verdicts, size = _JOB_HEAD.unpack_from(data, 1)
     start = 1 + _JOB_HEAD.size
     return Job(data[start:start + size].decode(), data[start + size:], deadline, sequence, share_verdicts)
@@ -192,6 +205,7 @@ def serve(connection, cel_engine: str, log_level: str, profile: Profile = DEFAUL
 
     job = Job("", b"")
     cancelled = -1
+    newer: list[Profile] = []  # a profile that arrived while a job ran: used from the next job on
     # One poll object for every check (Connection.poll builds a selector each time).
     pending = select.poll()
     pending.register(connection.fileno(), select.POLLIN)
@@ -206,6 +220,8 @@ def serve(connection, cel_engine: str, log_level: str, profile: Profile = DEFAUL
                 return 0.0  # the server is gone: stop; the main loop sees the EOF
             if isinstance(message, Cancel):
                 cancelled = message.sequence
+            elif isinstance(message, NewProfile):
+                newer.append(message.profile)
         return 0.0 if cancelled == job.sequence else job.deadline
 
     while True:
@@ -213,6 +229,12 @@ def serve(connection, cel_engine: str, log_level: str, profile: Profile = DEFAUL
             job = decode_message(connection.recv_bytes())
         except (EOFError, OSError):
             return
+        if newer:
+            profile = newer[-1]
+            newer.clear()
+        if isinstance(job, NewProfile):
+            profile = job.profile
+            continue
         if isinstance(job, Cancel):  # for a job already answered
             continue
         started = time.monotonic()
