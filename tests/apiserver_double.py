@@ -23,6 +23,7 @@ GROUP = "resource.k8s.io"
 KINDS = {"deviceclasses": "DeviceClass", "resourceslices": "ResourceSlice", "devicetaintrules": "DeviceTaintRule",
          "resourceclaims": "ResourceClaim", "resourceclaimtemplates": "ResourceClaimTemplate"}
 BOOKMARK_SECONDS = 0.2
+_TRUE = ("1", "t", "T", "true", "TRUE", "True")  # Go's strconv.ParseBool
 
 
 class ApiServerDouble:
@@ -42,6 +43,7 @@ class ApiServerDouble:
         self.compacted = 0  # a watch from a resourceVersion below this gets 410 Gone
         self.requests: list[str] = []  # "GET /path?query", in order
         self.metrics_allowed = True
+        self.stream_epoch = 0
         self._changed = threading.Condition()
         self._server: ThreadingHTTPServer | None = None
         self.port = port or _free_port()
@@ -75,6 +77,12 @@ class ApiServerDouble:
             self.revision += 1
             self.compacted = self.revision
             self.events.clear()
+            self._changed.notify_all()
+
+    def end_watches(self) -> None:
+        """Ends every watch stream open now (as an API server does at its timeout): clients resume."""
+        with self._changed:
+            self.stream_epoch += 1
             self._changed.notify_all()
 
     def count(self, prefix: str) -> int:
@@ -187,7 +195,7 @@ def _handler(double: ApiServerDouble):
                 version, plural = segments[3], segments[4]
                 if plural not in double.served.get(version, []):
                     return self._status(404, "NotFound", "the server could not find the requested resource")
-                if query.get("watch") in ("true", "1"):
+                if query.get("watch") in _TRUE:
                     return self._watch(version, plural, query)
                 return self._list(version, plural, query)
             return self._status(404, "NotFound", "the server could not find the requested resource")
@@ -212,7 +220,7 @@ def _handler(double: ApiServerDouble):
 
         def _watch(self, version: str, plural: str, query: dict) -> None:
             since = int(query.get("resourceVersion") or 0)
-            bookmarks = query.get("allowWatchBookmarks") in ("true", "1")
+            bookmarks = query.get("allowWatchBookmarks") in _TRUE
             ends = time.monotonic() + float(query.get("timeoutSeconds") or 3600)
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -226,7 +234,8 @@ def _handler(double: ApiServerDouble):
                     self.wfile.write(b"0\r\n\r\n")
                     return
                 last_bookmark = time.monotonic()
-                while time.monotonic() < ends and not double._server_stopping:
+                epoch = double.stream_epoch
+                while time.monotonic() < ends and not double._server_stopping and epoch == double.stream_epoch:
                     with double._changed:
                         if since < double.compacted:
                             break  # compacted under us: the stream ends, the client resumes and gets 410

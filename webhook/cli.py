@@ -194,6 +194,16 @@ def build_parser() -> argparse.ArgumentParser:
                             "and counted. never: the flags alone (default: %(default)s)")
     serve.add_argument("--cluster-profile-interval", type=_positive_seconds, default=300.0, metavar="SECONDS",
                        help="how often to read the cluster's profile again (default: %(default)s)")
+    serve.add_argument("--cluster-state", action="store_true",
+                       help="list and watch the cluster's DeviceClasses, ResourceSlices and DeviceTaintRules, and warn "
+                            "at the admission of ResourceClaims, ResourceClaimTemplates and ResourceSlices about what "
+                            "they cannot get (docs/cluster-state.md); needs list and watch on them")
+    serve.add_argument("--cluster-state-budget", type=_positive_seconds, default=0.05, metavar="SECONDS",
+                       help="time the cluster-state checks of one request may take; what does not fit gives no "
+                            "warning (default: %(default)s)")
+    serve.add_argument("--deny-unsatisfiable", action="store_true",
+                       help="with --cluster-state, deny a claim or template that no device in the cluster can ever "
+                            "satisfy (the [unsatisfiable] warning) instead of warning")
     serve.add_argument("--enforce-builtin-rules", action="store_true",
                        help="deny objects that break a built-in rule of --kubernetes-version (which must be given), "
                             "for fleets that want objects valid on that release too; by default such a failure "
@@ -301,6 +311,9 @@ def run_serve(args: argparse.Namespace) -> int:
 
     log = logging.getLogger("dra-webhook")
     logs.setup(args.log_level)
+    if args.deny_unsatisfiable and not args.cluster_state:
+        print("dra-webhook serve: --deny-unsatisfiable needs --cluster-state", file=sys.stderr)
+        return 2
     if args.enforce_builtin_rules and not args.kubernetes_version:
         print("dra-webhook serve: --enforce-builtin-rules needs an explicit --kubernetes-version (the release "
               "whose rules every object must pass)", file=sys.stderr)
@@ -336,7 +349,8 @@ def run_serve(args: argparse.Namespace) -> int:
         idle_timeout_seconds=args.idle_timeout, max_header_bytes=args.max_header_bytes,
         max_buffered_header_bytes=args.max_buffered_header_bytes,
         max_connections=args.max_connections, cel_engine=args.cel_engine, profile=args.profile,
-        enforce_builtin_rules=args.enforce_builtin_rules, profile_source=_profile_source(args))
+        enforce_builtin_rules=args.enforce_builtin_rules, profile_source=_profile_source(args),
+        cluster_state=_cluster_state(args))
     try:
         serving.run(settings, args.log_level)
     except (OSError, RuntimeError) as exc:
@@ -354,6 +368,14 @@ def _profile_source(args: argparse.Namespace):
     return profilesource.Source(args.kubeconfig, args.context,
                                 discovery.Flags(args.kubernetes_version, args.feature_gates, args.runtime_config),
                                 interval_seconds=args.cluster_profile_interval)
+
+
+def _cluster_state(args: argparse.Namespace):
+    if not args.cluster_state:
+        return None
+    from webhook.clusterstate.cache import Settings
+
+    return Settings(args.kubeconfig, args.context, args.cluster_state_budget, args.deny_unsatisfiable)
 
 
 def run_review(args: argparse.Namespace) -> int:

@@ -157,6 +157,34 @@ class Metrics:
     def cluster_profile_disagreements(self, count: int) -> None:
         self.profile_disagreements.set(count)
 
+    def watch_cluster_state(self, state) -> None:
+        """Gauges read at scrape time from serve --cluster-state's cache, and its event counter."""
+        objects = Gauge("dra_webhook_cluster_state_objects", "Objects in the cluster-state cache, by kind.",
+                        ("kind",), registry=self.registry)
+        for kind in ("DeviceClass", "ResourceSlice", "DeviceTaintRule"):
+            objects.labels(kind).set_function(lambda kind=kind: state.store.counts()[kind])
+        Gauge("dra_webhook_cluster_state_devices", "Devices of the cached ResourceSlices.",
+              registry=self.registry).set_function(lambda: state.store.devices)
+        Gauge("dra_webhook_cluster_state_synced", "1 while every watch of the cluster-state cache runs after a "
+              "complete list (admission checks use the cache only then).",
+              registry=self.registry).set_function(lambda: 1 if state.synced else 0)
+        Gauge("dra_webhook_cluster_state_age_seconds", "Seconds since the last list or watch event of the "
+              "cluster-state cache (-1 before the first).", registry=self.registry).set_function(state.age_seconds)
+        Gauge("dra_webhook_cluster_state_relists", "Lists made again after a watch expired (410 Gone).",
+              registry=self.registry).set_function(state.relists)
+        self.state_events = Counter("dra_webhook_cluster_state_events",
+                                    "Watch events and failures of the cluster-state cache, by kind and what.",
+                                    ("kind", "event"), registry=self.registry)
+        self.state_checks = Counter("dra_webhook_cluster_state_checks",
+                                    "Admission checks against the cluster state, by result (warned, clean, "
+                                    "unsynced, out_of_time, error).", ("result",), registry=self.registry)
+
+    def cluster_state_event(self, kind: str, event: str) -> None:
+        self._child(self.state_events, (kind, event)).inc()
+
+    def cluster_state_checked(self, result: str) -> None:
+        self._child(self.state_checks, (result,)).inc()
+
     def observe_rejected(self, path: str, code: int) -> None:
         self._child(self.rejected, (path, code)).inc()
 

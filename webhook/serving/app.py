@@ -99,8 +99,9 @@ class Admission:
     """The review endpoints' shared state: the pool, the limits and the counters of work in flight."""
 
     def __init__(self, settings: ServerSettings, pool: WorkerPool, metrics: Metrics,
-                 inline: InlineReviewer | None = None) -> None:
+                 inline: InlineReviewer | None = None, state=None) -> None:
         self.settings = settings
+        self.state = state  # clusterstate.cache.ClusterState with --cluster-state
         self.pool = pool
         self.metrics = metrics
         self.inline = inline
@@ -210,6 +211,14 @@ class Admission:
             self.requests_in_flight -= 1
 
     async def _judge(self, path: str, body: bytes, deadline: float, request: Request) -> Reply:
+        reply = await self._judge_object(path, body, deadline, request)
+        if self.state is not None and path == "/validate" and reply.status == 200 and reply.metric is not None:
+            from webhook.clusterstate.admission import add_warnings
+
+            add_warnings(self.state, body, reply, self.metrics)
+        return reply
+
+    async def _judge_object(self, path: str, body: bytes, deadline: float, request: Request) -> Reply:
         job = Job(path, body)
         inline = self.inline
         if inline is not None and inline.eligible(body):
@@ -267,20 +276,30 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
     return PlainTextResponse("internal error\n", status_code=500)
 
 
+def state_note(state) -> str:
+    """What /readyz adds with --cluster-state: whether the cache has synced (the webhook is ready either way:
+    without the cache it answers without state warnings)."""
+    if state is None:
+        return ""
+    if state.synced:
+        return f" (cluster state: synced, {state.store.counts()['ResourceSlice']} ResourceSlices)"
+    return f" (cluster state: not synced{': ' + state.problem if state.problem else ''})"
+
+
 async def healthz(_: Request) -> Response:
     return PlainTextResponse("ok\n")
 
 
 def create_app(settings: ServerSettings, pool: WorkerPool, metrics: Metrics,
                readiness: Callable[[], str | None], inline: InlineReviewer | None = None,
-               background: list | None = None) -> WriteTimeout:
-    admission = Admission(settings, pool, metrics, inline)
+               background: list | None = None, state=None) -> WriteTimeout:
+    admission = Admission(settings, pool, metrics, inline, state)
 
     async def readyz(_: Request) -> Response:
         problem = readiness()
         if problem:
             return PlainTextResponse(f"not ready: {problem}\n", status_code=503)
-        return PlainTextResponse("ok\n")
+        return PlainTextResponse(f"ok{state_note(state)}\n")
 
     async def metrics_endpoint(_: Request) -> Response:
         return Response(metrics.render(), media_type=METRICS_CONTENT_TYPE)

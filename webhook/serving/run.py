@@ -73,20 +73,33 @@ def run(settings: ServerSettings, log_level: str = "info") -> None:
 
         cel.configure(settings.cel_engine)
         inline = InlineReviewer(settings.profile, settings.inline_max_body_bytes, settings.enforce_builtin_rules)
+    state = None
+    if settings.cluster_state is not None:
+        from webhook.clusterstate.cache import ClusterState
+        from webhook.clusterstate.store import Store
+
+        state = ClusterState(settings.cluster_state, Store(settings.profile), metrics)
+        background.append(state.run)
     if follower is not None:
         def apply(profile) -> None:
             pool.set_profile(profile)
             if inline is not None:
                 inline.profile = profile
+            if state is not None:
+                state.store.profile = profile
+                state.matching.clear()
 
         follower.apply = apply
     readiness = readiness_check(pool, reloader)
-    health = HealthServer(settings.host, settings.health_port, readiness) if settings.health_port else None
+    from webhook.serving.app import state_note
+
+    health = HealthServer(settings.host, settings.health_port, readiness,
+                          lambda: state_note(state)) if settings.health_port else None
     # The TLS context of each new connection is the newest good one (reloaded certificate, client CA).
     connections = ConnectionFactory(settings.max_connections, settings.header_read_timeout_seconds,
                                     reloader and (lambda: reloader.current.context))
     config = ServingConfig(
-        create_app(settings, pool, metrics, readiness, inline, background=background),
+        create_app(settings, pool, metrics, readiness, inline, background=background, state=state),
         host=settings.host,
         port=settings.port,
         http=connections,  # type: ignore[arg-type] - called like a protocol class, for each accepted connection
