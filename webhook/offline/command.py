@@ -184,6 +184,15 @@ def run_review(args: argparse.Namespace) -> int:
 
         print(f"dra-webhook review: no object found: {searched(args.paths)}", file=sys.stderr)
     poolcheck.add_warnings(results)  # what no single object shows: slices of one pool, classes named
+    if args.cluster_state:
+        from webhook.clusterstate import offline as state_offline
+
+        problem = state_offline.add_warnings(results, args.cluster_state, args.profile)
+        if problem:
+            from webhook.offline.visible import visible
+
+            print(f"dra-webhook review: --cluster-state: {visible(problem)}", file=sys.stderr)
+            return 2
     if args.ignore_warning:
         from webhook.offline.warningcodes import ignore
 
@@ -252,6 +261,10 @@ def add_review(sub) -> argparse.ArgumentParser:
                              "API server sets (resourceVersion, uid, creationTimestamp, generation, managedFields) "
                              "and check the rest as a create of the cleaned object, as when it is restored into a "
                              "new cluster")
+    review.add_argument("--cluster-state", action="append", default=[], metavar="FILE",
+                        help="a dump of the cluster's DeviceClasses, ResourceSlices and DeviceTaintRules (kubectl get "
+                             "deviceclasses,resourceslices,devicetaintrules -o yaml): warn about the claims, templates "
+                             "and slices reviewed as serve --cluster-state does at admission; repeatable")
     review.add_argument("--explain", action="store_true",
                         help="text output: also print what each ResourceSlice device takes from its node per "
                              "allocation (nodeAllocatableResourceMappings)")
