@@ -12,6 +12,7 @@ checks say nothing.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import random
 import time
@@ -28,6 +29,9 @@ PREFERRED = ("v1", "v1beta2", "v1beta1", "v1alpha3")  # the first one served is 
 LIST_PAGE = 500
 BACKOFF_START, BACKOFF_MAX = 0.5, 30.0
 DISCOVERY_TIMEOUT = 10.0
+WARM_STEP_SECONDS = 0.005  # background evaluation runs at most this long between two turns of the event loop
+WARM_IDLE_SECONDS = 0.5
+WARM_REQUEST_KEYS = 32
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,11 @@ class Reflector:
             if not token:
                 break
         self.store.replace(self.kind, objects)
+        del objects
+        # What a list brings lives until the next change: out of the collector's full walks (as serve does
+        # with everything at start), which would otherwise grow with the cluster and pause reviews.
+        gc.collect()
+        gc.freeze()
         self.last_event = time.time()
         return str(metadata.get("resourceVersion") or "")
 
@@ -176,9 +185,32 @@ class ClusterState:
         try:
             await self._discover(api, backoff)
             self.problem = ""
-            await asyncio.gather(*(r.run(api) for r in self.reflectors.values() if r.version))
+            await asyncio.gather(self._warm(), *(r.run(api) for r in self.reflectors.values() if r.version))
         finally:
             await api.close()
+
+    async def _warm(self) -> None:
+        """Evaluates, in the background, what the checks will ask: every class alone, and every key asked
+        before, slice by slice after each watch event. In steps of WARM_STEP_SECONDS between which the event
+        loop serves requests, so that a check at admission finds its answer ready."""
+        while True:
+            busy = False
+            if self.synced:
+                # Every class alone, and the request keys asked most recently (a bounded number: each costs a
+                # pass over the devices, and a client can make up selectors).
+                recent = [k for k in reversed(self.matching.results) if k[1]][:WARM_REQUEST_KEYS]
+                keys = [(name, ()) for name in list(self.store.classes)] + recent
+                for class_name, selectors in keys:
+                    if class_name not in self.store.classes:
+                        continue
+                    while True:
+                        result = self.matching.result(class_name, selectors, time.monotonic() + WARM_STEP_SECONDS,
+                                                      touch=False)
+                        if result.complete:
+                            break
+                        busy = True
+                        await asyncio.sleep(0)  # requests first
+            await asyncio.sleep(0 if busy else WARM_IDLE_SECONDS)
 
     async def _discover(self, api, backoff: Backoff) -> None:
         """Which version of resource.k8s.io each kind is read in (the first served of PREFERRED)."""

@@ -33,7 +33,8 @@ CODES = {
 _READ = re.compile(r'(has\(\s*)?device\.(attributes|capacity)\[\s*"([A-Za-z0-9.\-]{1,253})"\s*\]\s*'
                    r'(?:\.\s*([A-Za-z_][A-Za-z0-9_]{0,63})|\[\s*"([A-Za-z0-9_.\-]{1,63})"\s*\])')
 MAX_NAMED = 32  # names read per selector that are checked
-MAX_SUGGESTED_FROM = 2000  # published names compared for a suggestion
+MAX_SUGGESTED_FROM = 200  # published names of the same domain compared for a suggestion
+MAX_UNKNOWN_WARNINGS = 8  # per request
 
 
 def _d(value) -> dict:
@@ -84,7 +85,9 @@ def named_reads(expression: str) -> list:
 
 
 def _nearest(name: str, published: set) -> str:
-    candidates = sorted(published)[:MAX_SUGGESTED_FROM]
+    domain = name.rpartition("/")[0]
+    candidates = sorted(n for n in published if n.rpartition("/")[0] == domain)[:MAX_SUGGESTED_FROM] or \
+        sorted(published)[:MAX_SUGGESTED_FROM]
     close = difflib.get_close_matches(name, candidates, n=2, cutoff=0.6)
     return f" (nearest published: {', '.join(close)})" if close else ""
 
@@ -134,7 +137,7 @@ def check_claim_spec(spec: dict, kind: str, store: Store, matching: Matching, de
                     out.complete = False
                     return out
                 if of_class.matching:
-                    _unknown_names(out, kind, label, class_name, selectors, of_class)
+                    _unknown_names(out, kind, label, class_name, selectors, of_class, deadline)
         if reasons and len(reasons) == len(alternatives) and any("does not exist" not in r for r in reasons):
             warning = (f"[unsatisfiable] {kind} request {name}: no device in the cluster can ever satisfy it: "
                        + "; ".join(reasons))
@@ -143,16 +146,23 @@ def check_claim_spec(spec: dict, kind: str, store: Store, matching: Matching, de
     return out
 
 
-def _unknown_names(out: Findings, kind: str, label: str, class_name: str, selectors: tuple, of_class) -> None:
+def _unknown_names(out: Findings, kind: str, label: str, class_name: str, selectors: tuple, of_class,
+                   deadline: float) -> None:
     published = {"attribute": None, "capacity": None}
+    warned = 0
     for index, expression in enumerate(selectors):
         for what, name in named_reads(expression):
             if published[what] is None:
                 published[what] = of_class.attribute_names() if what == "attribute" else of_class.capacity_names()
-            if name not in published[what]:
-                out.warnings.append(f"[unknown-attribute] {kind} request {label}: selectors[{index}] reads {what} "
-                                    f"{name}, which no device of DeviceClass {class_name} publishes"
-                                    f"{_nearest(name, published[what])}")
+            if name in published[what]:
+                continue
+            if warned >= MAX_UNKNOWN_WARNINGS or time.monotonic() >= deadline:
+                out.complete = warned < MAX_UNKNOWN_WARNINGS and out.complete
+                return
+            warned += 1
+            out.warnings.append(f"[unknown-attribute] {kind} request {label}: selectors[{index}] reads {what} "
+                                f"{name}, which no device of DeviceClass {class_name} publishes"
+                                f"{_nearest(name, published[what])}")
 
 
 def check_slice(v1: dict, store: Store) -> list:

@@ -26,10 +26,10 @@ def qualified(name: str, driver: str) -> str:
     return name if "/" in name else f"{driver}/{name}"
 
 
-@dataclass
+@dataclass(slots=True)
 class _PerSlice:
-    matching: tuple  # indices of the devices that pass
-    attributes: frozenset  # qualified attribute names of those devices
+    matching: int  # devices that pass
+    attributes: frozenset  # qualified attribute names of those devices (one shared object per distinct set)
     capacity: frozenset
     removed: dict  # reason -> (count, [(device, why)])
 
@@ -44,6 +44,10 @@ class Result:
     pending: set = field(default_factory=set)
     matching: int = 0
     considered: int = 0
+    removed: dict | None = None  # the sum of the slices' removals, kept until a slice changes
+
+    def changed(self) -> None:
+        self.removed = None
 
     @property
     def complete(self) -> bool:
@@ -56,12 +60,16 @@ class Result:
         return set().union(*(s.capacity for s in self.slices.values())) if self.slices else set()
 
     def explanation(self, request: str, wanted: str) -> RequestExplanation:
+        if self.removed is None:
+            removed: dict = {}
+            for name in sorted(self.slices):
+                for reason, (count, examples) in self.slices[name].removed.items():
+                    entry = removed.setdefault(reason, [0, []])
+                    entry[0] += count
+                    entry[1].extend(examples[:EXAMPLES - len(entry[1])])
+            self.removed = removed
         out = RequestExplanation(request, self.class_name, wanted, considered=self.considered, usable=self.matching)
-        for name in sorted(self.slices):
-            for reason, (count, examples) in self.slices[name].removed.items():
-                entry = out.removed.setdefault(reason, [0, []])
-                entry[0] += count
-                entry[1].extend(examples[:EXAMPLES - len(entry[1])])
+        out.removed = {reason: [count, list(examples)] for reason, (count, examples) in self.removed.items()}
         return out
 
 
@@ -74,6 +82,7 @@ class Matching:
         self.store = store
         self.results: OrderedDict[tuple, Result] = OrderedDict()
         self.evaluated_slices = 0  # slices evaluated (a measure of the work done)
+        self._names: dict[frozenset, frozenset] = {}  # the distinct name sets, shared by every slice that has one
         store.listeners.append(self._changed)
 
     def clear(self) -> None:
@@ -85,17 +94,19 @@ class Matching:
                 del self.results[key]
         elif kind == SLICE:
             for result in self.results.values():
+                result.changed()
                 old = result.slices.pop(name, None)
                 if old is not None:
-                    result.matching -= len(old.matching)
-                    result.considered -= len(old.matching) + sum(c for c, _ in old.removed.values())
+                    result.matching -= old.matching
+                    result.considered -= old.matching + sum(c for c, _ in old.removed.values())
                 if name in self.store.slices:
                     result.pending.add(name)
                 else:
                     result.pending.discard(name)
 
-    def result(self, class_name: str, selectors: tuple, deadline: float) -> Result:
-        """The key's result, evaluated as far as `deadline` (time.monotonic()) allows; see Result.complete."""
+    def result(self, class_name: str, selectors: tuple, deadline: float, touch: bool = True) -> Result:
+        """The key's result, evaluated as far as `deadline` (time.monotonic()) allows; see Result.complete.
+        `touch=False` (the background warmer) leaves the key's place among the recently used."""
         key = (class_name, selectors)
         result = self.results.get(key)
         if result is None:
@@ -103,11 +114,17 @@ class Matching:
             self.results[key] = result
             while len(self.results) > MAX_KEYS:
                 self.results.popitem(last=False)
-        else:
+        elif touch:
             self.results.move_to_end(key)
         if result.pending:
             self._evaluate(result, deadline)
         return result
+
+    def _shared(self, names: set) -> frozenset:
+        frozen = frozenset(names)
+        if len(self._names) > 4096:
+            self._names.clear()
+        return self._names.setdefault(frozen, frozen)
 
     def _evaluate(self, result: Result, deadline: float) -> None:
         class_selectors = self.store.classes.get(result.class_name)
@@ -123,8 +140,8 @@ class Matching:
             if record is None:
                 continue
             selection = Selection(features)  # its cache lives as long as this slice's evaluation
-            matching, attributes, capacity, removed = [], set(), set(), {}
-            for index, device in enumerate(record.device_list()):
+            matching, attributes, capacity, removed = 0, set(), set(), {}
+            for device in record.device_list():
                 label = f"{record.driver}/{record.pool}/{device.get('name')}"
                 failed, why = selector_verdict(selection, device, record.driver, class_selectors,
                                                f"class {result.class_name}")
@@ -138,11 +155,12 @@ class Matching:
                         examples.append((label, why))
                     removed[reason] = (count + 1, examples)
                     continue
-                matching.append(index)
+                matching += 1
                 attributes.update(qualified(n, record.driver) for n in device.get("attributes") or ())
                 capacity.update(qualified(n, record.driver) for n in device.get("capacity") or ())
-            result.slices[name] = _PerSlice(tuple(matching), frozenset(attributes), frozenset(capacity), removed)
-            result.matching += len(matching)
+            result.changed()
+            result.slices[name] = _PerSlice(matching, self._shared(attributes), self._shared(capacity), removed)
+            result.matching += matching
             result.considered += record.device_count
             self.evaluated_slices += 1
 
