@@ -45,19 +45,30 @@ class Result:
     matching: int = 0
     considered: int = 0
     removed: dict | None = None  # the sum of the slices' removals, kept until a slice changes
+    names: dict | None = None  # "attribute"/"capacity" -> the union over the slices, likewise
 
     def changed(self) -> None:
         self.removed = None
+        self.names = None
 
     @property
     def complete(self) -> bool:
         return not self.pending
 
-    def attribute_names(self) -> set:
-        return set().union(*(s.attributes for s in self.slices.values())) if self.slices else set()
+    def _names(self, what: str) -> frozenset:
+        if self.names is None:
+            # Slices mostly share one name set (matching._shared): union the distinct ones only.
+            attributes = {id(s.attributes): s.attributes for s in self.slices.values()}
+            capacity = {id(s.capacity): s.capacity for s in self.slices.values()}
+            self.names = {"attribute": frozenset().union(*attributes.values()),
+                          "capacity": frozenset().union(*capacity.values())}
+        return self.names[what]
 
-    def capacity_names(self) -> set:
-        return set().union(*(s.capacity for s in self.slices.values())) if self.slices else set()
+    def attribute_names(self) -> frozenset:
+        return self._names("attribute")
+
+    def capacity_names(self) -> frozenset:
+        return self._names("capacity")
 
     def explanation(self, request: str, wanted: str) -> RequestExplanation:
         if self.removed is None:
