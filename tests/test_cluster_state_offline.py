@@ -116,3 +116,12 @@ def test_budget_spent_means_no_warning_and_the_work_is_kept():
     findings = checks.check("ResourceClaim", gpu_claim("gpu", count=100), store, matching, time.monotonic() + 10)
     assert matching.evaluated_slices == evaluated + 1
     assert "41 in the whole cluster match" in findings.warnings[0]
+
+
+def test_a_tenants_selector_is_escaped_and_bounded_in_the_warning():
+    store, matching = _store(gpu_class(), valid_slice(2))
+    expression = 'device.attributes["gpu.example.com"].model == "\x1b[31m\nforged' + "x" * 5000 + '"'
+    [warning] = _warnings(store, matching, gpu_claim("gpu", selector=expression))
+    assert warning.startswith("[unsatisfiable] ")
+    assert "\x1b" not in warning and "\n" not in warning and "\\x1b[31m\\nforged" in warning
+    assert len(warning) <= checks.MAX_WARNING_CHARS + len("...(truncated)") and warning.endswith("...(truncated)")

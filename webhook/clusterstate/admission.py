@@ -17,7 +17,7 @@ import orjson
 from webhook import logs
 from webhook.clusterstate import checks
 from webhook.clusterstate.store import to_v1
-from webhook.review import _relayed_warnings
+from webhook.review import relayed_warnings
 
 log = logging.getLogger("dra-webhook")
 
@@ -40,6 +40,10 @@ def add_warnings(state, body: bytes, reply, metrics=None) -> None:
     started = time.monotonic()
     try:
         request = orjson.loads(body)["request"]
+    except (orjson.JSONDecodeError, RecursionError, KeyError, TypeError):  # the worker read it its own way
+        metrics and metrics.cluster_state_checked("error")
+        return
+    try:
         obj = request.get("object")
         if request.get("subResource") or not isinstance(obj, dict):
             return
@@ -58,7 +62,7 @@ def add_warnings(state, body: bytes, reply, metrics=None) -> None:
         return
     answer = orjson.loads(reply.body)
     response = answer["response"]
-    response["warnings"] = _relayed_warnings(list(response.get("warnings") or []) + findings.warnings)
+    response["warnings"] = relayed_warnings(list(response.get("warnings") or []) + findings.warnings)
     if state.settings.deny_unsatisfiable and findings.unsatisfiable and response.get("allowed"):
         response["allowed"] = False
         response["status"] = _denial("dra-webhook: denied by --deny-unsatisfiable: "

@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass, field
 
 from webhook.allocation import poolcheck
+from webhook.field import TRUNCATED
+from webhook.offline.visible import visible
 from webhook.clusterstate.matching import Matching
 from webhook.clusterstate.store import SLICE, Store, slice_record
 
@@ -35,6 +37,7 @@ _READ = re.compile(r'(has\(\s*)?device\.(attributes|capacity)\[\s*"([A-Za-z0-9.\
 MAX_NAMED = 32  # names read per selector that are checked
 MAX_SUGGESTED_FROM = 200  # published names of the same domain compared for a suggestion
 MAX_UNKNOWN_WARNINGS = 8  # per request
+MAX_WARNING_CHARS = 1024
 
 
 def _d(value) -> dict:
@@ -182,11 +185,22 @@ def check_slice(v1: dict, store: Store) -> list:
             if "this" in sources and (" disagree on resourceSliceCount " in message or " appears in " in message)]
 
 
+def _shown(warning: str) -> str:
+    """A warning as it goes out: controls escaped (it quotes selectors and names a tenant wrote), and at most
+    MAX_WARNING_CHARS (a selector may be 10 KiB; the API server cuts long warnings anyway)."""
+    warning = visible(warning)
+    return warning if len(warning) <= MAX_WARNING_CHARS else warning[:MAX_WARNING_CHARS] + TRUNCATED
+
+
 def check(kind: str, v1: dict, store: Store, matching: Matching, deadline: float) -> Findings:
     if kind == "ResourceClaim":
-        return check_claim_spec(_d(v1.get("spec")), kind, store, matching, deadline)
-    if kind == "ResourceClaimTemplate":
-        return check_claim_spec(_d(_d(v1.get("spec")).get("spec")), kind, store, matching, deadline)
-    if kind == SLICE:
-        return Findings(check_slice(v1, store))
-    return Findings()
+        found = check_claim_spec(_d(v1.get("spec")), kind, store, matching, deadline)
+    elif kind == "ResourceClaimTemplate":
+        found = check_claim_spec(_d(_d(v1.get("spec")).get("spec")), kind, store, matching, deadline)
+    elif kind == SLICE:
+        found = Findings(check_slice(v1, store))
+    else:
+        found = Findings()
+    found.warnings = [_shown(w) for w in found.warnings]
+    found.unsatisfiable = [_shown(w) for w in found.unsatisfiable]
+    return found
