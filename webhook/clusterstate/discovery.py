@@ -27,7 +27,7 @@ PLURALS = ("deviceclasses", "resourceslices", "resourceclaims", "resourceclaimte
 @dataclass
 class ClusterFacts:
     git_version: str = ""
-    release: str = ""  # "1.34"
+    release: str = ""  # major.minor, as the profiles name releases
     served: dict = field(default_factory=dict)  # version of resource.k8s.io -> [plural]
     gates: dict = field(default_factory=dict)  # every gate the metric lists -> enabled
     problems: list = field(default_factory=list)  # what could not be read (the rest still counts)

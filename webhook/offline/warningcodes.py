@@ -14,18 +14,6 @@ import re
 
 # code -> (what it means, the pattern of its text)
 CODES: dict[str, tuple[str, re.Pattern]] = {
-    # Warnings that carry their code at their start (the webhook in a cluster, and the cluster-state checks).
-    "profile-mismatch": ("in a cluster: a built-in rule failed on an object the API server accepted (the webhook's "
-                         "profile is not the cluster's, or its port of the rule is wrong)",
-                         re.compile(r"^\[profile-mismatch\] ")),
-    "missing-device-class": ("cluster state: a request names a DeviceClass the cluster does not have",
-                             re.compile(r"^\[missing-device-class\] ")),
-    "unsatisfiable": ("cluster state: no published device can ever satisfy a request",
-                      re.compile(r"^\[unsatisfiable\] ")),
-    "unknown-attribute": ("cluster state: a selector reads an attribute or capacity no device of the class publishes",
-                          re.compile(r"^\[unknown-attribute\] ")),
-    "count-above-devices": ("cluster state: a request asks for more devices than match it in the cluster",
-                            re.compile(r"^\[count-above-devices\] ")),
     "opt-in-api": ("the API version or kind is served only by clusters that enable it (--runtime-config, "
                    "--feature-gates)", re.compile(r"^dra-webhook: \S+ \S+ is served only by clusters with ")),
     "unknown-field": ("a field the API does not have (kubectl --validate=warn, the API server's default)",
@@ -51,6 +39,18 @@ CODES: dict[str, tuple[str, re.Pattern]] = {
                              re.compile(r"names DeviceClass \S+, which is not among the DeviceClasses given")),
     "read-back-object": ("an object read back from a cluster, refused as a new one (review --from-cluster)",
                          re.compile(r"^dra-webhook: this looks like an object read back from a cluster ")),
+    # Warnings that carry their code at their start (the webhook in a cluster, and the cluster-state checks).
+    "profile-mismatch": ("in a cluster: a built-in rule failed on an object the API server accepted (the webhook's "
+                         "profile is not the cluster's, or its port of the rule is wrong)",
+                         re.compile(r"^\[profile-mismatch\] ")),
+    "missing-device-class": ("cluster state: a request names a DeviceClass the cluster does not have",
+                             re.compile(r"^\[missing-device-class\] ")),
+    "unsatisfiable": ("cluster state: no published device can ever satisfy a request",
+                      re.compile(r"^\[unsatisfiable\] ")),
+    "unknown-attribute": ("cluster state: a selector reads an attribute or capacity no device of the class publishes",
+                          re.compile(r"^\[unknown-attribute\] ")),
+    "count-above-devices": ("cluster state: a request asks for more devices than match it in the cluster",
+                            re.compile(r"^\[count-above-devices\] ")),
     "other": ("any other warning", re.compile(r"")),
 }
 
