@@ -145,3 +145,13 @@ def test_serve_started_before_the_api_server_follows_it_once_reachable(certs, tm
     finally:
         server.stop()
         double.stop()
+
+
+def test_a_release_without_rules_needs_a_version_flag(double):
+    double.git_version = "v1.33.5"
+    result = cli("profile", "--from-cluster", "--kubeconfig", str(double.kubeconfig_file))
+    assert result.returncode == 2
+    assert "the cluster runs Kubernetes 1.33" in result.stderr and "--kubernetes-version" in result.stderr
+    result = cli("profile", "--from-cluster", "--kubeconfig", str(double.kubeconfig_file), "--kubernetes-version",
+                 "1.34")
+    assert result.returncode == 0 and "profile: 1.34" in result.stdout
