@@ -72,7 +72,8 @@ def slice_record(v1: dict) -> SliceRecord:
             entry["consumesCounters"] = consumed
         devices.append(entry)
     return SliceRecord(str(_d(v1.get("metadata")).get("name") or ""), str(spec.get("driver") or ""),
-                       str(pool.get("name") or ""), _int(pool.get("generation")), _int(pool.get("resourceSliceCount"), 1),
+                       str(pool.get("name") or ""), _int(pool.get("generation")),
+                       _int(pool.get("resourceSliceCount"), 1),
                        tuple(str(_d(cs).get("name")) for cs in _l(spec.get("sharedCounters"))),
                        orjson.dumps(devices), len(devices))
 

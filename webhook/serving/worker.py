@@ -104,7 +104,8 @@ def decode_reply(data: bytes) -> Reply | tuple:
     if message[0] == "ready":
         return message
     status, body, content_type, review, metric, verdicts, mismatches = message
-    return Reply(status, body, content_type, review, metric, verdicts=verdicts, mismatches=mismatches)  # `body_unread` is the server's own
+    # `body_unread` is the server's own
+    return Reply(status, body, content_type, review, metric, verdicts=verdicts, mismatches=mismatches)
 
 
 TRIM_AFTER_BYTES = 1024 * 1024
