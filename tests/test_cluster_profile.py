@@ -155,3 +155,12 @@ def test_a_release_without_rules_needs_a_version_flag(double):
     result = cli("profile", "--from-cluster", "--kubeconfig", str(double.kubeconfig_file), "--kubernetes-version",
                  "1.34")
     assert result.returncode == 0 and "profile: 1.34" in result.stdout
+
+
+def test_test_suites_with_the_clusters_profile(double, tmp_path):
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(json.dumps({"apiVersion": "dra-webhook/v1alpha1", "kind": "TestSuite", "name": "s", "tests": [
+        {"name": "counters beside devices", "object": counters_beside_devices(), "expect": {"allowed": True}}]}))
+    assert cli("test", str(suite)).returncode == 1  # the 1.36 default refuses it
+    result = cli("test", "--profile-from-cluster", "--kubeconfig", str(double.kubeconfig_file), str(suite))
+    assert result.returncode == 0, result.stdout + result.stderr

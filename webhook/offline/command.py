@@ -221,8 +221,12 @@ def run_test(args: argparse.Namespace) -> int:
         return 0
     now = offline_now(args)
     try:
-        cluster = suites.Cluster(args.profile.version, parse_feature_gates(args.feature_gates), args.namespace,
-                                 args.validate.capitalize(), args.runtime_config, tuple(args.ignore_warning))
+        if getattr(args, "cluster_facts", None) is not None:  # --profile-from-cluster: the cluster's gates and APIs
+            gates, apis = dict(args.profile.gates), args.profile.apis.text
+        else:
+            gates, apis = parse_feature_gates(args.feature_gates), args.runtime_config
+        cluster = suites.Cluster(args.profile.version, gates, args.namespace, args.validate.capitalize(), apis,
+                                 tuple(args.ignore_warning))
         results = suites.run(args.paths, warnings_as_errors=args.warnings_as_errors, cluster=cluster, now=now)
     except suites.SuiteInputError as exc:
         from webhook.offline.visible import visible
