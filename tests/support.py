@@ -181,14 +181,18 @@ class RunningServer:
 
 
 def start_server(workdir: Path, *extra_args: str, cert_dir: Path | None = None, wait: float = 30,
-                 env: dict[str, str] | None = None) -> RunningServer:
-    """Generates certs with `dra-webhook certs`, starts `dra-webhook serve`, waits for /healthz over TLS."""
+                 env: dict[str, str] | None = None, enforce: bool = True) -> RunningServer:
+    """Generates certs with `dra-webhook certs`, starts `dra-webhook serve`, waits for /healthz over TLS.
+
+    `enforce`: the server denies on built-in rules (--enforce-builtin-rules, with --kubernetes-version 1.36
+    unless the arguments name one), which the tests of the rules over HTTPS need; False: as in a cluster."""
     if cert_dir is None:
         cert_dir = workdir / "certs"
         result = cli("certs", "--out", str(cert_dir))
         assert result.returncode == 0, result.stderr
     return launch_server(workdir, *extra_args, cert_dir=cert_dir,
-                         verify=ssl.create_default_context(cafile=str(cert_dir / "ca.crt")), wait=wait, env=env)
+                         verify=ssl.create_default_context(cafile=str(cert_dir / "ca.crt")), wait=wait, env=env,
+                         enforce=enforce)
 
 
 def stop_process(process: subprocess.Popen, grace: float = 20) -> None:
@@ -226,9 +230,13 @@ def valid_slice(devices: int = 1, name: str = "node-1-gpu") -> dict:
 
 def launch_server(workdir: Path, *extra_args: str, cert_dir: Path, verify: ssl.SSLContext | bool,
                   cert: tuple[str, str] | None = None, wait: float = 30,
-                  env: dict[str, str] | None = None) -> RunningServer:
+                  env: dict[str, str] | None = None, enforce: bool = True) -> RunningServer:
     """Like start_server, for servers a CA-verifying client without a certificate cannot reach:
     the client (used for the start-up /healthz wait too) gets `verify` and an optional client `cert`."""
+    if enforce and "--enforce-builtin-rules" not in extra_args:
+        named = any(a == "--kubernetes-version" or a.startswith("--kubernetes-version=") for a in extra_args)
+        extra_args = ("--enforce-builtin-rules", "--profile-from-cluster", "never",
+                      *(() if named else ("--kubernetes-version", "1.36")), *extra_args)
     port = free_port()
     log_file = workdir / f"server-{port}.log"
     with open(log_file, "w") as log:

@@ -27,7 +27,8 @@ KUBECTL = upstream_tool("kubectl")  # `make upstream` builds it (kustomize built
 needs_kubectl = pytest.mark.needs_tool("kubectl")  # overlays are rendered only with `kubectl kustomize`
 # Every Kubernetes version the rules support (webhook/behaviours.py), as kubernetes-validate names them.
 K8S_VERSIONS = ("1.34.0", "1.35.0", "1.36.0", "1.37.0")
-CLUSTER_SCOPED = {"Namespace", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"}
+CLUSTER_SCOPED = {"Namespace", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ClusterRole",
+                  "ClusterRoleBinding"}
 # cert-manager's kinds are not among Kubernetes' schemas: a subset of its v1 API, closed to other fields.
 CERT_MANAGER = json.loads((Path(__file__).resolve().parent / "schemas" / "cert-manager-v1-subset.json").read_text())
 _scratch = tempfile.TemporaryDirectory(prefix="deploy-test-")  # removed when the test process ends
@@ -47,6 +48,9 @@ def base_by_hand() -> list[dict]:
         for doc in yaml.safe_load_all((DEPLOY / "base" / name).read_text()):
             if doc["kind"] not in CLUSTER_SCOPED:
                 doc["metadata"]["namespace"] = kustomization["namespace"]
+            for subject in doc.get("subjects") or []:  # kustomize moves a ServiceAccount subject along
+                if subject.get("kind") == "ServiceAccount":
+                    subject["namespace"] = kustomization["namespace"]
             docs.append(doc)
     values = {}
     for var in kustomization["vars"]:
@@ -155,7 +159,7 @@ def test_deployment_is_hardened_and_highly_available():
     assert pdb["spec"]["minAvailable"] == 1 and pdb["spec"]["selector"]["matchLabels"].items() <= labels.items()
     assert pod["securityContext"]["runAsNonRoot"] is True
     assert pod["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault"
-    assert pod["automountServiceAccountToken"] is False
+    assert pod["automountServiceAccountToken"] is True  # it reads the cluster's profile (and state): rbac.yaml
     [container] = pod["containers"]
     security = container["securityContext"]
     assert security["readOnlyRootFilesystem"] is True and security["allowPrivilegeEscalation"] is False
@@ -213,11 +217,29 @@ def test_webhook_configuration(kind, path):
     covered = {(version, resource) for rule in webhook["rules"] for version in rule["apiVersions"]
                for resource in rule["resources"]
                if rule["apiGroups"] == ["resource.k8s.io"] and sorted(rule["operations"]) == ["CREATE", "UPDATE"]}
-    resources = ("resourceslices", "resourceclaims", "resourceclaims/status", "resourceclaimtemplates",
-                 "deviceclasses", "devicetaintrules")
+    # No status subresource: the scheduler's and drivers' status writes are nothing for the webhook to judge.
+    resources = ("resourceslices", "resourceclaims", "resourceclaimtemplates", "deviceclasses", "devicetaintrules")
     expected = {(v, r) for v in ("v1", "v1beta2", "v1beta1") for r in resources} | {
-        ("v1alpha3", r) for r in ("devicetaintrules", "resourcepoolstatusrequests", "resourcepoolstatusrequests/status")}
+        ("v1alpha3", r) for r in ("devicetaintrules", "resourcepoolstatusrequests")}
     assert covered == expected
+    assert webhook["failurePolicy"] == "Ignore"  # nothing a cluster accepted is denied: deploy/README.md
+
+
+def test_rbac_reads_the_profile_and_watches_the_state_only():
+    docs = rendered("base")
+    role = find(docs, "ClusterRole", "dra-webhook")
+    verbs = {verb for rule in role["rules"] for verb in rule["verbs"]}
+    assert verbs == {"get", "list", "watch"}
+    [urls] = [r for r in role["rules"] if "nonResourceURLs" in r]
+    assert {"/version", "/metrics"} <= set(urls["nonResourceURLs"]) and urls["verbs"] == ["get"]
+    [resources] = [r for r in role["rules"] if "resources" in r]
+    assert resources["apiGroups"] == ["resource.k8s.io"]
+    assert sorted(resources["resources"]) == ["deviceclasses", "devicetaintrules", "resourceslices"]
+    binding = find(docs, "ClusterRoleBinding", "dra-webhook")
+    account = find(docs, "ServiceAccount")
+    assert binding["roleRef"]["name"] == role["metadata"]["name"]
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": account["metadata"]["name"],
+                                    "namespace": account["metadata"]["namespace"]}]
 
 
 def test_failure_policies_are_explained_in_the_readme():

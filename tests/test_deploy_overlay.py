@@ -112,6 +112,9 @@ def test_operator_overlay_moves_every_reference_to_its_namespace_and_image(tmp_p
     [container] = template["spec"]["containers"]
     assert container["image"] == f"{IMAGE[0]}:{IMAGE[1]}"
     assert template["spec"]["serviceAccountName"] == find(docs, "ServiceAccount")["metadata"]["name"]
+    account = find(docs, "ServiceAccount")["metadata"]
+    [subject] = find(docs, "ClusterRoleBinding")["subjects"]
+    assert (subject["name"], subject["namespace"]) == (account["name"], account["namespace"])
     [volume] = template["spec"]["volumes"]
     serving_secret = volume["secret"]["secretName"]
 

@@ -61,9 +61,9 @@ def _add_cluster(parser: argparse.ArgumentParser, *, namespace: bool) -> None:
     """The cluster the verdicts are for: Kubernetes version, feature gates and (offline) namespace."""
     from webhook.profile import DEFAULT_VERSION, SUPPORTED_VERSIONS
 
-    parser.add_argument("--kubernetes-version", default=DEFAULT_VERSION, metavar="VERSION",
+    parser.add_argument("--kubernetes-version", default=None, metavar="VERSION",
                         help=f"the Kubernetes version whose rules apply: {', '.join(SUPPORTED_VERSIONS)} "
-                             f"(default: %(default)s)")
+                             f"(default: {DEFAULT_VERSION}, or the cluster's where it is read from the cluster)")
     parser.add_argument("--feature-gates", default="", metavar="GATES",
                         help="the cluster's DRA feature gates in kube-apiserver's syntax, e.g. "
                              "DRAListTypeAttributes=true,DRADeviceTaintRules=true; unset gates keep the "
@@ -74,6 +74,7 @@ def _add_cluster(parser: argparse.ArgumentParser, *, namespace: bool) -> None:
     from webhook.drivers import command as drivers_command
 
     drivers_command.add_flags(parser)
+    _add_kubeconfig(parser)
     if namespace:
         parser.add_argument("--namespace", "-n", default="default", metavar="NS",
                             help="namespace of namespaced manifests that name none, as kubectl apply -n "
@@ -82,6 +83,20 @@ def _add_cluster(parser: argparse.ArgumentParser, *, namespace: bool) -> None:
                             help="field validation of manifests, as kubectl apply --validate: strict refuses "
                                  "unknown fields (kubectl's default), warn reports them as warnings (the API "
                                  "server's own default), ignore drops them (default: %(default)s)")
+
+
+def _add_kubeconfig(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kubeconfig", metavar="FILE",
+                        help="kubeconfig to reach the cluster with, where the cluster is read (default: the pod's "
+                             "service account, else $KUBECONFIG or ~/.kube/config)")
+    parser.add_argument("--context", metavar="NAME", help="the kubeconfig context (default: its current one)")
+
+
+def _add_profile_from_cluster(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--profile-from-cluster", action="store_true",
+                        help="take the Kubernetes version, served API versions and feature gates from the cluster "
+                             "(/version, discovery, /metrics); --kubernetes-version, --feature-gates and "
+                             "--runtime-config given too win over it")
 
 
 class _CommandParser(argparse.ArgumentParser):
@@ -175,10 +190,33 @@ def build_parser() -> argparse.ArgumentParser:
     _add_serve_limits(serve)
     _add_cel_engine(serve)
     _add_cluster(serve, namespace=False)
+    serve.add_argument("--profile-from-cluster", choices=("auto", "never"), default="auto",
+                       help="auto: with credentials (the pod's service account or a kubeconfig), read the "
+                            "Kubernetes version, served API versions and feature gates from the cluster at start and "
+                            "every --cluster-profile-interval; flags given win, and each that disagrees is logged "
+                            "and counted. never: the flags alone (default: %(default)s)")
+    serve.add_argument("--cluster-profile-interval", type=_positive_seconds, default=300.0, metavar="SECONDS",
+                       help="how often to read the cluster's profile again (default: %(default)s)")
+    serve.add_argument("--cluster-state", action="store_true",
+                       help="list and watch the cluster's DeviceClasses, ResourceSlices and DeviceTaintRules, and warn "
+                            "at the admission of ResourceClaims, ResourceClaimTemplates and ResourceSlices about what "
+                            "they cannot get (docs/cluster-state.md); needs list and watch on them")
+    serve.add_argument("--cluster-state-budget", type=_positive_seconds, default=0.05, metavar="SECONDS",
+                       help="time the cluster-state checks of one request may take; what does not fit gives no "
+                            "warning (default: %(default)s)")
+    serve.add_argument("--deny-unsatisfiable", action="store_true",
+                       help="with --cluster-state, deny a claim or template that no device in the cluster can ever "
+                            "satisfy (the [unsatisfiable] warning) instead of warning")
+    serve.add_argument("--enforce-builtin-rules", action="store_true",
+                       help="deny objects that break a built-in rule of --kubernetes-version (which must be given), "
+                            "for fleets that want objects valid on that release too; by default such a failure "
+                            "is answered allowed with a [profile-mismatch] warning, since the API server has "
+                            "accepted the object already")
 
     review = command.add_review(sub)
     _add_cel_engine(review)
     _add_cluster(review, namespace=True)
+    _add_profile_from_cluster(review)
 
     certs = sub.add_parser("certs", help="generate a CA and a serving certificate",
                            description="Write ca.crt, ca.key, tls.crt and tls.key (keys mode 0600).")
@@ -201,6 +239,18 @@ def build_parser() -> argparse.ArgumentParser:
     test = command.add_test(sub)
     _add_cel_engine(test)
     _add_cluster(test, namespace=True)
+    _add_profile_from_cluster(test)
+    profile = sub.add_parser("profile", help="print the profile the verdicts are for (from the cluster with "
+                                             "--from-cluster)",
+                             description="Print the Kubernetes version, feature gates and served API versions the "
+                                         "verdicts are for, and the flags that give them offline. With "
+                                         "--from-cluster they are read from the cluster: /version, discovery of "
+                                         "resource.k8s.io, kube-apiserver's kubernetes_feature_enabled metric.")
+    profile.add_argument("--from-cluster", action="store_true", dest="profile_from_cluster",
+                         help="read the profile from the cluster")
+    profile.add_argument("--output", "-o", choices=("text", "json"), default="text",
+                         help="output format (default: %(default)s)")
+    _add_cluster(profile, namespace=False)
     completion = sub.add_parser("completion", help="print a shell completion script",
                                 description='Print a completion script: eval "$(dra-webhook completion bash)" '
                                             "in ~/.bashrc (or zsh in ~/.zshrc).")
@@ -267,6 +317,13 @@ def run_serve(args: argparse.Namespace) -> int:
 
     log = logging.getLogger("dra-webhook")
     logs.setup(args.log_level)
+    if args.deny_unsatisfiable and not args.cluster_state:
+        print("dra-webhook serve: --deny-unsatisfiable needs --cluster-state", file=sys.stderr)
+        return 2
+    if args.enforce_builtin_rules and not args.kubernetes_version:
+        print("dra-webhook serve: --enforce-builtin-rules needs an explicit --kubernetes-version (the release "
+              "whose rules every object must pass)", file=sys.stderr)
+        return 2
     cert_file, key_file = args.cert_file, args.key_file
     if args.insecure_http:
         log.warning("serving plain HTTP: for local debugging only")
@@ -297,13 +354,34 @@ def run_serve(args: argparse.Namespace) -> int:
         header_read_timeout_seconds=args.header_read_timeout, body_read_timeout_seconds=args.body_read_timeout,
         idle_timeout_seconds=args.idle_timeout, max_header_bytes=args.max_header_bytes,
         max_buffered_header_bytes=args.max_buffered_header_bytes,
-        max_connections=args.max_connections, cel_engine=args.cel_engine, profile=args.profile)
+        max_connections=args.max_connections, cel_engine=args.cel_engine, profile=args.profile,
+        enforce_builtin_rules=args.enforce_builtin_rules, profile_source=_profile_source(args),
+        cluster_state=_cluster_state(args))
     try:
         serving.run(settings, args.log_level)
     except (OSError, RuntimeError) as exc:
         print(f"dra-webhook serve: {visible(str(exc))}", file=sys.stderr)
         return 2
     return 0
+
+
+def _profile_source(args: argparse.Namespace):
+    """serve's reading of the cluster's profile, or None (never, or no credentials to read it with)."""
+    from webhook.clusterstate import connect, discovery, profilesource
+
+    if args.profile_from_cluster == "never" or not connect.credentials_available(args.kubeconfig):
+        return None
+    return profilesource.Source(args.kubeconfig, args.context,
+                                discovery.Flags(args.kubernetes_version, args.feature_gates, args.runtime_config),
+                                interval_seconds=args.cluster_profile_interval)
+
+
+def _cluster_state(args: argparse.Namespace):
+    if not args.cluster_state:
+        return None
+    from webhook.clusterstate.cache import Settings
+
+    return Settings(args.kubeconfig, args.context, args.cluster_state_budget, args.deny_unsatisfiable)
 
 
 def run_review(args: argparse.Namespace) -> int:
@@ -352,8 +430,56 @@ def run_completion(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_profile(args: argparse.Namespace) -> int:
+    import json
+
+    from webhook.clusterstate import discovery
+
+    facts = getattr(args, "cluster_facts", None)
+    if args.output == "json":
+        out = {"kubernetesVersion": args.profile.version, "featureGates": dict(sorted(args.profile.gates.items())),
+               "runtimeConfig": args.profile.apis.text, "flags": discovery.flags_text(args.profile)}
+        if facts is not None:
+            out["cluster"] = facts.to_dict()
+            out["disagreements"] = list(args.disagreements)
+        print(json.dumps(out, indent=2))
+        return 0
+    if facts is not None:
+        print(f"cluster: {visible(facts.git_version or '?')}")
+        for version, plurals in sorted(facts.served.items()):
+            print(f"  serves resource.k8s.io/{version}: {', '.join(plurals) or '(none of the DRA resources)'}")
+        dra = {name: value for name, value in facts.gates.items() if name in args.profile.gates}
+        print(f"  DRA feature gates: {', '.join(f'{n}={str(v).lower()}' for n, v in sorted(dra.items())) or '(none)'}")
+        for problem in facts.problems:
+            print(f"  not read: {visible(problem)}")
+    print(f"profile: {args.profile.describe()}")
+    print(f"flags: {discovery.flags_text(args.profile)}")
+    for disagreement in getattr(args, "disagreements", []):
+        print(f"disagreement: {visible(disagreement)}")
+    return 0
+
+
+def _profile_from_cluster(args: argparse.Namespace) -> int | None:
+    """Reads the profile from the cluster into args.profile; an exit code when it cannot."""
+    from webhook.clusterstate import discovery, profilesource
+
+    source = profilesource.Source(args.kubeconfig, args.context,
+                                  discovery.Flags(args.kubernetes_version, args.feature_gates, args.runtime_config),
+                                  timeout_seconds=10.0)
+    try:
+        args.profile, args.cluster_facts, args.disagreements = profilesource.read_now(source)
+    except Exception as error:  # noqa: BLE001 - no credentials, unreachable, forbidden, unknown release
+        print(f"dra-webhook {args.command}: cannot read the profile from the cluster: "
+              f"{visible(profilesource.describe_failure(error))}", file=sys.stderr)
+        return 2
+    if args.command != "profile":
+        for disagreement in args.disagreements:
+            print(f"dra-webhook {args.command}: warning: {visible(disagreement)} (the flag wins)", file=sys.stderr)
+    return None
+
+
 OFFLINE = ("review", "test")  # their "auto" CEL engine is loaded on first use
-COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test": run_test,
+COMMANDS = {"serve": run_serve, "review": run_review, "certs": run_certs, "test": run_test, "profile": run_profile,
             "completion": run_completion, "profiles": run_profiles,
             "allocate": allocation_command.run}
 
@@ -406,16 +532,20 @@ def run(args: argparse.Namespace) -> int:
 
         loading.max_input_bytes = args.max_input_bytes
     if hasattr(args, "feature_gates"):
-        from webhook.profile import ProfileError, make_profile
+        from webhook.profile import DEFAULT_VERSION, ProfileError, make_profile
 
         try:
             # The allocator may ask what a differently configured scheduler would do: locked gates move too.
-            args.profile = make_profile(args.kubernetes_version, args.feature_gates,
+            args.profile = make_profile(args.kubernetes_version or DEFAULT_VERSION, args.feature_gates,
                                         allow_locked=getattr(args, "allow_locked_gates", False),
                                         runtime_config=getattr(args, "runtime_config", ""))
         except ProfileError as error:
             print(f"dra-webhook {args.command}: {visible(str(error))}", file=sys.stderr)
             return 2
+        if getattr(args, "profile_from_cluster", None) is True:
+            failed = _profile_from_cluster(args)
+            if failed is not None:
+                return failed
         if hasattr(args, "driver_profiles"):  # serve, review, test: the drivers' profiles, checked now
             from dataclasses import replace
 

@@ -27,6 +27,10 @@ from prometheus_client import (
 
 KINDS = frozenset({"ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "DeviceTaintRule",
                    "ResourcePoolStatusRequest"})
+# The rules a [profile-mismatch] counts: metav1 cause types, and the decoding refusal.
+RULES = frozenset({"FieldValueRequired", "FieldValueInvalid", "FieldValueNotSupported", "FieldValueDuplicate",
+                   "FieldValueForbidden", "FieldValueTooLong", "FieldValueTooMany", "FieldValueTypeInvalid",
+                   "FieldValueNotFound", "InternalError", "Invalid", "BadRequest"})
 OPERATIONS = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
 REVIEW_LABELS = ("path", "kind", "operation", "allowed", "dry_run")
 # The API server gives up after the webhook's timeoutSeconds (5 s in deploy/), so finer buckets
@@ -67,6 +71,16 @@ class Metrics:
         self.cert_reloads = Counter("dra_webhook_certificate_reloads",
                                     "Attempts to load changed certificate files, by result.",
                                     ("result",), registry=self.registry)
+        self.profile_mismatches = Counter("dra_webhook_profile_mismatches",
+                                          "Built-in rules that failed on objects the API server had accepted "
+                                          "(answered allowed with a [profile-mismatch] warning), by kind and rule.",
+                                          ("kind", "rule"), registry=self.registry)
+        self.profile_reads = Counter("dra_webhook_cluster_profile_reads",
+                                     "Readings of the cluster's profile (/version, discovery, /metrics), by result.",
+                                     ("result",), registry=self.registry)
+        self.profile_disagreements = Gauge("dra_webhook_cluster_profile_disagreements",
+                                           "Flags (--kubernetes-version, --feature-gates) that say otherwise than "
+                                           "the cluster, at the last reading.", registry=self.registry)
         # controller-runtime's names and labels (webhook = the request path).
         self.cr_requests = Counter("controller_runtime_webhook_requests",
                                    "Total number of admission requests by HTTP status code.",
@@ -131,6 +145,45 @@ class Metrics:
         requests, duration = children
         requests.inc()
         duration.observe(seconds)
+
+    def profile_mismatch(self, kind: str, rule: str) -> None:
+        kind = kind if kind in KINDS else "other"
+        rule = rule if rule in RULES else "other"
+        self._child(self.profile_mismatches, (kind, rule)).inc()
+
+    def cluster_profile_read(self, ok: bool) -> None:
+        self.profile_reads.labels("success" if ok else "failure").inc()
+
+    def cluster_profile_disagreements(self, count: int) -> None:
+        self.profile_disagreements.set(count)
+
+    def watch_cluster_state(self, state) -> None:
+        """Gauges read at scrape time from serve --cluster-state's cache, and its event counter."""
+        objects = Gauge("dra_webhook_cluster_state_objects", "Objects in the cluster-state cache, by kind.",
+                        ("kind",), registry=self.registry)
+        for kind in ("DeviceClass", "ResourceSlice", "DeviceTaintRule"):
+            objects.labels(kind).set_function(lambda kind=kind: state.store.counts()[kind])
+        Gauge("dra_webhook_cluster_state_devices", "Devices of the cached ResourceSlices.",
+              registry=self.registry).set_function(lambda: state.store.devices)
+        Gauge("dra_webhook_cluster_state_synced", "1 while every watch of the cluster-state cache runs after a "
+              "complete list (admission checks use the cache only then).",
+              registry=self.registry).set_function(lambda: 1 if state.synced else 0)
+        Gauge("dra_webhook_cluster_state_age_seconds", "Seconds since the last list or watch event of the "
+              "cluster-state cache (-1 before the first).", registry=self.registry).set_function(state.age_seconds)
+        Gauge("dra_webhook_cluster_state_relists", "Lists made again after a watch expired (410 Gone).",
+              registry=self.registry).set_function(state.relists)
+        self.state_events = Counter("dra_webhook_cluster_state_events",
+                                    "Watch events and failures of the cluster-state cache, by kind and what.",
+                                    ("kind", "event"), registry=self.registry)
+        self.state_checks = Counter("dra_webhook_cluster_state_checks",
+                                    "Admission checks against the cluster state, by result (warned, clean, "
+                                    "unsynced, out_of_time, error).", ("result",), registry=self.registry)
+
+    def cluster_state_event(self, kind: str, event: str) -> None:
+        self._child(self.state_events, (kind, event)).inc()
+
+    def cluster_state_checked(self, result: str) -> None:
+        self._child(self.state_checks, (result,)).inc()
 
     def observe_rejected(self, path: str, code: int) -> None:
         self._child(self.rejected, (path, code)).inc()

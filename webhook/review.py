@@ -233,6 +233,9 @@ def _relayed_warnings(warnings: list[str]) -> list[str]:
     return kept
 
 
+relayed_warnings = _relayed_warnings  # for the cluster-state warnings, added after the review
+
+
 def bound_echoes(response: AdmissionResponse) -> AdmissionResponse:
     """The response as the server sends it: warnings as the API server would relay them, and no
     message beyond MESSAGE_CHARS (field errors, built under field.bounded_echo, are short already)."""

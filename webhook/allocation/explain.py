@@ -54,6 +54,18 @@ class RequestExplanation:
         if len(entry[1]) < EXAMPLES:
             entry[1].append((device, why))
 
+    def one_line(self) -> str:
+        """`needs 3, 2 usable of 5 devices: class selector false: 3 (e.g. drv/pool/dev: why)`: the first reason
+        that removed devices, with one example, as a warning or a log line can carry it."""
+        head = f"needs {self.wanted if self.wanted != 'All' else 'all matching'}, {self.usable} usable of " \
+               f"{self.considered} device{'s' if self.considered != 1 else ''}"
+        for reason in REASONS:
+            if reason in self.removed:
+                count, examples = self.removed[reason]
+                example = f" (e.g. {examples[0][0]}: {examples[0][1]})" if examples else ""
+                return f"{head}: {reason}: {count}{example}"
+        return head
+
     def to_dict(self) -> dict:
         removed = [{"reason": r, "count": self.removed[r][0],
                     "examples": [{"device": d, "why": w} for d, w in self.removed[r][1]]}
@@ -66,11 +78,17 @@ class RequestExplanation:
 
 
 def _selector_verdict(run, key, device: dict, driver: str, selectors: list, owner: str):
-    """(reason, why) for the first selector that is false or fails, else None."""
+    """(reason, why) for the first selector that is false or fails, else ("", "")."""
+    return selector_verdict(run.a.selection, device, driver, selectors, owner)
+
+
+def selector_verdict(selection, device: dict, driver: str, selectors: list, owner: str):
+    """(None, why) for the first selector that is false, (SELECTOR_ERROR, why) for one that fails, else
+    ("", ""): the explanation of one device against a list of selectors (admission warnings use it too)."""
     for i, selector in enumerate(selectors):
         expression = ((selector or {}).get("cel") or {}).get("expression") or ""
         try:
-            if not run.a.selection.matches(expression, driver, device):
+            if not selection.matches(expression, driver, device):
                 return None, f"{owner} selectors[{i}] is false: {expression}"
         except SelectorError as error:
             return SELECTOR_ERROR, f"{owner} selectors[{i}]: {error.kind}: {error.detail}"

@@ -197,6 +197,15 @@ def run_review(args: argparse.Namespace) -> int:
 
         print(f"dra-webhook review: no object found: {searched(args.paths)}", file=sys.stderr)
     notes = poolcheck.add_warnings(results)  # what no single object shows: slices of one pool, classes named
+    if args.cluster_state:
+        from webhook.clusterstate import offline as state_offline
+
+        problem = state_offline.add_warnings(results, args.cluster_state, args.profile)
+        if problem:
+            from webhook.offline.visible import visible
+
+            print(f"dra-webhook review: --cluster-state: {visible(problem)}", file=sys.stderr)
+            return 2
     if args.ignore_warning:
         from webhook.offline.warningcodes import ignore
 
@@ -225,8 +234,12 @@ def run_test(args: argparse.Namespace) -> int:
         return 0
     now = offline_now(args)
     try:
-        cluster = suites.Cluster(args.profile.version, parse_feature_gates(args.feature_gates), args.namespace,
-                                 args.validate.capitalize(), args.runtime_config, tuple(args.ignore_warning),
+        if getattr(args, "cluster_facts", None) is not None:  # --profile-from-cluster: the cluster's gates and APIs
+            gates, apis = dict(args.profile.gates), args.profile.apis.text
+        else:
+            gates, apis = parse_feature_gates(args.feature_gates), args.runtime_config
+        cluster = suites.Cluster(args.profile.version, gates, args.namespace, args.validate.capitalize(), apis,
+                                 tuple(args.ignore_warning),
                                  args.profile.drivers)
         results = suites.run(args.paths, warnings_as_errors=args.warnings_as_errors, cluster=cluster, now=now)
     except suites.SuiteInputError as exc:
@@ -266,6 +279,10 @@ def add_review(sub) -> argparse.ArgumentParser:
                              "API server sets (resourceVersion, uid, creationTimestamp, generation, managedFields) "
                              "and check the rest as a create of the cleaned object, as when it is restored into a "
                              "new cluster")
+    review.add_argument("--cluster-state", action="append", default=[], metavar="FILE",
+                        help="a dump of the cluster's DeviceClasses, ResourceSlices and DeviceTaintRules (kubectl get "
+                             "deviceclasses,resourceslices,devicetaintrules -o yaml): warn about the claims, templates "
+                             "and slices reviewed as serve --cluster-state does at admission; repeatable")
     review.add_argument("--explain", action="store_true",
                         help="text output: also print what each ResourceSlice device takes from its node per "
                              "allocation (nodeAllocatableResourceMappings)")

@@ -34,13 +34,25 @@ CODES: dict[str, tuple[str, re.Pattern]] = {
     "uppercase-driver": ("a driver name with uppercase characters", re.compile(r"driver names should be lowercase")),
     "no-checks": ("a subresource the webhook does not check", re.compile(r"; allowed without checks$")),
     "pool": ("slices of one pool that disagree, or are incomplete (checks across documents)",
-             re.compile(r"^pool ")),
+             re.compile(r"^(?:\[pool\] )?pool ")),
     "unknown-device-class": ("a request names a DeviceClass that is not among the inputs",
                              re.compile(r"names DeviceClass \S+, which is not among the DeviceClasses given")),
     "read-back-object": ("an object read back from a cluster, refused as a new one (review --from-cluster)",
                          re.compile(r"^dra-webhook: this looks like an object read back from a cluster ")),
     "driver-profile-missing": ("an opaque configuration for a driver without a driver profile, not checked "
                                "(--warn-unprofiled-drivers)", re.compile(r"^dra-webhook: no driver profile for ")),
+    # Warnings that carry their code at their start (the webhook in a cluster, and the cluster-state checks).
+    "profile-mismatch": ("in a cluster: a built-in rule failed on an object the API server accepted (the webhook's "
+                         "profile is not the cluster's, or its port of the rule is wrong)",
+                         re.compile(r"^\[profile-mismatch\] ")),
+    "missing-device-class": ("cluster state: a request names a DeviceClass the cluster does not have",
+                             re.compile(r"^\[missing-device-class\] ")),
+    "unsatisfiable": ("cluster state: no published device can ever satisfy a request",
+                      re.compile(r"^\[unsatisfiable\] ")),
+    "unknown-attribute": ("cluster state: a selector reads an attribute or capacity no device of the class publishes",
+                          re.compile(r"^\[unknown-attribute\] ")),
+    "count-above-devices": ("cluster state: a request asks for more devices than match it in the cluster",
+                            re.compile(r"^\[count-above-devices\] ")),
     "other": ("any other warning", re.compile(r"")),
 }
 
@@ -53,8 +65,9 @@ def code(warning: str) -> str:
 
 
 def labelled(warning: str) -> str:
-    """`[code] warning`: how the reporters show a warning."""
-    return f"[{code(warning)}] {warning}"
+    """`[code] warning`: how the reporters show a warning (once: a warning may carry its code already)."""
+    name = code(warning)
+    return warning if warning.startswith(f"[{name}] ") else f"[{name}] {warning}"
 
 
 def check(names: list[str]) -> list[str]:

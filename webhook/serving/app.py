@@ -99,8 +99,9 @@ class Admission:
     """The review endpoints' shared state: the pool, the limits and the counters of work in flight."""
 
     def __init__(self, settings: ServerSettings, pool: WorkerPool, metrics: Metrics,
-                 inline: InlineReviewer | None = None) -> None:
+                 inline: InlineReviewer | None = None, state=None) -> None:
         self.settings = settings
+        self.state = state  # clusterstate.cache.ClusterState with --cluster-state
         self.pool = pool
         self.metrics = metrics
         self.inline = inline
@@ -122,6 +123,12 @@ class Admission:
         finally:
             seconds = time.perf_counter() - started
             self.metrics.finished(path, reply.status if reply else 499, seconds)
+        if reply.mismatches:
+            for rule in reply.mismatches:
+                self.metrics.profile_mismatch(reply.metric[0], rule)
+            log.warning("built-in rule failed on an object the API server accepted: answered allowed with a "
+                        "[profile-mismatch] warning", extra=logs.fields(path=path, rules=",".join(reply.mismatches),
+                                                                        **reply.review))
         if reply.metric is not None:
             self.metrics.observe_review(path, *reply.metric, seconds)
             level = logging.DEBUG if reply.metric[2] and seconds < SLOW_REVIEW_SECONDS else logging.INFO
@@ -204,6 +211,14 @@ class Admission:
             self.requests_in_flight -= 1
 
     async def _judge(self, path: str, body: bytes, deadline: float, request: Request) -> Reply:
+        reply = await self._judge_object(path, body, deadline, request)
+        if self.state is not None and path == "/validate" and reply.status == 200 and reply.metric is not None:
+            from webhook.clusterstate.admission import add_warnings
+
+            add_warnings(self.state, body, reply, self.metrics)
+        return reply
+
+    async def _judge_object(self, path: str, body: bytes, deadline: float, request: Request) -> Reply:
         job = Job(path, body)
         inline = self.inline
         if inline is not None and inline.eligible(body):
@@ -261,19 +276,30 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
     return PlainTextResponse("internal error\n", status_code=500)
 
 
+def state_note(state) -> str:
+    """What /readyz adds with --cluster-state: whether the cache has synced (the webhook is ready either way:
+    without the cache it answers without state warnings)."""
+    if state is None:
+        return ""
+    if state.synced:
+        return f" (cluster state: synced, {state.store.counts()['ResourceSlice']} ResourceSlices)"
+    return f" (cluster state: not synced{': ' + state.problem if state.problem else ''})"
+
+
 async def healthz(_: Request) -> Response:
     return PlainTextResponse("ok\n")
 
 
 def create_app(settings: ServerSettings, pool: WorkerPool, metrics: Metrics,
-               readiness: Callable[[], str | None], inline: InlineReviewer | None = None) -> WriteTimeout:
-    admission = Admission(settings, pool, metrics, inline)
+               readiness: Callable[[], str | None], inline: InlineReviewer | None = None,
+               background: list | None = None, state=None) -> WriteTimeout:
+    admission = Admission(settings, pool, metrics, inline, state)
 
     async def readyz(_: Request) -> Response:
         problem = readiness()
         if problem:
             return PlainTextResponse(f"not ready: {problem}\n", status_code=503)
-        return PlainTextResponse("ok\n")
+        return PlainTextResponse(f"ok{state_note(state)}\n")
 
     async def metrics_endpoint(_: Request) -> Response:
         return Response(metrics.render(), media_type=METRICS_CONTENT_TYPE)
@@ -282,8 +308,11 @@ def create_app(settings: ServerSettings, pool: WorkerPool, metrics: Metrics,
     async def lifespan(_: Starlette):
         pool.attach(asyncio.get_running_loop())
         trimmer = asyncio.ensure_future(release_freed_memory_periodically())
+        tasks = [asyncio.ensure_future(start()) for start in background or ()]
         yield
         trimmer.cancel()
+        for task in tasks:
+            task.cancel()
 
     routes = [Route(path, admission.endpoint, methods=["POST"]) for path in REVIEW_PATHS] + [
         Route("/healthz", healthz, methods=["GET"]),

@@ -30,7 +30,7 @@ MAX_CONNECTIONS = 16
 CONNECTION_SECONDS = 5.0
 
 
-def _handler(readiness: Callable[[], str | None]) -> type[BaseHTTPRequestHandler]:
+def _handler(readiness: Callable[[], str | None], note: Callable[[], str] = lambda: "") -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "dra-webhook"
         sys_version = ""
@@ -41,7 +41,7 @@ def _handler(readiness: Callable[[], str | None]) -> type[BaseHTTPRequestHandler
                 self._answer(200, "ok")
             elif self.path.split("?", 1)[0] == "/readyz":
                 problem = readiness()
-                self._answer(503, f"not ready: {problem}") if problem else self._answer(200, "ok")
+                self._answer(503, f"not ready: {problem}") if problem else self._answer(200, "ok" + note())
             else:
                 self._answer(404, "not found")
 
@@ -110,8 +110,9 @@ def _hang_up(request: socket.socket) -> None:
 
 
 class HealthServer:
-    def __init__(self, host: str, port: int, readiness: Callable[[], str | None]) -> None:
-        self._server = _BoundedServer((host, port), _handler(readiness))
+    def __init__(self, host: str, port: int, readiness: Callable[[], str | None],
+                 note: Callable[[], str] = lambda: "") -> None:
+        self._server = _BoundedServer((host, port), _handler(readiness, note))
         self._thread = threading.Thread(target=self._server.serve_forever, name="health", daemon=True)
 
     @property

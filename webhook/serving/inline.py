@@ -34,8 +34,9 @@ MAX_BRACKETS = 256
 
 
 class InlineReviewer:
-    def __init__(self, profile: Profile, max_body_bytes: int) -> None:
+    def __init__(self, profile: Profile, max_body_bytes: int, enforce_builtin: bool = True) -> None:
         self.profile = profile
+        self.enforce_builtin = enforce_builtin
         self.max_body_bytes = max_body_bytes
 
     def eligible(self, body: bytes) -> bool:
@@ -47,7 +48,7 @@ class InlineReviewer:
         started = time.monotonic()
         try:
             with cel.cached_only():
-                reply = handle(job, lambda: deadline, self.profile)
+                reply = handle(job, lambda: deadline, self.profile, self.enforce_builtin)
         except cel.CompileNeeded:
             return None
         except Exception:  # a bug of ours: a clean 500, and the server lives on

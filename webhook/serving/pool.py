@@ -77,8 +77,10 @@ class _Waiting:
 
 
 class WorkerPool:
-    def __init__(self, count: int, cel_engine: str, log_level: str, profile: Profile = DEFAULT) -> None:
+    def __init__(self, count: int, cel_engine: str, log_level: str, profile: Profile = DEFAULT,
+                 enforce_builtin: bool = True) -> None:
         self._context = multiprocessing.get_context("spawn")
+        self._enforce_builtin = enforce_builtin
         self.count = count
         self._profile = profile
         self._cel_engine = cel_engine
@@ -97,7 +99,8 @@ class WorkerPool:
     def _spawn(self, slot: int) -> _Worker:
         parent, child = self._context.Pipe(duplex=True)
         process = self._context.Process(target=worker.serve, name=f"dra-webhook-worker-{slot}", daemon=True,
-                                        args=(child, self._cel_engine, self._log_level, self._profile))
+                                        args=(child, self._cel_engine, self._log_level, self._profile,
+                                              self._enforce_builtin))
         process.start()
         child.close()
         return _Worker(slot, process, parent)
@@ -134,6 +137,15 @@ class WorkerPool:
             if w.process.is_alive():
                 w.process.kill()
                 w.process.join(2.0)
+
+    def set_profile(self, profile: Profile) -> None:
+        """Every worker reviews with `profile` from its next job on; replacements start with it."""
+        self._profile = profile
+        for w in self._workers:
+            try:
+                w.connection.send_bytes(worker.encode_profile(profile))
+            except (BrokenPipeError, OSError):
+                pass  # it is gone: its replacement is spawned with the new profile
 
     def ready_workers(self) -> int:
         return sum(1 for w in self._workers if w.ready)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import logging
+from dataclasses import replace
 
 import uvicorn
 
@@ -49,26 +50,56 @@ def readiness_check(pool: WorkerPool, reloader: tlsreload.CertificateReloader | 
 
 def run(settings: ServerSettings, log_level: str = "info") -> None:
     metrics = Metrics()
+    background = []  # coroutines run beside the server (on its event loop) until it stops
+    follower = None
+    if settings.profile_source is not None:
+        from webhook.clusterstate import profilesource
+
+        profile, found = profilesource.at_start(settings.profile_source, settings.profile, metrics)
+        settings = replace(settings, profile=profile)
+        follower = profilesource.Follower(settings.profile_source, profile, lambda p: None, metrics, found)
+        background.append(follower.run)
     reloader = None
     if not settings.insecure_http:
         reloader = tlsreload.CertificateReloader(
             settings.tls_options(), on_load=lambda pair: metrics.certificate_loaded(pair.not_after),
             on_attempt=metrics.reload_attempted)
-    pool = WorkerPool(settings.workers, settings.cel_engine, log_level, settings.profile)
+    pool = WorkerPool(settings.workers, settings.cel_engine, log_level, settings.profile,
+                      settings.enforce_builtin_rules)
     metrics.watch_workers(pool.busy_workers, pool.ready_workers, pool.waiting_requests)
     inline = None
     if settings.inline_max_body_bytes:
         from webhook import admit, cel  # noqa: F401 - imported before serving, and kept out of the collector
 
         cel.configure(settings.cel_engine)
-        inline = InlineReviewer(settings.profile, settings.inline_max_body_bytes)
+        inline = InlineReviewer(settings.profile, settings.inline_max_body_bytes, settings.enforce_builtin_rules)
+    state = None
+    if settings.cluster_state is not None:
+        from webhook.clusterstate.cache import ClusterState
+        from webhook.clusterstate.store import Store
+
+        state = ClusterState(settings.cluster_state, Store(settings.profile), metrics)
+        background.append(state.run)
+    if follower is not None:
+        def apply(profile) -> None:
+            pool.set_profile(profile)
+            if inline is not None:
+                inline.profile = profile
+            if state is not None:
+                state.store.profile = profile
+                state.matching.clear()
+
+        follower.apply = apply
     readiness = readiness_check(pool, reloader)
-    health = HealthServer(settings.host, settings.health_port, readiness) if settings.health_port else None
+    from webhook.serving.app import state_note
+
+    health = HealthServer(settings.host, settings.health_port, readiness,
+                          lambda: state_note(state)) if settings.health_port else None
     # The TLS context of each new connection is the newest good one (reloaded certificate, client CA).
     connections = ConnectionFactory(settings.max_connections, settings.header_read_timeout_seconds,
                                     reloader and (lambda: reloader.current.context))
     config = ServingConfig(
-        create_app(settings, pool, metrics, readiness, inline),
+        create_app(settings, pool, metrics, readiness, inline, background=background, state=state),
         host=settings.host,
         port=settings.port,
         http=connections,  # type: ignore[arg-type] - called like a protocol class, for each accepted connection

@@ -50,6 +50,12 @@ class ServerSettings:
     max_connections: int = 4096
     cel_engine: str = "auto"
     profile: Profile = DEFAULT  # the cluster the verdicts are for (--kubernetes-version, --feature-gates)
+    # Deny on a built-in rule's failure (--enforce-builtin-rules); by default it is a [profile-mismatch] warning.
+    enforce_builtin_rules: bool = False
+    # Where the profile is read from the cluster (clusterstate.profilesource.Source); None: the flags alone.
+    profile_source: object = None
+    # The live cluster state for admission warnings (clusterstate.cache.Settings); None: off.
+    cluster_state: object = None
 
     def tls_options(self) -> tlsreload.TLSOptions:
         return tlsreload.TLSOptions(self.cert_file or "", self.key_file or "", TLS_VERSIONS[self.tls_min_version],

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from webhook import jsonload, logs
 from webhook.field import TRUNCATED, bounded_echo
 from webhook.profile import DEFAULT, Profile
+from webhook.serving import mismatch
 from webhook.serving.memory import release_freed_memory
 from webhook.serving.statuses import status_body
 
@@ -43,6 +44,13 @@ class Cancel:
     sequence: int
 
 
+@dataclass(frozen=True)
+class NewProfile:
+    """The cluster's profile changed (read again from the cluster): reviews after this one use it."""
+
+    profile: Profile
+
+
 @dataclass
 class Reply:
     status: int
@@ -52,6 +60,7 @@ class Reply:
     metric: tuple | None = None  # (kind, operation, allowed, dry_run) of an answered review
     body_unread: bool = False  # the server's own: refused before the whole body was read (close after)
     verdicts: tuple = ()  # (cache key, verdict, pinned) compiled for a job with share_verdicts
+    mismatches: tuple = ()  # the built-in rules that failed on an object answered allowed (mismatch.py)
 
 
 # The wire between server and worker: raw bytes, one pipe message per job, cancel and reply (no
@@ -70,9 +79,15 @@ def encode_cancel(sequence: int) -> bytes:
     return b"C" + _CANCEL.pack(sequence)
 
 
-def decode_message(data: bytes) -> Job | Cancel:
+def encode_profile(profile: Profile) -> bytes:
+    return b"P" + pickle.dumps(profile, pickle.HIGHEST_PROTOCOL)
+
+
+def decode_message(data: bytes) -> Job | Cancel | NewProfile:
     if data[:1] == b"C":
         return Cancel(_CANCEL.unpack_from(data, 1)[0])
+    if data[:1] == b"P":  # from the server process only (a profile it built), never from a client
+        return NewProfile(pickle.loads(data[1:]))
     deadline, sequence, share_verdicts, size = _JOB_HEAD.unpack_from(data, 1)
     start = 1 + _JOB_HEAD.size
     return Job(data[start:start + size].decode(), data[start + size:], deadline, sequence, share_verdicts)
@@ -80,7 +95,7 @@ def decode_message(data: bytes) -> Job | Cancel:
 
 def encode_reply(reply: Reply) -> bytes:
     return pickle.dumps((reply.status, reply.body, reply.content_type, reply.review, reply.metric,
-                         reply.verdicts), pickle.HIGHEST_PROTOCOL)
+                         reply.verdicts, reply.mismatches), pickle.HIGHEST_PROTOCOL)
 
 
 def decode_reply(data: bytes) -> Reply | tuple:
@@ -88,8 +103,9 @@ def decode_reply(data: bytes) -> Reply | tuple:
     message = pickle.loads(data)
     if message[0] == "ready":
         return message
-    status, body, content_type, review, metric, verdicts = message
-    return Reply(status, body, content_type, review, metric, verdicts=verdicts)  # `body_unread` is the server's own
+    status, body, content_type, review, metric, verdicts, mismatches = message
+    # `body_unread` is the server's own
+    return Reply(status, body, content_type, review, metric, verdicts=verdicts, mismatches=mismatches)
 
 
 TRIM_AFTER_BYTES = 1024 * 1024
@@ -122,8 +138,9 @@ def _review_modules():
     return admit, cel, metrics.KINDS, metrics.OPERATIONS, review
 
 
-def handle(job: Job, deadline, profile: Profile = DEFAULT) -> Reply:
-    """The reply to one job; `deadline()` is the monotonic time at which work must stop."""
+def handle(job: Job, deadline, profile: Profile = DEFAULT, enforce_builtin: bool = True) -> Reply:
+    """The reply to one job; `deadline()` is the monotonic time at which work must stop. Without
+    `enforce_builtin` (serve's default), a built-in rule's failure is answered allowed (mismatch.py)."""
     admit, cel, KINDS, OPERATIONS, review = _review_modules()
     try:
         parsed = jsonload.loads(job.body, parse_constant=_reject_constant)
@@ -147,13 +164,16 @@ def handle(job: Job, deadline, profile: Profile = DEFAULT) -> Reply:
                 response = admit.validate(request, profile=profile)
     except cel.DeadlineExceeded:
         return timeout_reply()
-    review.bound_echoes(response)
     kind = request.kind.kind if request.kind.kind in KINDS else "other"
+    mismatches: tuple = ()
+    if not enforce_builtin and job.path == "/validate":
+        response, mismatches = mismatch.relax(response, kind, profile)
+    review.bound_echoes(response)
     operation = request.operation if request.operation in OPERATIONS else "other"
     return Reply(200, review.encode_review_bytes(response, request.review_api_version),
                  review=logs.review_fields(request, response),
                  metric=(kind, operation, response.allowed, request.dry_run),
-                 verdicts=tuple(verdicts) if verdicts else ())
+                 verdicts=tuple(verdicts) if verdicts else (), mismatches=mismatches)
 
 
 TIMEOUT_MESSAGE = "dra-webhook: the request's deadline passed before the checks were done; the object was not judged"
@@ -163,7 +183,8 @@ def timeout_reply() -> Reply:
     return Reply(504, status_body(504, "Timeout", TIMEOUT_MESSAGE), review={"reason": TIMEOUT_MESSAGE})
 
 
-def serve(connection, cel_engine: str, log_level: str, profile: Profile = DEFAULT) -> None:
+def serve(connection, cel_engine: str, log_level: str, profile: Profile = DEFAULT,
+          enforce_builtin: bool = True) -> None:
     """The worker's main loop: one job in, one reply out, until the server closes the pipe."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when workers stop
     signal.signal(signal.SIGHUP, signal.SIG_IGN)  # (a terminal's hangup reaches the whole group)
@@ -185,6 +206,7 @@ def serve(connection, cel_engine: str, log_level: str, profile: Profile = DEFAUL
 
     job = Job("", b"")
     cancelled = -1
+    newer: list[Profile] = []  # a profile that arrived while a job ran: used from the next job on
     # One poll object for every check (Connection.poll builds a selector each time).
     pending = select.poll()
     pending.register(connection.fileno(), select.POLLIN)
@@ -199,6 +221,8 @@ def serve(connection, cel_engine: str, log_level: str, profile: Profile = DEFAUL
                 return 0.0  # the server is gone: stop; the main loop sees the EOF
             if isinstance(message, Cancel):
                 cancelled = message.sequence
+            elif isinstance(message, NewProfile):
+                newer.append(message.profile)
         return 0.0 if cancelled == job.sequence else job.deadline
 
     while True:
@@ -206,11 +230,17 @@ def serve(connection, cel_engine: str, log_level: str, profile: Profile = DEFAUL
             job = decode_message(connection.recv_bytes())
         except (EOFError, OSError):
             return
+        if newer:
+            profile = newer[-1]
+            newer.clear()
+        if isinstance(job, NewProfile):
+            profile = job.profile
+            continue
         if isinstance(job, Cancel):  # for a job already answered
             continue
         started = time.monotonic()
         try:
-            reply = handle(job, deadline, profile)
+            reply = handle(job, deadline, profile, enforce_builtin)
         except Exception:  # a bug of ours: a clean 500, and the worker lives on
             log.exception("internal error in worker")
             reply = Reply(500, status_body(500, "InternalError", "dra-webhook internal error"),

@@ -1,0 +1,202 @@
+"""`serve --cluster-state` end to end: the webhook lists and watches the project's HTTPS test double of
+kube-apiserver (tests/apiserver_double.py: real TLS, bearer token, list+watch with resourceVersion,
+bookmarks and 410 Gone) through the real client library, and is called over verified TLS as the API
+server calls it. No clock in any verdict: each wait polls for a state, bounded only against hanging."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from apiserver_double import ApiServerDouble
+from support import cli, review_body, start_server, valid_slice
+from test_cluster_profile import GATES_1_34
+
+WAIT = 30.0
+
+
+def gpu_class(name: str = "gpu") -> dict:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
+            "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}}
+
+
+def gpu_claim(class_name: str = "gpu", count: int = 1, selector: str | None = None, name: str = "train") -> dict:
+    exactly = {"deviceClassName": class_name, "allocationMode": "ExactCount", "count": count}
+    if selector:
+        exactly["selectors"] = [{"cel": {"expression": selector}}]
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"devices": {"requests": [{"name": "gpus", "exactly": exactly}]}}}
+
+
+def state_warnings(server, obj: dict) -> list[str]:
+    response = server.review("/validate", review_body(obj))
+    return [w for w in response.get("warnings", []) if w.startswith("[") and not w.startswith("[profile-mismatch]")]
+
+
+def wait_for(condition, what: str):
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"never: {what}")
+
+
+def metric(server, name: str) -> float:
+    for line in server.client.get(server.url + "/metrics").text.splitlines():
+        if line.startswith(name + " ") or line.startswith(name + "{"):
+            return float(line.rsplit(" ", 1)[1])
+    raise AssertionError(f"no metric {name}")
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory):
+    out = tmp_path_factory.mktemp("state-certs")
+    assert cli("certs", "--out", str(out), "--hosts", "127.0.0.1").returncode == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def cluster(certs, tmp_path_factory):
+    """A 1.34 API server double with two GPUs published, and the webhook watching it."""
+    workdir = tmp_path_factory.mktemp("state")
+    double = ApiServerDouble(certs, git_version="v1.34.3", gates=dict(GATES_1_34)).start()
+    double.put(valid_slice(devices=2))
+    kubeconfig = double.kubeconfig(workdir / "kubeconfig")
+    server = start_server(workdir, "--kubeconfig", str(kubeconfig), "--cluster-state", enforce=False)
+    wait_for(lambda: "cluster state: synced" in server.client.get(server.url + "/readyz").text, "synced")
+    yield double, server
+    server.stop()
+    double.stop()
+
+
+def test_missing_class_warns_then_watch_events_remove_and_restore_it(cluster):
+    double, server = cluster
+    [warning] = state_warnings(server, gpu_claim("gpu"))
+    assert warning.startswith("[missing-device-class] ResourceClaim request gpus: DeviceClass gpu does not exist")
+    double.put(gpu_class())
+    wait_for(lambda: not state_warnings(server, gpu_claim("gpu")), "the new class is seen")
+    double.delete("DeviceClass", "gpu")
+    wait_for(lambda: state_warnings(server, gpu_claim("gpu")), "the deleted class is missed again")
+    double.put(gpu_class())
+    wait_for(lambda: not state_warnings(server, gpu_claim("gpu")), "the class is back")
+
+
+def test_three_gpus_on_a_cluster_with_two(cluster):
+    double, server = cluster
+    double.put(gpu_class())
+    wait_for(lambda: not state_warnings(server, gpu_claim("gpu")), "the class is seen")
+    [warning] = state_warnings(server, gpu_claim("gpu", count=3))
+    assert warning.startswith("[count-above-devices] ResourceClaim request gpus (DeviceClass gpu): asks for 3 "
+                              "devices, 2 in the whole cluster match: needs 3, 2 usable of 2 devices")
+
+
+def test_unsatisfiable_and_unknown_attribute_with_the_allocators_reason(cluster):
+    double, server = cluster
+    double.put(gpu_class())
+    wait_for(lambda: not state_warnings(server, gpu_claim("gpu")), "the class is seen")
+    warnings = state_warnings(server, gpu_claim("gpu", selector='device.attributes["model"].name == "h100"'))
+    assert any(w.startswith("[unsatisfiable] ResourceClaim request gpus: no device in the cluster can ever "
+                            "satisfy it: gpus (DeviceClass gpu): needs 1, 0 usable of 2 devices:") for w in warnings)
+    warnings = state_warnings(server, gpu_claim("gpu", selector='device.attributes["gpu.example.com"].modle == "a"'))
+    assert any(w.startswith("[unknown-attribute] ResourceClaim request gpus: selectors[0] reads attribute "
+                            "gpu.example.com/modle, which no device of DeviceClass gpu publishes (nearest "
+                            "published: gpu.example.com/model") for w in warnings), warnings
+
+
+def test_a_slice_change_is_seen_and_the_pool_checked(cluster):
+    double, server = cluster
+    double.put(gpu_class())
+    bigger = valid_slice(devices=4)
+    double.put(bigger)
+    wait_for(lambda: not state_warnings(server, gpu_claim("gpu", count=3)), "the four GPUs are seen")
+    other = valid_slice(devices=1, name="node-1-gpu-b")
+    other["spec"]["pool"]["resourceSliceCount"] = 2
+    other["spec"]["devices"][0]["name"] = "gpu-0"
+    warnings = state_warnings(server, other)
+    assert any(w.startswith("[pool] pool gpu.example.com/node-1: its slices disagree on resourceSliceCount")
+               for w in warnings), warnings
+    assert any(w.startswith("[pool] pool gpu.example.com/node-1: device name gpu-0 appears in") for w in warnings)
+    double.put(valid_slice(devices=2))
+
+
+def test_relist_after_410_keeps_the_cache_true(cluster):
+    double, server = cluster
+    double.put(gpu_class())
+    wait_for(lambda: not state_warnings(server, gpu_claim("gpu")), "the class is seen")
+    before = metric(server, "dra_webhook_cluster_state_relists")
+    double.compact()
+    double.delete("DeviceClass", "gpu")  # an event after the compaction: seen only through the relist
+    wait_for(lambda: metric(server, "dra_webhook_cluster_state_relists") > before, "a relist")
+    wait_for(lambda: state_warnings(server, gpu_claim("gpu")), "the class deleted during the relist is missed")
+    assert metric(server, "dra_webhook_cluster_state_synced") == 1.0
+    assert metric(server, 'dra_webhook_cluster_state_objects{kind="ResourceSlice"}') == 1.0
+    assert double.count("GET /apis/resource.k8s.io/v1/deviceclasses?") >= 2  # listed twice at least
+
+
+def test_bookmarks_move_the_resource_version(cluster):
+    double, server = cluster
+    wait_for(lambda: metric(server, 'dra_webhook_cluster_state_events_total{event="bookmark",kind="DeviceClass"}')
+             > 0, "a bookmark")
+    watches = [r.lower() for r in double.requests if "watch=true" in r.lower()]
+    assert watches and all("allowwatchbookmarks=true" in r and "resourceversion=" in r for r in watches)
+    # Changes of other kinds move the revision; the DeviceClass watch hears of it only through bookmarks,
+    # and resumes from there when its stream ends (not from its list's resourceVersion).
+    double.put({"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule", "metadata": {"name": "r"},
+                "spec": {"deviceSelector": {"driver": "gpu.example.com"},
+                         "taint": {"key": "example.com/t", "effect": "NoSchedule"}}})
+    moved = double.revision
+    seen = metric(server, 'dra_webhook_cluster_state_events_total{event="bookmark",kind="DeviceClass"}')
+    wait_for(lambda: metric(server, 'dra_webhook_cluster_state_events_total{event="bookmark",kind="DeviceClass"}')
+             > seen + 1, "a bookmark after the change")
+    before = len(double.requests)
+    double.end_watches()
+    wait_for(lambda: [r for r in double.requests[before:] if "deviceclasses?" in r and "watch=True" in r],
+             "the DeviceClass watch resumed")
+    resumed = [r for r in double.requests[before:] if "deviceclasses?" in r and "watch=True" in r][0]
+    version = int(resumed.split("resourceVersion=")[1].split("&")[0])
+    assert version >= moved
+
+
+def test_started_before_the_api_server_answers_on_time_then_warns(certs, tmp_path):
+    double = ApiServerDouble(certs, git_version="v1.34.3", gates=dict(GATES_1_34))
+    double.put(valid_slice(devices=2))
+    kubeconfig = double.kubeconfig(tmp_path / "kubeconfig")
+    server = start_server(tmp_path, "--kubeconfig", str(kubeconfig), "--cluster-state", "--kubernetes-version", "1.34",
+                          enforce=False)
+    try:
+        for _ in range(5):
+            response = server.review("/validate", review_body(gpu_claim("missing")))
+            assert response["allowed"] is True
+            assert not any(w.startswith("[missing-device-class]") for w in response.get("warnings", []))
+        assert "cluster state: not synced" in server.client.get(server.url + "/readyz").text
+        assert metric(server, "dra_webhook_cluster_state_synced") == 0.0
+        double.start()
+        wait_for(lambda: state_warnings(server, gpu_claim("missing")), "warnings once synced")
+        assert "cluster state: synced" in server.client.get(server.url + "/readyz").text
+    finally:
+        server.stop()
+        double.stop()
+
+
+def test_deny_unsatisfiable(certs, tmp_path):
+    double = ApiServerDouble(certs, git_version="v1.34.3", gates=dict(GATES_1_34)).start()
+    double.put(valid_slice(devices=2))
+    double.put(gpu_class())
+    kubeconfig = double.kubeconfig(tmp_path / "kubeconfig")
+    server = start_server(tmp_path, "--kubeconfig", str(kubeconfig), "--cluster-state", "--deny-unsatisfiable",
+                          enforce=False)
+    try:
+        wait_for(lambda: "cluster state: synced" in server.client.get(server.url + "/readyz").text, "synced")
+        response = server.review("/validate", review_body(gpu_claim("gpu", selector='device.attributes["model"]'
+                                                                                    '.name == "h100"')))
+        assert response["allowed"] is False and response["status"]["code"] == 403
+        assert response["status"]["message"].startswith("dra-webhook: denied by --deny-unsatisfiable: ResourceClaim "
+                                                        "request gpus: no device in the cluster can ever satisfy it")
+        assert server.review("/validate", review_body(gpu_claim("gpu", count=2)))["allowed"] is True
+    finally:
+        server.stop()
+        double.stop()

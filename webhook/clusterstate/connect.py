@@ -1,0 +1,68 @@
+"""Credentials for the API server: a kubeconfig when one is named, else the pod's service account,
+else $KUBECONFIG or ~/.kube/config; the client is kubernetes_asyncio's (one ApiClient per caller)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+class NoCredentials(Exception):
+    """Neither a kubeconfig nor a service account to talk to the API server with."""
+
+
+IN_CLUSTER_ENV = "KUBERNETES_SERVICE_HOST"
+
+
+def credentials_available(kubeconfig: str | None) -> bool:
+    """Whether `client()` has anything to work with (for serve's automatic profile discovery)."""
+    return bool(kubeconfig) or bool(os.environ.get(IN_CLUSTER_ENV)) or _default_kubeconfig() is not None
+
+
+def _default_kubeconfig() -> str | None:
+    named = os.environ.get("KUBECONFIG", "").split(os.pathsep)[0]
+    if named and Path(named).is_file():
+        return named
+    home = Path.home() / ".kube" / "config"
+    return str(home) if home.is_file() else None
+
+
+async def client(kubeconfig: str | None = None, context: str | None = None):
+    """A kubernetes_asyncio ApiClient; NoCredentials when there is nothing to connect with."""
+    from kubernetes_asyncio import client as k8s
+    from kubernetes_asyncio import config
+    from kubernetes_asyncio.config.config_exception import ConfigException
+
+    try:
+        if kubeconfig:
+            return await config.new_client_from_config(config_file=kubeconfig, context=context,
+                                                       persist_config=False)
+        if os.environ.get(IN_CLUSTER_ENV):
+            configuration = k8s.Configuration()
+            config.load_incluster_config(client_configuration=configuration)
+            return k8s.ApiClient(configuration)
+        found = _default_kubeconfig()
+        if found:
+            return await config.new_client_from_config(config_file=found, context=context, persist_config=False)
+    except (ConfigException, OSError, ValueError, KeyError, TypeError) as error:
+        raise NoCredentials(f"cannot read the credentials: {error}") from None
+    raise NoCredentials("no credentials: not in a pod with a service account, and no kubeconfig "
+                        "(--kubeconfig, $KUBECONFIG or ~/.kube/config)")
+
+
+async def get_raw(api, path: str, timeout: float, limit: int) -> bytes:
+    """The body of GET `path` (at most `limit` bytes), through the client's authentication and TLS."""
+    from kubernetes_asyncio.client.exceptions import ApiException
+
+    response = await api.call_api(path, "GET", auth_settings=["BearerToken"], _preload_content=False,
+                                  _request_timeout=timeout, header_params={"Accept": "application/json, */*"})
+    response = response[0] if isinstance(response, tuple) else response
+    try:
+        if response.status >= 400:
+            raise ApiException(status=response.status, reason=response.reason)
+        body = await response.content.read(limit + 1)
+    finally:
+        response.release()
+    if len(body) > limit:
+        raise ValueError(f"GET {path}: the answer is larger than {limit} bytes")
+    return body
