@@ -200,29 +200,42 @@ def test_service_sends_443_to_the_container_port():
     assert (port["port"], target) == (443, 8443)
 
 
-@pytest.mark.parametrize("kind,path", [("ValidatingWebhookConfiguration", "/validate"),
-                                       ("MutatingWebhookConfiguration", "/mutate")])
-def test_webhook_configuration(kind, path):
+# What each webhook is sent and how it fails (deploy/README.md, failurePolicy): fail closed only where the
+# webhook enforces what the API server does not check, the drivers' parameters of claims, claim templates and
+# DeviceClasses; fail open where it only warns. No status subresource: the scheduler's and drivers' status
+# writes are nothing for the webhook to judge.
+V1 = ("v1", "v1beta2", "v1beta1")
+WEBHOOKS = {
+    "parameters.validate.dra-webhook.io": ("/validate", "Fail", {
+        (v, r) for v in V1 for r in ("resourceclaims", "resourceclaimtemplates", "deviceclasses")}),
+    "validate.dra-webhook.io": ("/validate", "Ignore", {(v, r) for v in V1 for r in ("resourceslices", "devicetaintrules")}
+                                | {("v1alpha3", r) for r in ("devicetaintrules", "resourcepoolstatusrequests")}),
+    "mutate.dra-webhook.io": ("/mutate", "Ignore", {
+        (v, r) for v in V1 for r in ("resourceslices", "resourceclaims", "resourceclaimtemplates", "deviceclasses",
+                                     "devicetaintrules")} | {("v1alpha3", r) for r in ("devicetaintrules",
+                                                                                         "resourcepoolstatusrequests")}),
+}
+
+
+@pytest.mark.parametrize("kind", ["ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"])
+def test_webhook_configuration(kind):
     docs = rendered("base")
     configuration = find(docs, kind, kustomize.CONFIGURATION_NAME)
-    [webhook] = configuration["webhooks"]
-    assert webhook["name"] in {name for k, name in kustomize.CA_BUNDLE_PATCHES.values() if k == kind}
+    [(_, names)] = [(k, names) for k, names in kustomize.CA_BUNDLE_PATCHES.values() if k == kind]
+    assert tuple(webhook["name"] for webhook in configuration["webhooks"]) == names
     service = find(docs, "Service")
-    assert webhook["clientConfig"]["service"] == {"name": service["metadata"]["name"],
-                                                  "namespace": service["metadata"]["namespace"],
-                                                  "path": path, "port": 443}
-    assert (webhook["sideEffects"], webhook["matchPolicy"], webhook["timeoutSeconds"]) == ("None", "Equivalent", 5)
-    assert webhook["admissionReviewVersions"] == ["v1"]
-    assert webhook["failurePolicy"] in ("Fail", "Ignore")
-    covered = {(version, resource) for rule in webhook["rules"] for version in rule["apiVersions"]
-               for resource in rule["resources"]
-               if rule["apiGroups"] == ["resource.k8s.io"] and sorted(rule["operations"]) == ["CREATE", "UPDATE"]}
-    # No status subresource: the scheduler's and drivers' status writes are nothing for the webhook to judge.
-    resources = ("resourceslices", "resourceclaims", "resourceclaimtemplates", "deviceclasses", "devicetaintrules")
-    expected = {(v, r) for v in ("v1", "v1beta2", "v1beta1") for r in resources} | {
-        ("v1alpha3", r) for r in ("devicetaintrules", "resourcepoolstatusrequests")}
-    assert covered == expected
-    assert webhook["failurePolicy"] == "Ignore"  # nothing a cluster accepted is denied: deploy/README.md
+    for webhook in configuration["webhooks"]:
+        path, policy, resources = WEBHOOKS[webhook["name"]]
+        assert webhook["clientConfig"]["service"] == {"name": service["metadata"]["name"],
+                                                      "namespace": service["metadata"]["namespace"],
+                                                      "path": path, "port": 443}
+        assert (webhook["sideEffects"], webhook["matchPolicy"], webhook["timeoutSeconds"]) == ("None", "Equivalent", 5)
+        assert webhook["admissionReviewVersions"] == ["v1"]
+        covered = {(version, resource) for rule in webhook["rules"] for version in rule["apiVersions"]
+                   for resource in rule["resources"]
+                   if rule["apiGroups"] == ["resource.k8s.io"] and sorted(rule["operations"]) == ["CREATE", "UPDATE"]}
+        assert covered == resources, webhook["name"]
+        assert webhook["failurePolicy"] == policy, webhook["name"]
 
 
 def test_rbac_reads_the_profile_and_watches_the_state_only():
@@ -245,8 +258,8 @@ def test_rbac_reads_the_profile_and_watches_the_state_only():
 def test_failure_policies_are_explained_in_the_readme():
     readme = (DEPLOY / "README.md").read_text()
     for kind in ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"):
-        policy = find(rendered("base"), kind)["webhooks"][0]["failurePolicy"]
-        assert f"failurePolicy: {policy}" in readme
+        for webhook in find(rendered("base"), kind)["webhooks"]:
+            assert f"`{webhook['name']}`: `failurePolicy: {webhook['failurePolicy']}`" in readme
 
 
 def test_certs_cli_writes_the_self_signed_overlay(tmp_path):
@@ -267,10 +280,12 @@ def test_the_self_signed_overlay_written_by_certs_renders_with_the_ca_and_key(tm
     docs = kubectl_kustomize(overlay)
     ca_bundle = base64.b64encode((tmp_path / "certs" / "ca.crt").read_bytes()).decode()
     for kind in ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"):
-        [webhook] = find(docs, kind)["webhooks"]
-        assert webhook["clientConfig"]["caBundle"] == ca_bundle
-        # The patch merged into the webhook; it did not replace it.
-        assert webhook["rules"] == find(rendered("base"), kind)["webhooks"][0]["rules"]
+        base = find(rendered("base"), kind)["webhooks"]
+        assert len(find(docs, kind)["webhooks"]) == len(base)
+        for webhook, unpatched in zip(find(docs, kind)["webhooks"], base):
+            assert webhook["clientConfig"]["caBundle"] == ca_bundle
+            # The patch merged into each webhook; it did not replace it.
+            assert webhook["rules"] == unpatched["rules"]
     secret = find(docs, "Secret", kustomize.SECRET_NAME)
     assert secret["metadata"]["namespace"] == find(docs, "Deployment")["metadata"]["namespace"]
     assert base64.b64decode(secret["data"]["tls.crt"]) == (tmp_path / "certs" / "tls.crt").read_bytes()

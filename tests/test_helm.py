@@ -160,38 +160,57 @@ def test_matrix_renders_valid_objects_for_every_release(release, namespace, valu
     args = build_parser().parse_args(container["args"])  # an unknown flag exits: the chart only passes real flags
     assert args.command == "serve"
     for configuration in [d for d in installed(docs) if d["kind"].endswith("WebhookConfiguration")]:
-        [registered] = configuration["webhooks"]
-        assert registered["clientConfig"]["service"] == {
-            "name": fullname, "namespace": namespace, "port": 443, "path": registered["clientConfig"]["service"]["path"]}
-        [selector] = registered["namespaceSelector"]["matchExpressions"]
-        assert selector["operator"] == "NotIn" and {namespace, "kube-system"} <= set(selector["values"])
-        assert registered["sideEffects"] == "None" and registered["matchPolicy"] == "Equivalent"
-        assert 1 <= registered["timeoutSeconds"] <= 30
+        assert configuration["webhooks"]
+        for registered in configuration["webhooks"]:
+            assert registered["clientConfig"]["service"] == {
+                "name": fullname, "namespace": namespace, "port": 443,
+                "path": registered["clientConfig"]["service"]["path"]}
+            [selector] = registered["namespaceSelector"]["matchExpressions"]
+            assert selector["operator"] == "NotIn" and {namespace, "kube-system"} <= set(selector["values"])
+            assert registered["sideEffects"] == "None" and registered["matchPolicy"] == "Equivalent"
+            assert 1 <= registered["timeoutSeconds"] <= 30
 
 
 def test_optional_parts_follow_their_values():
     plain = template(*IMAGE)
     assert {d["kind"] for d in plain} >= {"HorizontalPodAutoscaler", "PodDisruptionBudget", "ResourceQuota"}
-    assert not [d for d in plain if d["kind"] in ("ClusterRole", "ClusterRoleBinding", "ConfigMap", "Namespace")]
-    pod = find(plain, "Deployment")["spec"]["template"]["spec"]
-    assert pod["automountServiceAccountToken"] is False and "replicas" not in find(plain, "Deployment")["spec"]
+    assert not [d for d in plain if d["kind"] in ("ConfigMap", "Namespace")]
+    # The profile from the cluster is always read: /version, /metrics and discovery, nothing to list or watch.
+    [rule] = find(plain, "ClusterRole")["rules"]
+    assert rule["verbs"] == ["get"] and "/metrics" in rule["nonResourceURLs"]
+    deployment = find(plain, "Deployment")
+    assert deployment["spec"]["template"]["spec"]["automountServiceAccountToken"] is True
+    assert "replicas" not in deployment["spec"]
+    [container] = deployment["spec"]["template"]["spec"]["containers"]
+    assert "--cluster-state" not in container["args"]
 
     full = template(*IMAGE, "--set", "clusterState.enabled=true", "--set", "autoscaling.enabled=false",
                     "--set-string", "driverProfiles.mine\\.yaml=driver: gpu.example.com")
     role = find(full, "ClusterRole")
-    assert {r.get("verbs") and tuple(r["verbs"]) for r in role["rules"]} == {("get", "list", "watch"), ("get",)}
-    assert all(verb in ("get", "list", "watch") for rule in role["rules"] for verb in rule["verbs"])
+    assert [tuple(r["verbs"]) for r in role["rules"]] == [("get",), ("list", "watch")]
+    assert sorted(role["rules"][1]["resources"]) == ["deviceclasses", "devicetaintrules", "resourceslices"]
     binding = find(full, "ClusterRoleBinding")
     assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "dra-webhook", "namespace": "dra-webhook"}]
     deployment = find(full, "Deployment")
     pod = deployment["spec"]["template"]["spec"]
-    assert pod["automountServiceAccountToken"] is True and deployment["spec"]["replicas"] == 2
+    assert deployment["spec"]["replicas"] == 2
     [container] = pod["containers"]
     assert "--cluster-state" in container["args"]
     assert "--driver-profiles=/etc/dra-webhook/driver-profiles" in container["args"]
     assert find(full, "ConfigMap")["data"] == {"mine.yaml": "driver: gpu.example.com"}
     [mount] = [m for m in container["volumeMounts"] if m["name"] == "driver-profiles"]
     assert mount["mountPath"] == "/etc/dra-webhook/driver-profiles"
+
+
+def test_failure_policies_follow_what_each_webhook_can_deny():
+    docs = installed(template(*IMAGE))
+    policies = {hook["name"]: hook["failurePolicy"] for doc in docs if doc["kind"].endswith("WebhookConfiguration")
+                for hook in doc["webhooks"]}
+    assert policies == {"parameters.validate.dra-webhook.io": "Fail", "validate.dra-webhook.io": "Ignore",
+                        "mutate.dra-webhook.io": "Ignore"}
+    docs = installed(template(*IMAGE, "--set", "admission.validating.driverParametersFailurePolicy=Ignore"))
+    assert {hook["failurePolicy"] for doc in docs if doc["kind"].endswith("WebhookConfiguration")
+            for hook in doc["webhooks"]} == {"Ignore"}
 
 
 def test_webhooks_are_registered_after_install_and_removed_before_anything_on_uninstall():
@@ -220,8 +239,8 @@ def test_helm_made_certificate_names_the_service_and_is_the_ca_bundle():
     cert.verify_directly_issued_by(ca)
     for configuration in installed(docs):
         if configuration["kind"].endswith("WebhookConfiguration"):
-            [registered] = configuration["webhooks"]
-            assert registered["clientConfig"]["caBundle"] == secret["data"]["ca.crt"]
+            for registered in configuration["webhooks"]:
+                assert registered["clientConfig"]["caBundle"] == secret["data"]["ca.crt"]
 
 
 def test_url_registration_for_a_webhook_outside_the_cluster():
@@ -230,9 +249,9 @@ def test_url_registration_for_a_webhook_outside_the_cluster():
                     "--set", f"certificates.secret.caBundle={ca}")
     for configuration in installed(docs):
         if configuration["kind"].endswith("WebhookConfiguration"):
-            [registered] = configuration["webhooks"]
             path = "/validate" if configuration["kind"].startswith("Validating") else "/mutate"
-            assert registered["clientConfig"] == {"url": f"https://127.0.0.1:8443{path}", "caBundle": ca}
+            for registered in configuration["webhooks"]:
+                assert registered["clientConfig"] == {"url": f"https://127.0.0.1:8443{path}", "caBundle": ca}
             assert "cert-manager.io/inject-ca-from" not in configuration["metadata"].get("annotations", {})
 
 
@@ -262,9 +281,13 @@ def test_chart_and_kustomize_overlay_render_the_same_objects(tmp_path):
     rendered = render_operator_overlay(tmp_path, "cert-manager")  # namespace gpu-system, an image of its own
     [container] = find(rendered, "Deployment")["spec"]["template"]["spec"]["containers"]
     repository, _, tag = container["image"].rpartition(":")
+    # The kustomize base grants the cluster-state reads whether or not --cluster-state is passed (an overlay
+    # adds the flag); the chart grants them with clusterState.enabled, which also passes the flag.
     chart = installed(template("--set", f"image.repository={repository}", "--set", f"image.tag={tag}",
                                "--set", "createNamespace=true", "--set", "certificates.mode=cert-manager",
-                               namespace="gpu-system"))
+                               "--set", "clusterState.enabled=true", namespace="gpu-system"))
+    [container] = find(chart, "Deployment")["spec"]["template"]["spec"]["containers"]
+    container["args"].remove("--cluster-state")
     key = lambda doc: (doc["kind"], doc["metadata"]["name"])  # noqa: E731
     kustomize_objects = {key(doc): comparable(doc) for doc in rendered}
     chart_objects = {key(doc): comparable(doc) for doc in chart}

@@ -18,10 +18,11 @@ from webhook.certs import CertFiles, write_file
 SECRET_NAME = "dra-webhook-tls"
 CONFIGURATION_NAME = "dra-webhook"
 SECRET_FILE = "secret.yaml"
-# file name -> (kind of the webhook configuration, name of its one webhook)
+# file name -> (kind of the webhook configuration, the names of its webhooks)
 CA_BUNDLE_PATCHES = {
-    "cabundle-validating.yaml": ("ValidatingWebhookConfiguration", "validate.dra-webhook.io"),
-    "cabundle-mutating.yaml": ("MutatingWebhookConfiguration", "mutate.dra-webhook.io"),
+    "cabundle-validating.yaml": ("ValidatingWebhookConfiguration",
+                                 ("parameters.validate.dra-webhook.io", "validate.dra-webhook.io")),
+    "cabundle-mutating.yaml": ("MutatingWebhookConfiguration", ("mutate.dra-webhook.io",)),
 }
 
 
@@ -39,13 +40,13 @@ def tls_secret(files: CertFiles, namespace: str) -> dict:
     }
 
 
-def ca_bundle_patch(kind: str, webhook_name: str, ca_pem: bytes) -> dict:
+def ca_bundle_patch(kind: str, webhook_names: tuple[str, ...], ca_pem: bytes) -> dict:
     # A strategic merge patch: kustomize merges the webhooks list by name.
     return {
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": kind,
         "metadata": {"name": CONFIGURATION_NAME},
-        "webhooks": [{"name": webhook_name, "clientConfig": {"caBundle": _b64(ca_pem)}}],
+        "webhooks": [{"name": name, "clientConfig": {"caBundle": _b64(ca_pem)}} for name in webhook_names],
     }
 
 
@@ -61,7 +62,7 @@ def write(out_dir: str | os.PathLike, files: CertFiles, namespace: str) -> list[
     written = [out / SECRET_FILE]
     _write_yaml(written[0], tls_secret(files, namespace), private=True)
     ca_pem = files.ca_cert.read_bytes()
-    for file_name, (kind, webhook_name) in CA_BUNDLE_PATCHES.items():
+    for file_name, (kind, webhook_names) in CA_BUNDLE_PATCHES.items():
         written.append(out / file_name)
-        _write_yaml(written[-1], ca_bundle_patch(kind, webhook_name, ca_pem))
+        _write_yaml(written[-1], ca_bundle_patch(kind, webhook_names, ca_pem))
     return written
