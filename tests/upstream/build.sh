@@ -20,9 +20,9 @@ server_releases="${UPSTREAM_SERVER_RELEASES:-1.36}"
 if [ "${1:-}" = all ]; then server_releases="1.34 1.35 1.36 1.37"; fi
 
 stamp_of() {  # the inputs a binary depends on: the module files and our own Go sources in the module
-  local dir="$1"; shift
+  local dir="$1"; shift  # (find -L: a source shared by the releases is a symlink into tests/upstream/)
   { cat "$dir/go.mod" "$dir/go.sum" 2>/dev/null; go version; echo "$*";
-    find -L "$dir" -name '*.go' -type f | sort | xargs -r cat; }  # -L: shared sources are symlinks | sha256sum | cut -d' ' -f1
+    find -L "$dir" -name '*.go' -type f | sort | xargs -r cat; } | sha256sum | cut -d' ' -f1
 }
 
 build() {  # build <module dir> <out dir> <name> <package> [ldflags]
