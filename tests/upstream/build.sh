@@ -8,6 +8,7 @@
 #
 # UPSTREAM_RELEASES       releases whose oracle/allocator are built (default: all four)
 # UPSTREAM_SERVER_RELEASES releases whose kube-apiserver is built (default: 1.36)
+# UPSTREAM_PROGRAMS       only these cmd/<name> programs (e.g. allocator), nothing else (default: everything)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${DRA_WEBHOOK_UPSTREAM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dra-webhook-upstream}"
@@ -48,9 +49,11 @@ for r in $releases; do
   tag="${TAG[$r]}"; dir="$here/kube-$r"
   for prog in "$dir"/cmd/*/; do
     [ -d "$prog" ] || continue
+    case " ${UPSTREAM_PROGRAMS:-$(basename "$prog")} " in *" $(basename "$prog") "*) ;; *) continue ;; esac
     build "$dir" "$cache/$tag" "$(basename "$prog")" "./cmd/$(basename "$prog")" "$(version_ldflags "$tag")"
   done
 done
+if [ -n "${UPSTREAM_PROGRAMS:-}" ]; then echo "upstream: binaries in $cache"; exit 0; fi
 for r in $server_releases; do
   tag="${TAG[$r]}"; dir="$here/kube-$r"
   build "$dir" "$cache/$tag" kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$(version_ldflags "$tag")"
