@@ -49,6 +49,10 @@ def prepare_claim(run, index: int, claim: dict) -> None:
                               f"of {ALLOCATION_RESULTS_MAX_SIZE}")
     for c_index, constraint in enumerate(devices.get("constraints") or []):
         built = cons.build(constraint, run.features.list_type_attributes, run.features.distinct_by_address)
+        # Only the implementations with consumable capacity know distinctAttribute; the one a scheduler
+        # with just the four older features picks (incubating, from 1.36 stable) sees an empty constraint.
+        if isinstance(built, cons.DistinctAttribute) and not run.features.experimental:
+            built = None
         if built is None:
             raise AllocationError(f"claim {ref}, constraint #{c_index}: empty constraint (unsupported "
                                   "constraint type?)")

@@ -22,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -53,6 +54,7 @@ type answer struct {
 	Results   []resourceapi.AllocationResult `json:"results"`
 	Error     string                         `json:"error,omitempty"`
 	GaveUp    bool                           `json:"gaveUp,omitempty"`
+	Stack     string                         `json:"stack,omitempty"` // where a panic happened
 }
 
 // classLister is the scheduler's DeviceClassLister over the scenario's classes.
@@ -103,8 +105,14 @@ func allocatedState(claims []*resourceapi.ResourceClaim, consumable bool) struct
 	return state
 }
 
-func run(ctx context.Context, s *scenario, fts feature.Features, celCache *cel.Cache, timeout time.Duration) answer {
-	out := answer{ID: s.ID}
+func run(ctx context.Context, s *scenario, fts feature.Features, celCache *cel.Cache, timeout time.Duration) (out answer) {
+	out.ID = s.ID
+	// A panic in the allocator would end the scheduler; here it is that scenario's answer.
+	defer func() {
+		if r := recover(); r != nil {
+			out = answer{ID: s.ID, Error: fmt.Sprintf("panic: %v", r), Stack: string(debug.Stack())}
+		}
+	}()
 	classes := classLister{}
 	for _, c := range s.Classes {
 		classes[c.Name] = c
@@ -123,7 +131,7 @@ func run(ctx context.Context, s *scenario, fts feature.Features, celCache *cel.C
 		classes, s.Slices, celCache)
 	if err != nil {
 		out.Error = err.Error()
-		return out
+		return
 	}
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -139,7 +147,7 @@ func run(ctx context.Context, s *scenario, fts feature.Features, celCache *cel.C
 	default:
 		out.Allocated, out.Results = results != nil, results
 	}
-	return out
+	return
 }
 
 func main() {
