@@ -15,7 +15,8 @@ choice is deterministic where the real allocator's is: from 1.36 its search is f
 with backtracking, so the devices are compared in every allocated scenario; 1.34 and 1.35 take the pools in
 Go map order (random from run to run), so there the devices are compared when the scenario has one pool,
 and otherwise only the outcome. A share ID's value is a new random UID: only its presence is compared.
-Error texts are not compared (only that both refuse with an error).
+Error texts are not compared (only that both refuse with an error). Both sides give up on a scenario after
+the scheduler's filter timeout (10 s, --timeout); a scenario either side gave up on is counted, not compared.
 
 A disagreement is explained when it matches an entry of tests/upstream/known-allocator-differences.yaml
 (release, gate set, the scenario's tags, what each side answered) with its upstream cause.
@@ -101,21 +102,31 @@ def enabled(version: str, gates: str) -> dict:
 
 # The two sides ---------------------------------------------------------------------------------------
 
-def run_upstream(version: str, gates: str, scenarios: list) -> dict:
+# The scheduler's filterTimeout (DRASchedulerFilterTimeout, on by default): both sides give up on a scenario
+# after this long; such a scenario is counted as given up, not compared.
+TIMEOUT = 10.0
+
+
+def _outcome(answer: dict) -> str:
+    return ("gave up" if answer.get("gaveUp") else "error" if answer.get("error")
+            else "allocated" if answer["allocated"] else "unallocated")
+
+
+def run_upstream(version: str, gates: str, scenarios: list, timeout: float = TIMEOUT) -> dict:
     """{id: answer} from the release's real allocator (one process for all scenarios of a gate set)."""
     lines = "".join(json.dumps({k: s[k] for k in ("id", "node", "classes", "slices", "claims", "allocated")}) + "\n"
                     for s in scenarios)
-    done = subprocess.run([str(binary(version)), "--feature-gates", upstream_gates(gates)], input=lines, capture_output=True,
+    done = subprocess.run([str(binary(version)), "--feature-gates", upstream_gates(gates), "--timeout", f"{timeout}s"], input=lines, capture_output=True,
                           text=True, timeout=3600)
     if done.returncode:
         raise RuntimeError(f"upstream allocator {version} failed ({done.returncode}): {done.stderr[-2000:]}")
     answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    return {a["id"]: {"outcome": "error" if a.get("error") else "allocated" if a["allocated"] else "unallocated",
+    return {a["id"]: {"outcome": _outcome(a),
                       "results": a.get("results") or [], "error": a.get("error") or "",
                       "stack": a.get("stack") or ""} for a in answers}
 
 
-def run_product(version: str, gates: str, scenario: dict) -> dict:
+def run_product(version: str, gates: str, scenario: dict, timeout: float = TIMEOUT) -> dict:
     """What `dra-webhook allocate --output json` answers for the scenario, computed in-process the way the
     command does (inputs read and defaulted, claims focused, one node answered)."""
     from webhook.allocation import inputs as read_inputs
@@ -136,7 +147,9 @@ def run_product(version: str, gates: str, scenario: dict) -> dict:
     if unit.problem:
         return {"outcome": "error", "results": [], "error": f"{unit.stage}: {unit.problem}"}
     allocator = outcome.build_allocator(inputs, profile)
-    done = pods.answer(allocator, inputs, unit, allocator_scenarios.NODE, Deadline(0))
+    done = pods.answer(allocator, inputs, unit, allocator_scenarios.NODE, Deadline(timeout))
+    if done.gave_up:
+        return {"outcome": "gave up", "results": [], "error": done.error}
     if done.error:
         return {"outcome": "error", "results": [], "error": done.error}
     return {"outcome": "allocated" if done.allocated else "unallocated",
@@ -224,20 +237,21 @@ def explain(known: list, version: str, gate_set: str, scenario: dict, kind: str,
     return None
 
 
-def run(version: str, gate_set: str, gates: str, seeds, known: list | None = None) -> dict:
+def run(version: str, gate_set: str, gates: str, seeds, known: list | None = None, timeout: float = TIMEOUT) -> dict:
     """One release and gate set: the tallies, and the unexplained disagreements (with both answers)."""
     known = known_differences() if known is None else known
     switched = enabled(version, gates)
     scenarios = [allocator_scenarios.scenario(seed, version, switched) for seed in seeds]
-    theirs = run_upstream(version, gates, scenarios)
+    theirs = run_upstream(version, gates, scenarios, timeout)
     tally = defaultdict(Counter)  # feature -> Counter(scenarios, agree, known, unexplained, outcomes...)
     unexplained, explained = [], Counter()
     for s in scenarios:
-        ours, answer = run_product(version, gates, s), theirs[s["id"]]
+        ours, answer = run_product(version, gates, s, timeout), theirs[s["id"]]
         fixed = deterministic(version, s)
-        kind = compare(ours, answer, fixed)
+        undecided = "gave up" in (ours["outcome"], answer["outcome"])
+        kind = None if undecided else compare(ours, answer, fixed)
         entry = explain(known, version, gate_set, s, kind, ours, answer) if kind else None
-        verdict = "agree" if kind is None else "known" if entry else "unexplained"
+        verdict = "gave up" if undecided else "agree" if kind is None else "known" if entry else "unexplained"
         for feature in ["all"] + s["tags"]:
             tally[feature]["scenarios"] += 1
             tally[feature]["devices compared"] += answer["outcome"] == "allocated" and fixed
@@ -257,6 +271,8 @@ def main(argv=None) -> int:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--releases", nargs="+", default=list(RELEASES), choices=RELEASES)
     parser.add_argument("--gates", nargs="+", default=["default", "dra-on"], choices=["default", "dra-on"])
+    parser.add_argument("--timeout", type=float, default=TIMEOUT,
+                        help="seconds either side may take on one scenario (0: no limit; default %(default)s)")
     parser.add_argument("--write-unexplained", metavar="FILE", help="write each unexplained disagreement (JSON lines)")
     args = parser.parse_args(argv)
     problem = build(args.releases)
@@ -268,15 +284,15 @@ def main(argv=None) -> int:
     seeds = range(args.first_seed, args.first_seed + args.scenarios)
     failures = []
     print(f"{'release':8} {'gates':8} {'feature':18} {'scenarios':>9} {'agree':>7} {'known':>6} {'unexpl':>6} "
-          f"{'alloc':>6} {'unalloc':>7} {'error':>6} {'devices compared':>16}")
+          f"{'alloc':>6} {'unalloc':>7} {'error':>6} {'devices compared':>16} {'gave up':>7}")
     for version in args.releases:
         for gate_set in args.gates:
             started = time.monotonic()
-            result = run(version, gate_set, gate_sets(version)[gate_set], seeds, known)
+            result = run(version, gate_set, gate_sets(version)[gate_set], seeds, known, args.timeout)
             for feature in sorted(result["tally"], key=lambda f: (f != "all", f)):
                 t = result["tally"][feature]
                 print(f"{version:8} {gate_set:8} {feature:18} {t['scenarios']:9} {t['agree']:7} {t['known']:6} "
-                      f"{t['unexplained']:6} {t['allocated']:6} {t['unallocated']:7} {t['error']:6} {t['devices compared']:16}")
+                      f"{t['unexplained']:6} {t['allocated']:6} {t['unallocated']:7} {t['error']:6} {t['devices compared']:16} {t['gave up']:7}")
             for name, count in sorted(result["explained"].items()):
                 print(f"{version:8} {gate_set:8}   known difference {name}: {count}")
             print(f"{version:8} {gate_set:8}   ({time.monotonic() - started:.0f} s)", flush=True)

@@ -64,6 +64,8 @@ _TABLE: dict[str, tuple] = {
     "taint_rule_cel_selectors":        (True,      False,     False,     False),
     "claim_owner_pod_groups":          (False,     False,     True,      True),
     "duplicate_at_key_field":          (True,      False,     False,     False),
+    "all_devices_without_pool":        (False,     True,      False,     False),
+    "search_restarts_per_device":      (True,      True,      False,     False),
 }
 
 
@@ -187,6 +189,15 @@ class Behaviours:
     # validateSet reports a repeated key at the item's key field (`devices[1].name`,
     # `consumesCounters[1].counterSet`), not at the item (`devices[1]`).
     duplicate_at_key_field: bool
+    # validateDeviceRequest collects an allocationMode All request's devices without their pool
+    # (deviceWithID{..., pool: nil}; 1.36 sets `pool: pool`), so allocateDevice's checkAvailableCounters on a
+    # device that consumes counters dereferences nil: the scheduler panics (both partitionable
+    # implementations of 1.35). 1.34 keeps counters in the device's own slice and never reads the pool.
+    all_devices_without_pool: bool
+    # allocateOne looks for each further device of a request from the first pool, slice and device again
+    # (no startLocation before 1.36, "DRA: start device search at the last allocated device"), so a device
+    # that allows multiple allocations can serve one request twice, and first fit takes it again.
+    search_restarts_per_device: bool
 
 
 def _build() -> Mapping[str, Behaviours]:

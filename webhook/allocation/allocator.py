@@ -193,9 +193,10 @@ class _Run(Checks):
                     ok, undo = self.allocate_device(r, candidate, False)
                     if not ok:
                         continue
+                    following = (0, 0, 0) if self.features.search_restarts_per_device else (p_index, s_index,
+                                                                                             d_index + 1)
                     try:
-                        done = self.allocate_one((claim_i, request_i, sub_i, device_i + 1), allocate_sub,
-                                                 (p_index, s_index, d_index + 1))
+                        done = self.allocate_one((claim_i, request_i, sub_i, device_i + 1), allocate_sub, following)
                     except BaseException:
                         undo()
                         raise
@@ -241,6 +242,10 @@ class _Run(Checks):
             elif compatibility.skip_when_disabled(self.a, c):
                 return False, None
         if not skip_counters and consumes:
+            if must and self.features.all_devices_without_pool:  # `must`: a device of an All request
+                # Go's nil dereference: the scheduler panics (and its process exits) rather than report an error.
+                raise AllocationError("panic: runtime error: invalid memory address or nil pointer dereference "
+                                      "(checkAvailableCounters)")
             if not self.counters.check_and_add(c):
                 return reject()
             steps.append(lambda: self.counters.remove(c))

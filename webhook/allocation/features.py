@@ -38,6 +38,8 @@ class Features:
     counters_beside_devices: bool = False  # 1.34: a device consumes counter sets of its own slice
     distinct_by_address: bool = False  # 1.34: distinctAttribute clashes only on the same device's value
     capacity_recheck_at_result_index: bool = False  # 1.34: allocateDevice rechecks slice device r.deviceIndex
+    all_devices_without_pool: bool = False  # 1.35: an All request's device consuming counters panics
+    search_restarts_per_device: bool = False  # before 1.36: each device of a request is sought from the start
     shares_in_use_skip_counters: bool = True  # a shared device's further shares take no counters
     capacity_error_names_request: bool = False  # 1.34: a subrequest's capacity error names its request
     taint_prevents_by_effect: bool = True  # only NoSchedule/NoExecute taints not tolerated prevent allocation
@@ -70,6 +72,8 @@ class Features:
                    counters_beside_devices=profile.behaviours.counters_beside_devices,
                    distinct_by_address=profile.behaviours.distinct_attribute_by_address,
                    capacity_recheck_at_result_index=profile.behaviours.capacity_recheck_at_result_index,
+                   all_devices_without_pool=profile.behaviours.all_devices_without_pool,
+                   search_restarts_per_device=profile.behaviours.search_restarts_per_device,
                    shares_in_use_skip_counters=profile.behaviours.shares_in_use_skip_counters,
                    capacity_error_names_request=profile.behaviours.capacity_error_names_request,
                    taint_prevents_by_effect=profile.behaviours.taint_prevents_by_effect,

@@ -140,7 +140,7 @@ func run(ctx context.Context, s *scenario, fts feature.Features, celCache *cel.C
 	}
 	results, err := allocator.Allocate(ctx, node, s.Claims)
 	switch {
-	case err != nil && errors.Is(err, context.DeadlineExceeded):
+	case err != nil && (errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil):
 		out.GaveUp, out.Error = true, err.Error()
 	case err != nil:
 		out.Error = err.Error()
