@@ -66,6 +66,7 @@ _TABLE: dict[str, tuple] = {
     "duplicate_at_key_field":          (True,      False,     False,     False),
     "all_devices_without_pool":        (False,     True,      False,     False),
     "search_restarts_per_device":      (True,      True,      False,     False),
+    "distinct_every_device":           (False,     False,     False,     True),
 }
 
 
@@ -198,6 +199,10 @@ class Behaviours:
     # (no startLocation before 1.36, "DRA: start device search at the last allocated device"), so a device
     # that allows multiple allocations can serve one request twice, and first fit takes it again.
     search_restarts_per_device: bool
+    # distinctAttribute compares a device with every device the constraint holds (a list, 1.37); before,
+    # with one device per request name (a map keyed by request: a request's second device replaces its
+    # first, so two devices of one request never clash, nor a third with the first).
+    distinct_every_device: bool
 
 
 def _build() -> Mapping[str, Behaviours]:

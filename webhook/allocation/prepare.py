@@ -48,7 +48,8 @@ def prepare_claim(run, index: int, claim: dict) -> None:
         raise AllocationError(f"claim {ref}: number of requested devices {min_devices} exceeds the claim limit "
                               f"of {ALLOCATION_RESULTS_MAX_SIZE}")
     for c_index, constraint in enumerate(devices.get("constraints") or []):
-        built = cons.build(constraint, run.features.list_type_attributes, run.features.distinct_by_address)
+        built = cons.build(constraint, run.features.list_type_attributes, run.features.distinct_by_address,
+                           run.features.distinct_every_device)
         # Only the implementations with consumable capacity know distinctAttribute; the one a scheduler
         # with just the four older features picks (incubating, from 1.36 stable) sees an empty constraint.
         if isinstance(built, cons.DistinctAttribute) and not run.features.experimental:
