@@ -32,7 +32,7 @@ _TABLE: dict[str, tuple] = {
     "partition_type_attribute":        (False,     False,     False,     True),
     "skip_node_operations":            (False,     False,     False,     True),
     "derived_attributes":              (False,     False,     False,     True),
-    "allocator_full_rollback":         (False,     False,     False,     True),
+    "allocator_full_rollback":         (False,     False,     True,      True),
     "compatibility_group_skew":        (False,     False,     False,     True),
     "map_key_errors_at_key":           (True,      True,      False,     False),
     "list_type_attributes":            (False,     False,     True,      True),
@@ -64,7 +64,6 @@ _TABLE: dict[str, tuple] = {
     "taint_rule_cel_selectors":        (True,      False,     False,     False),
     "claim_owner_pod_groups":          (False,     False,     True,      True),
     "duplicate_at_key_field":          (True,      False,     False,     False),
-    "all_devices_without_pool":        (False,     True,      False,     False),
     "search_restarts_per_device":      (True,      True,      False,     False),
     "distinct_every_device":           (False,     False,     False,     True),
 }
@@ -91,7 +90,8 @@ class Behaviours:
     skip_node_operations: bool
     # Device requests' derivedAttributes exist (and their total cost is bounded).
     derived_attributes: bool
-    # The allocator undoes every step of a rejected device (counters included), not only some.
+    # The allocator undoes every step of a rejected device (counters included), not only some
+    # (rollbackDevice: in 1.37 and in the 1.36 patch releases, v1.36.3 included; 1.36.2 did not).
     allocator_full_rollback: bool
     # The allocator skips devices of compatibility groups when the gate is off (version skew).
     compatibility_group_skew: bool
@@ -190,13 +190,8 @@ class Behaviours:
     # validateSet reports a repeated key at the item's key field (`devices[1].name`,
     # `consumesCounters[1].counterSet`), not at the item (`devices[1]`).
     duplicate_at_key_field: bool
-    # validateDeviceRequest collects an allocationMode All request's devices without their pool
-    # (deviceWithID{..., pool: nil}; 1.36 sets `pool: pool`), so allocateDevice's checkAvailableCounters on a
-    # device that consumes counters dereferences nil: the scheduler panics (both partitionable
-    # implementations of 1.35). 1.34 keeps counters in the device's own slice and never reads the pool.
-    all_devices_without_pool: bool
     # allocateOne looks for each further device of a request from the first pool, slice and device again
-    # (no startLocation before 1.36, "DRA: start device search at the last allocated device"), so a device
+    # (allocateOne has no startLocation before 1.36), so a device
     # that allows multiple allocations can serve one request twice, and first fit takes it again.
     search_restarts_per_device: bool
     # distinctAttribute compares a device with every device the constraint holds (a list, 1.37); before,

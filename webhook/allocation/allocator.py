@@ -208,8 +208,9 @@ class _Run(Checks):
     def allocate_device(self, r: tuple, c: Candidate, must: bool):
         """allocateDevice: (True, undo) when the candidate is taken, (False, None) otherwise.
 
-        1.37 rolls back every step of a rejected candidate (rollbackDevice); 1.36 left the counters of a
-        device rejected after the counter check added, and this port does the same under 1.36.
+        1.36.3 and 1.37 roll back every step of a rejected candidate (rollbackDevice); before (1.36.2 and
+        earlier), the counters of a device rejected after the counter check stayed added, and this port
+        does the same without allocator_full_rollback.
         """
         claim_i = r[0]
         data = self.request_data[r[:3]]
@@ -242,17 +243,13 @@ class _Run(Checks):
             elif compatibility.skip_when_disabled(self.a, c):
                 return False, None
         if not skip_counters and consumes:
-            if must and self.features.all_devices_without_pool:  # `must`: a device of an All request
-                # Go's nil dereference: the scheduler panics (and its process exits) rather than report an error.
-                raise AllocationError("panic: runtime error: invalid memory address or nil pointer dereference "
-                                      "(checkAvailableCounters)")
             if not self.counters.check_and_add(c):
                 return reject()
             steps.append(lambda: self.counters.remove(c))
         base, sub = (data.parent.name, request.name) if data.parent else (request.name, "")
         by_effect = self.features.taint_prevents_by_effect
         if self.features.device_taints and blocking_taint(c.device, request, by_effect) is not None:
-            return reject()  # 1.36 left counters added here; so does this port under 1.36
+            return reject()  # before rollbackDevice, counters stayed added here; so they do in this port
         constraints = self.constraints[claim_i]
         lookup = self.derived.lookup(data.derived, c)
         for i, constraint in enumerate(constraints):

@@ -38,7 +38,6 @@ class Features:
     counters_beside_devices: bool = False  # 1.34: a device consumes counter sets of its own slice
     distinct_by_address: bool = False  # 1.34: distinctAttribute clashes only on the same device's value
     capacity_recheck_at_result_index: bool = False  # 1.34: allocateDevice rechecks slice device r.deviceIndex
-    all_devices_without_pool: bool = False  # 1.35: an All request's device consuming counters panics
     search_restarts_per_device: bool = False  # before 1.36: each device of a request is sought from the start
     distinct_every_device: bool = False  # 1.37: distinctAttribute holds every device (before: one per request)
     shares_in_use_skip_counters: bool = True  # a shared device's further shares take no counters
@@ -73,7 +72,6 @@ class Features:
                    counters_beside_devices=profile.behaviours.counters_beside_devices,
                    distinct_by_address=profile.behaviours.distinct_attribute_by_address,
                    capacity_recheck_at_result_index=profile.behaviours.capacity_recheck_at_result_index,
-                   all_devices_without_pool=profile.behaviours.all_devices_without_pool,
                    search_restarts_per_device=profile.behaviours.search_restarts_per_device,
                    distinct_every_device=profile.behaviours.distinct_every_device,
                    shares_in_use_skip_counters=profile.behaviours.shares_in_use_skip_counters,
