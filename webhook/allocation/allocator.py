@@ -101,6 +101,10 @@ class _Run(Checks):
             raise AllocationError(f"gather pool information: {error}") from None
         for index, claim in enumerate(self.claims):
             prepare.prepare_claim(self, index, claim)
+        # The selector verdicts of the preparation (allocationMode All) are dropped before the search, as
+        # upstream resets deviceMatchesRequest here: a verdict cached under another subrequest's key
+        # (all_subrequest_index_skew) affects the preparation only.
+        self.matches = {}
         try:
             done = self.allocate_one((0, 0, 0, 0), False, (0, 0, 0))
         except ResultMaxSizeExceeded:
