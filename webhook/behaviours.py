@@ -66,6 +66,7 @@ _TABLE: dict[str, tuple] = {
     "duplicate_at_key_field":          (True,      False,     False,     False),
     "search_restarts_per_device":      (True,      True,      False,     False),
     "distinct_every_device":           (False,     False,     False,     True),
+    "counters_by_pool_id":             (False,     False,     False,     True),
 }
 
 
@@ -198,6 +199,9 @@ class Behaviours:
     # with one device per request name (a map keyed by request: a request's second device replaces its
     # first, so two devices of one request never clash, nor a third with the first).
     distinct_every_device: bool
+    # The allocator keys a pool's available and consumed counters by driver and pool name (PoolID); before,
+    # by pool name alone, so pools of two drivers with one name share the counters computed first.
+    counters_by_pool_id: bool
 
 
 def _build() -> Mapping[str, Behaviours]:

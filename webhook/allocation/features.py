@@ -40,6 +40,7 @@ class Features:
     capacity_recheck_at_result_index: bool = False  # 1.34: allocateDevice rechecks slice device r.deviceIndex
     search_restarts_per_device: bool = False  # before 1.36: each device of a request is sought from the start
     distinct_every_device: bool = False  # 1.37: distinctAttribute holds every device (before: one per request)
+    counters_by_pool_id: bool = False  # 1.37: counters keyed by driver and pool (before: pool name)
     shares_in_use_skip_counters: bool = True  # a shared device's further shares take no counters
     capacity_error_names_request: bool = False  # 1.34: a subrequest's capacity error names its request
     taint_prevents_by_effect: bool = True  # only NoSchedule/NoExecute taints not tolerated prevent allocation
@@ -74,6 +75,7 @@ class Features:
                    capacity_recheck_at_result_index=profile.behaviours.capacity_recheck_at_result_index,
                    search_restarts_per_device=profile.behaviours.search_restarts_per_device,
                    distinct_every_device=profile.behaviours.distinct_every_device,
+                   counters_by_pool_id=profile.behaviours.counters_by_pool_id,
                    shares_in_use_skip_counters=profile.behaviours.shares_in_use_skip_counters,
                    capacity_error_names_request=profile.behaviours.capacity_error_names_request,
                    taint_prevents_by_effect=profile.behaviours.taint_prevents_by_effect,
