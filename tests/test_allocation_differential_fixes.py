@@ -91,7 +91,19 @@ SUBREQUEST_CACHE = [_slice("s", [_device("dev-0")]), _claim("claim-0", [{"name":
     {"name": "s1", "deviceClassName": "c1", "allocationMode": "ExactCount", "count": 1},
     {"name": "s2", "deviceClassName": "c2", "allocationMode": "All"}]}])]
 
+# List attributes with a common element under matchAttribute: v1.36.3's plugin gives DRAListTypeAttributes
+# to the CEL cache only, not to the allocator, which compares them as scalars (no match); 1.37 passes it
+# (behaviour allocator_gets_list_types). With the gate off 1.36 fails on the list in CEL, 1.37 evaluates
+# it (behaviour cel_list_values_always) and the constraint is not met.
+LISTS = [_slice("s", [{"name": "dev-0", "attributes": {"numas": {"ints": [0, 1]}}},
+                      {"name": "dev-1", "attributes": {"numas": {"ints": [1, 2]}}}]),
+         _claim("claim-0", [_exact("r0", count=2)], [{"matchAttribute": f"{DRIVER}/numas"}])]
+LIST_GATE = "DRAListTypeAttributes=true"
+
 CASES = [
+    ("lists-1.36", "1.36", LIST_GATE, LISTS, None),
+    ("lists-1.37", "1.37", LIST_GATE, LISTS, [["dev-0", "dev-1"]]),
+    ("lists-gate-off-1.37", "1.37", "", LISTS, None),
     ("distinct-1.36", "1.36", "", DISTINCT, [["dev-0", "dev-1", "dev-2"]]),
     ("distinct-1.37", "1.37", "", DISTINCT, None),
     ("same-pool-name-1.36", "1.36", "", SAME_POOL_NAME, None),

@@ -67,6 +67,8 @@ _TABLE: dict[str, tuple] = {
     "search_restarts_per_device":      (True,      True,      False,     False),
     "distinct_every_device":           (False,     False,     False,     True),
     "counters_by_pool_id":             (False,     False,     False,     True),
+    "allocator_gets_list_types":       (False,     False,     False,     True),
+    "cel_list_values_always":          (False,     False,     False,     True),
 }
 
 
@@ -202,6 +204,13 @@ class Behaviours:
     # The allocator keys a pool's available and consumed counters by driver and pool name (PoolID); before,
     # by pool name alone, so pools of two drivers with one name share the counters computed first.
     counters_by_pool_id: bool
+    # The dynamicresources plugin passes DRAListTypeAttributes to the allocator (AllocatorFeatures); 1.36
+    # gives it to the CEL cache only, so its allocator compares list attributes as scalars and picks the
+    # implementation as if the gate were off.
+    allocator_gets_list_types: bool
+    # The CEL activation holds a list attribute as a list whatever the gate (getAttributeValue); 1.36 fails
+    # the evaluation on it with the gate off ("unsupported attribute value").
+    cel_list_values_always: bool
 
 
 def _build() -> Mapping[str, Behaviours]:

@@ -14,7 +14,9 @@ class Features:
     consumable_capacity: bool = True
     device_binding_and_status: bool = True
     device_taints: bool = True
-    list_type_attributes: bool = False
+    list_type_attributes: bool = False  # the allocator's (AllocatorFeatures); the CEL cache's is cel_list_types
+    cel_list_types: bool = False  # DRAListTypeAttributes as the plugin's CEL cache gets it
+    cel_list_values_always: bool = False  # 1.37: list attributes are CEL lists whatever the gate
     partitionable_devices: bool = True
     prioritized_list: bool = True
     derived_attributes: bool = False  # 1.37
@@ -51,7 +53,11 @@ class Features:
         on = profile.enabled
         return cls(admin_access=on("DRAAdminAccess"), consumable_capacity=on("DRAConsumableCapacity"),
                    device_binding_and_status=on("DRADeviceBindingConditions") and on("DRAResourceClaimDeviceStatus"),
-                   device_taints=on("DRADeviceTaints"), list_type_attributes=profile.gate("DRAListTypeAttributes"),
+                   device_taints=on("DRADeviceTaints"),
+                   list_type_attributes=profile.gate("DRAListTypeAttributes")
+                   and profile.behaviours.allocator_gets_list_types,
+                   cel_list_types=profile.gate("DRAListTypeAttributes"),
+                   cel_list_values_always=profile.behaviours.cel_list_values_always,
                    partitionable_devices=on("DRAPartitionableDevices"), prioritized_list=on("DRAPrioritizedList"),
                    derived_attributes=profile.gate("DRADerivedAttributes"),
                    compatibility_groups=profile.gate("DRADeviceCompatibilityGroups"),
@@ -107,4 +113,5 @@ class Features:
     def cel(self) -> CelFeatures:
         """The selector environment the scheduler compiles with (cel.Features)."""
         return CelFeatures(consumable_capacity=self.consumable_capacity,
-                           list_type_attributes=self.list_type_attributes)
+                           list_type_attributes=self.cel_list_types,
+                           list_values_always=self.cel_list_values_always)
