@@ -100,7 +100,30 @@ LISTS = [_slice("s", [{"name": "dev-0", "attributes": {"numas": {"ints": [0, 1]}
          _claim("claim-0", [_exact("r0", count=2)], [{"matchAttribute": f"{DRIVER}/numas"}])]
 LIST_GATE = "DRAListTypeAttributes=true"
 
+# A pool seen on this node through its counter slice alone: 1.37 gathers a counter slice only through
+# node selection (it has none), so the pool is not there, and "all" devices are none; before, a counter
+# slice serves every node, the pool is gathered, incomplete, and "all" fails on it (behaviour
+# counter_slices_for_every_node).
+COUNTERS_ONLY = [_slice("counters", [], count=2, sharedCounters=[{"name": "cs-0", "counters": {"mem": {"value": "32Gi"}}}]),
+                 _claim("claim-0", [{"name": "r0", "exactly": {"deviceClassName": "c1", "allocationMode": "All"}}])]
+
+# allocationMode All over a device with a share allocated (dev-0, 8Gi of its 32Gi taken): 1.37 collects it
+# by its static capacity and then cannot allocate it (not allocated); before, it was left out by what is
+# left, and the distinctAttribute constraint failed on dev-1 and dev-2 (an error) (behaviour
+# all_mode_static_capacity).
+_IN_USE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "in-use", "namespace": "default"},
+           "spec": {"devices": {"requests": [{"name": "r0", "exactly": {"deviceClassName": "c1"}}]}},
+           "status": {"allocation": {"devices": {"results": [
+               {"request": "r0", "driver": DRIVER, "pool": "pool-0", "device": "dev-0",
+                "shareID": "bb6a920d-50fb-8fe9-37cc-d29f4a75b26a", "consumedCapacity": {"memory": "8Gi"}}]}}}}
+ALL_STATIC = [_slice("s", [dict(_device("dev-0", "b"), capacity={"memory": {"value": "32Gi"}}), _device("dev-1"),
+                           _device("dev-2")]), _IN_USE,
+              _claim("claim-0", [{"name": "r0", "exactly": {"deviceClassName": "c1", "allocationMode": "All"}}],
+                     [{"distinctAttribute": f"{DRIVER}/model"}])]
+
 CASES = [
+    ("counters-only-1.37", "1.37", "", COUNTERS_ONLY, None),
+    ("all-static-capacity-1.37", "1.37", "", ALL_STATIC, None),
     ("lists-1.36", "1.36", LIST_GATE, LISTS, None),
     ("lists-1.37", "1.37", LIST_GATE, LISTS, [["dev-0", "dev-1"]]),
     ("lists-gate-off-1.37", "1.37", "", LISTS, None),
@@ -121,6 +144,15 @@ def test_answer_of_the_real_allocator(version, gates, objects, expected, tmp_pat
     devices, error = _allocate(tmp_path, capsys, version, gates, objects)
     assert error is None
     assert devices == expected
+
+
+@pytest.mark.parametrize(("version", "objects", "error"), [
+    ("1.36", COUNTERS_ONLY, "asks for all devices, but resource pool d1.example.com/pool-0 is currently being updated"),
+    ("1.36", ALL_STATIC, "cannot add device d1.example.com/pool-0/dev-2 because a claim constraint would not be"),
+], ids=["counters-only-1.36", "all-static-capacity-1.36"])
+def test_error_of_the_real_allocator(version, objects, error, tmp_path, capsys):
+    devices, found = _allocate(tmp_path, capsys, version, "", objects)
+    assert devices is None and error in found
 
 
 @pytest.mark.parametrize("version", ["1.35", "1.36", "1.37"])

@@ -69,6 +69,8 @@ _TABLE: dict[str, tuple] = {
     "counters_by_pool_id":             (False,     False,     False,     True),
     "allocator_gets_list_types":       (False,     False,     False,     True),
     "cel_list_values_always":          (False,     False,     False,     True),
+    "counter_slices_for_every_node":   (True,      True,      True,      False),
+    "all_mode_static_capacity":        (False,     False,     False,     True),
 }
 
 
@@ -211,6 +213,14 @@ class Behaviours:
     # The CEL activation holds a list attribute as a list whatever the gate (getAttributeValue); 1.36 fails
     # the evaluation on it with the gate off ("unsupported attribute value").
     cel_list_values_always: bool
+    # GatherPools takes a slice of counter sets as relevant for every node; 1.37 takes it only through its
+    # own node selection (none: ignored), so a pool seen through its counter slice alone is not gathered, and
+    # the counters of a pool with devices here come in when the pool is completed from all slices.
+    counter_slices_for_every_node: bool
+    # An allocationMode All request collects the devices whose capacity could hold it at all (nothing
+    # consumed: "static capacity"); before, net of the shares allocated, so a device with too little left
+    # was left out of "all" instead of failing the request when it is allocated.
+    all_mode_static_capacity: bool
 
 
 def _build() -> Mapping[str, Behaviours]:

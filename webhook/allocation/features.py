@@ -43,6 +43,8 @@ class Features:
     search_restarts_per_device: bool = False  # before 1.36: each device of a request is sought from the start
     distinct_every_device: bool = False  # 1.37: distinctAttribute holds every device (before: one per request)
     counters_by_pool_id: bool = False  # 1.37: counters keyed by driver and pool (before: pool name)
+    counter_slices_for_every_node: bool = True  # before 1.37: a counter slice is relevant for every node
+    all_mode_static_capacity: bool = False  # 1.37: All collects devices by their capacity, not what is left
     shares_in_use_skip_counters: bool = True  # a shared device's further shares take no counters
     capacity_error_names_request: bool = False  # 1.34: a subrequest's capacity error names its request
     taint_prevents_by_effect: bool = True  # only NoSchedule/NoExecute taints not tolerated prevent allocation
@@ -82,6 +84,8 @@ class Features:
                    search_restarts_per_device=profile.behaviours.search_restarts_per_device,
                    distinct_every_device=profile.behaviours.distinct_every_device,
                    counters_by_pool_id=profile.behaviours.counters_by_pool_id,
+                   counter_slices_for_every_node=profile.behaviours.counter_slices_for_every_node,
+                   all_mode_static_capacity=profile.behaviours.all_mode_static_capacity,
                    shares_in_use_skip_counters=profile.behaviours.shares_in_use_skip_counters,
                    capacity_error_names_request=profile.behaviours.capacity_error_names_request,
                    taint_prevents_by_effect=profile.behaviours.taint_prevents_by_effect,

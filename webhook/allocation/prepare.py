@@ -99,7 +99,8 @@ def validate_device_request(run, request: Request, parent: Request | None, key: 
                     if not run.is_selectable(key, data, s, d_index):
                         continue
                     candidate = Candidate((s.driver, s.pool, device.get("name")), device, s, pool)
-                    if run.features.consumable_capacity and not run.capacity_fits(request, candidate):
+                    if run.features.consumable_capacity and not run.capacity_fits(
+                            request, candidate, static=run.features.all_mode_static_capacity):
                         continue
                     data.all_devices.append(candidate)
         data.num_devices = len(data.all_devices)
