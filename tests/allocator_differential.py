@@ -118,8 +118,8 @@ def run_upstream(version: str, gates: str, scenarios: list, timeout: float = TIM
     """{id: answer} from the release's real allocator (one process for all scenarios of a gate set)."""
     lines = "".join(json.dumps({k: s[k] for k in ("id", "node", "classes", "slices", "claims", "allocated")}) + "\n"
                     for s in scenarios)
-    done = subprocess.run([str(binary(version)), "--feature-gates", upstream_gates(gates), "--timeout", f"{timeout}s"], input=lines, capture_output=True,
-                          text=True, timeout=3600)
+    command = [str(binary(version)), "--feature-gates", upstream_gates(gates), "--timeout", f"{timeout}s"]
+    done = subprocess.run(command, input=lines, capture_output=True, text=True, timeout=3600)
     if done.returncode:
         raise RuntimeError(f"upstream allocator {version} failed ({done.returncode}): {done.stderr[-2000:]}")
     answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
@@ -299,7 +299,7 @@ def run(version: str, gate_set: str, gates: str, seeds, known: list | None = Non
             tally[feature]["devices compared"] += answer["outcome"] == "allocated" and fixed
             tally[feature]["in another pool order"] += reordered
             tally[feature][verdict] += 1
-            tally[feature][answer["outcome"]] += 1
+            tally[feature]["upstream " + answer["outcome"]] += 1  # its answers (a verdict is counted above)
         if entry:
             explained[entry["name"]] += 1
         elif kind:
@@ -335,7 +335,9 @@ def main(argv=None) -> int:
             for feature in sorted(result["tally"], key=lambda f: (f != "all", f)):
                 t = result["tally"][feature]
                 print(f"{version:8} {gate_set:8} {feature:18} {t['scenarios']:9} {t['agree']:7} {t['known']:6} "
-                      f"{t['unexplained']:6} {t['allocated']:6} {t['unallocated']:7} {t['error']:6} {t['devices compared']:16} {t['in another pool order']:11} {t['gave up']:7}")
+                      f"{t['unexplained']:6} {t['upstream allocated']:6} {t['upstream unallocated']:7} "
+                      f"{t['upstream error']:6} "
+                      f"{t['devices compared']:16} {t['in another pool order']:11} {t['gave up']:7}")
             for name, count in sorted(result["explained"].items()):
                 print(f"{version:8} {gate_set:8}   known difference {name}: {count}")
             print(f"{version:8} {gate_set:8}   ({time.monotonic() - started:.0f} s)", flush=True)

@@ -4,10 +4,11 @@
 allocate and claims already allocated, drawing on what the structured allocator decides by: counters and
 partitionable devices, consumable capacity, taints and tolerations, matchAttribute and distinctAttribute
 constraints, firstAvailable subrequests, allocationMode All, admin access, binding conditions, node
-selection of slices (nodeName, allNodes, nodeSelector, another node), incomplete and stale pools, and CEL
-selectors (a few of which fail at run time). Objects are resource.k8s.io/v1 as stored, small (a
-scenario has at most a few dozen devices), and valid for the release, except that a field whose gate is off
-is sometimes kept: an object written while the gate was on keeps it, and the allocator must cope.
+selection of slices (nodeName, allNodes, nodeSelector, another node), incomplete and stale pools, CEL
+selectors (a few of which fail at run time), and from 1.36 list-type attributes under both constraints.
+Objects are resource.k8s.io/v1 as stored, small (a scenario has at most a few dozen devices), and valid for
+the release, except that a field whose gate is off is sometimes kept: an object written while the gate was
+on keeps it, and the allocator must cope.
 
 Each scenario carries `tags`: the features it uses, for the counts per feature.
 """
@@ -23,7 +24,7 @@ GATED = {  # the gate a scenario feature's fields belong to
     "partitionable": "DRAPartitionableDevices", "counters": "DRAPartitionableDevices",
     "consumable": "DRAConsumableCapacity", "distinctAttribute": "DRAConsumableCapacity",
     "taints": "DRADeviceTaints", "adminAccess": "DRAAdminAccess", "firstAvailable": "DRAPrioritizedList",
-    "bindingConditions": "DRADeviceBindingConditions",
+    "bindingConditions": "DRADeviceBindingConditions", "listAttributes": "DRAListTypeAttributes",
 }
 
 
@@ -35,7 +36,7 @@ def _has(enabled: dict, rng: random.Random, feature: str, p: float) -> bool:
     return rng.random() < p
 
 
-def _device(rng, driver: str, index: int, feats: set, version: str, counter_sets: list) -> dict:
+def _device(rng, driver: str, index: int, feats: set, version: str, counter_sets: list, lists=None) -> dict:
     device = {"name": f"dev-{index}",
               "attributes": {"model": {"string": rng.choice(("a", "b"))}, "numa": {"int": rng.randint(0, 1)},
                              "index": {"int": index}, "fast": {"bool": rng.random() < 0.5}},
@@ -59,10 +60,12 @@ def _device(rng, driver: str, index: int, feats: set, version: str, counter_sets
         device["bindingConditions"] = ["ready"]
         device["bindingFailureConditions"] = ["failed"]
         device["bindsToNode"] = rng.random() < 0.5
+    if "listAttributes" in feats and lists.random() < 0.7:  # a list attribute (1.36+), drawn apart
+        device["attributes"]["numas"] = {"ints": sorted(lists.sample(range(3), lists.randint(1, 2)))}
     return device
 
 
-def _slices(rng, driver: str, pool: str, feats: set, version: str, tags: set) -> list:
+def _slices(rng, driver: str, pool: str, feats: set, version: str, tags: set, lists=None) -> list:
     """One pool: its slices (with a stale or a missing slice now and then)."""
     counters_apart = version >= "1.35"  # 1.35 moved counter sets into slices of their own
     counter_sets = []
@@ -82,7 +85,7 @@ def _slices(rng, driver: str, pool: str, feats: set, version: str, tags: set) ->
               for cs in counter_sets]
     out, index = [], 0
     for i in range(count):
-        devices = [_device(rng, driver, index + d, feats, version, counter_sets)
+        devices = [_device(rng, driver, index + d, feats, version, counter_sets, lists)
                    for d in range(rng.randint(1, 4))]
         index += len(devices)
         spec = {"driver": driver, "pool": {"name": pool, "generation": generation, "resourceSliceCount": count},
@@ -149,7 +152,7 @@ def _exact(rng, name: str, feats: set, tags: set, classes: list) -> dict:
     return exact
 
 
-def _claim(rng, name: str, feats: set, tags: set, classes: list, enabled: dict) -> dict:
+def _claim(rng, name: str, feats: set, tags: set, classes: list, enabled: dict, lists=None) -> dict:
     requests = []
     for r in range(rng.choice((1, 1, 2, 3))):
         if "firstAvailable" in feats and rng.random() < 0.4:
@@ -176,6 +179,10 @@ def _claim(rng, name: str, feats: set, tags: set, classes: list, enabled: dict) 
             tags.add("distinctAttribute")
             constraints.append({"distinctAttribute": rng.choice([f"{DRIVERS[0]}/numa", f"{DRIVERS[0]}/model",
                                                                   f"{DRIVERS[0]}/index"])})
+    if "listAttributes" in feats and lists.random() < 0.5:
+        kind = lists.choice(("matchAttribute", "distinctAttribute"))
+        constraints.append({kind: f"{DRIVERS[0]}/numas"})
+        tags.add(f"list{kind[0].upper()}{kind[1:]}")
     if constraints:
         devices["constraints"] = constraints
     return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
@@ -208,16 +215,20 @@ def _in_use(rng, slices: list, feats: set, tags: set) -> list:
 def scenario(seed: int, version: str, enabled: dict) -> dict:
     """The objects of scenario `seed` for `version` with the gates `enabled` ({gate: bool})."""
     rng = random.Random(f"{version}/{seed}")
+    # List attributes draw from a stream of their own, so the rest of a seed's scenario stays as it was.
+    lists = random.Random(f"{version}/{seed}/lists")
     tags: set = set()
     feats = {f for f, p in (("counters", 0.3), ("consumable", 0.3), ("taints", 0.3), ("adminAccess", 0.15),
                             ("firstAvailable", 0.3), ("bindingConditions", 0.15)) if _has(enabled, rng, f, p)}
+    if version >= "1.36" and _has(enabled, lists, "listAttributes", 0.4):
+        feats.add("listAttributes")
     tags |= feats - {"firstAvailable"}
     if "counters" in feats:
         tags.add("partitionable")
     slices = []
     for driver in DRIVERS[: rng.choice((1, 1, 2))]:
         for p in range(rng.choice((1, 1, 2))):
-            slices += _slices(rng, driver, f"pool-{p}", feats, version, tags)
+            slices += _slices(rng, driver, f"pool-{p}", feats, version, tags, lists)
     classes = [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "c1"},
                 "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVERS[0]}"'}}]}},
                {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "c2"},
@@ -225,7 +236,8 @@ def scenario(seed: int, version: str, enabled: dict) -> dict:
                {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "c-any"},
                 "spec": {}}]
     usable = ["c1", "c1", "c2", "c-any"]
-    claims = [_claim(rng, f"claim-{i}", feats, tags, usable, enabled) for i in range(rng.choice((1, 1, 1, 2)))]
+    claims = [_claim(rng, f"claim-{i}", feats, tags, usable, enabled, lists)
+              for i in range(rng.choice((1, 1, 1, 2)))]
     if len(claims) > 1:
         tags.add("multiClaim")
     if any(r.get("exactly", {}).get("adminAccess") for c in claims for r in c["spec"]["devices"]["requests"]):

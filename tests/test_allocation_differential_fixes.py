@@ -104,14 +104,16 @@ LIST_GATE = "DRAListTypeAttributes=true"
 # node selection (it has none), so the pool is not there, and "all" devices are none; before, a counter
 # slice serves every node, the pool is gathered, incomplete, and "all" fails on it (behaviour
 # counter_slices_for_every_node).
-COUNTERS_ONLY = [_slice("counters", [], count=2, sharedCounters=[{"name": "cs-0", "counters": {"mem": {"value": "32Gi"}}}]),
+_COUNTER_SET = [{"name": "cs-0", "counters": {"mem": {"value": "32Gi"}}}]
+COUNTERS_ONLY = [_slice("counters", [], count=2, sharedCounters=_COUNTER_SET),
                  _claim("claim-0", [{"name": "r0", "exactly": {"deviceClassName": "c1", "allocationMode": "All"}}])]
 
 # allocationMode All over a device with a share allocated (dev-0, 8Gi of its 32Gi taken): 1.37 collects it
 # by its static capacity and then cannot allocate it (not allocated); before, it was left out by what is
 # left, and the distinctAttribute constraint failed on dev-1 and dev-2 (an error) (behaviour
 # all_mode_static_capacity).
-_IN_USE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "in-use", "namespace": "default"},
+_IN_USE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+           "metadata": {"name": "in-use", "namespace": "default"},
            "spec": {"devices": {"requests": [{"name": "r0", "exactly": {"deviceClassName": "c1"}}]}},
            "status": {"allocation": {"devices": {"results": [
                {"request": "r0", "driver": DRIVER, "pool": "pool-0", "device": "dev-0",
