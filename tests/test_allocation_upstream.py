@@ -128,11 +128,33 @@ def test_table_sizes():
     assert {version: len(table) for version, table in TABLES.items()} == {"1.34": 151, "1.35": 180, "1.36": 219}
 
 
+# TestAllocator (1.36.2) gives these cases the allocator's ListTypeAttributes directly; v1.36.3's
+# kube-scheduler never does (AllocatorFeatures passes DRAListTypeAttributes to the CEL cache only, behaviour
+# allocator_gets_list_types), so through the scheduler's gates its allocator compares list attributes as
+# scalars and allocates nothing: the answer of the real v1.36.3 allocator called as the plugin calls it
+# (tests/allocator_differential.py), which `allocate` gives.
+NOT_ALLOCATED_BY_THE_1_36_SCHEDULER = {f"list-attributes-{kind}" for kind in (
+    "match-constaint-list-of-string-values-with-common-elements",
+    "match-constaint-mixed-scalar-and-list-of-string-values-with-common-elements",
+    "match-constaint-list-of-int-values-with-common-elements",
+    "match-constaint-list-of-bool-values-with-common-elements",
+    "match-constaint-list-of-version-values-with-common-elements",
+    "distinct-constraint-list-of-string-values-all-distinct", "distinct-constraint-mixed-scalar-and-list-all-distinct",
+    "distinct-constraint-list-of-int-values-all-distinct", "distinct-constraint-list-of-bool-values-all-distinct",
+    "distinct-constraint-list-of-version-values-all-distinct")}
+
+
+def test_cases_not_allocated_by_the_1_36_scheduler_exist():
+    assert NOT_ALLOCATED_BY_THE_1_36_SCHEDULER <= {case["name"] for case in TABLES["1.36"]}
+
+
 @pytest.mark.parametrize(("version", "case"), VERSIONED_CASES, ids=[f"{v}-{c['name']}" for v, c in VERSIONED_CASES])
 def test_upstream_allocator_case(version, case, tmp_path, capsys):
     code, report, err = run_case(case, tmp_path, capsys, version)
     assert "not ported" not in err
     expect = case["expect"]
+    if version == "1.36" and case["name"] in NOT_ALLOCATED_BY_THE_1_36_SCHEDULER:
+        expect = {"error": None, "results": []}
     assert code in (0, 1), err
     if expect["error"] is not None:
         assert report["error"] is not None, report

@@ -32,7 +32,7 @@ _TABLE: dict[str, tuple] = {
     "partition_type_attribute":        (False,     False,     False,     True),
     "skip_node_operations":            (False,     False,     False,     True),
     "derived_attributes":              (False,     False,     False,     True),
-    "allocator_full_rollback":         (False,     False,     False,     True),
+    "allocator_full_rollback":         (False,     False,     True,      True),
     "compatibility_group_skew":        (False,     False,     False,     True),
     "map_key_errors_at_key":           (True,      True,      False,     False),
     "list_type_attributes":            (False,     False,     True,      True),
@@ -64,6 +64,13 @@ _TABLE: dict[str, tuple] = {
     "taint_rule_cel_selectors":        (True,      False,     False,     False),
     "claim_owner_pod_groups":          (False,     False,     True,      True),
     "duplicate_at_key_field":          (True,      False,     False,     False),
+    "search_restarts_per_device":      (True,      True,      False,     False),
+    "distinct_every_device":           (False,     False,     False,     True),
+    "counters_by_pool_id":             (False,     False,     False,     True),
+    "allocator_gets_list_types":       (False,     False,     False,     True),
+    "cel_list_values_always":          (False,     False,     False,     True),
+    "counter_slices_for_every_node":   (True,      True,      True,      False),
+    "all_mode_static_capacity":        (False,     False,     False,     True),
 }
 
 
@@ -88,7 +95,8 @@ class Behaviours:
     skip_node_operations: bool
     # Device requests' derivedAttributes exist (and their total cost is bounded).
     derived_attributes: bool
-    # The allocator undoes every step of a rejected device (counters included), not only some.
+    # The allocator undoes every step of a rejected device (counters included), not only some
+    # (rollbackDevice: in 1.37 and in the 1.36 patch releases, v1.36.3 included; 1.36.2 did not).
     allocator_full_rollback: bool
     # The allocator skips devices of compatibility groups when the gate is off (version skew).
     compatibility_group_skew: bool
@@ -187,6 +195,32 @@ class Behaviours:
     # validateSet reports a repeated key at the item's key field (`devices[1].name`,
     # `consumesCounters[1].counterSet`), not at the item (`devices[1]`).
     duplicate_at_key_field: bool
+    # allocateOne looks for each further device of a request from the first pool, slice and device again
+    # (allocateOne has no startLocation before 1.36), so a device
+    # that allows multiple allocations can serve one request twice, and first fit takes it again.
+    search_restarts_per_device: bool
+    # distinctAttribute compares a device with every device the constraint holds (a list, 1.37); before,
+    # with one device per request name (a map keyed by request: a request's second device replaces its
+    # first, so two devices of one request never clash, nor a third with the first).
+    distinct_every_device: bool
+    # The allocator keys a pool's available and consumed counters by driver and pool name (PoolID); before,
+    # by pool name alone, so pools of two drivers with one name share the counters computed first.
+    counters_by_pool_id: bool
+    # The dynamicresources plugin passes DRAListTypeAttributes to the allocator (AllocatorFeatures); 1.36
+    # gives it to the CEL cache only, so its allocator compares list attributes as scalars and picks the
+    # implementation as if the gate were off.
+    allocator_gets_list_types: bool
+    # The CEL activation holds a list attribute as a list whatever the gate (getAttributeValue); 1.36 fails
+    # the evaluation on it with the gate off ("unsupported attribute value").
+    cel_list_values_always: bool
+    # GatherPools takes a slice of counter sets as relevant for every node; 1.37 takes it only through its
+    # own node selection (none: ignored), so a pool seen through its counter slice alone is not gathered, and
+    # the counters of a pool with devices here come in when the pool is completed from all slices.
+    counter_slices_for_every_node: bool
+    # An allocationMode All request collects the devices whose capacity could hold it at all (nothing
+    # consumed: "static capacity"); before, net of the shares allocated, so a device with too little left
+    # was left out of "all" instead of failing the request when it is allocated.
+    all_mode_static_capacity: bool
 
 
 def _build() -> Mapping[str, Behaviours]:

@@ -8,6 +8,7 @@
 #
 # UPSTREAM_RELEASES       releases whose oracle/allocator are built (default: all four)
 # UPSTREAM_SERVER_RELEASES releases whose kube-apiserver is built (default: 1.36)
+# UPSTREAM_PROGRAMS       only these cmd/<name> programs (e.g. allocator), nothing else (default: everything)
 # Also: kubectl (1.36), etcd (etcd-*/) and helm (helm-*/), each from its own pinned module.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -21,9 +22,9 @@ server_releases="${UPSTREAM_SERVER_RELEASES:-1.36}"
 if [ "${1:-}" = all ]; then server_releases="1.34 1.35 1.36 1.37"; fi
 
 stamp_of() {  # the inputs a binary depends on: the module files and our own Go sources in the module
-  local dir="$1"; shift
+  local dir="$1"; shift  # (find -L: a source shared by the releases is a symlink into tests/upstream/)
   { cat "$dir/go.mod" "$dir/go.sum" 2>/dev/null; go version; echo "$*";
-    find "$dir" -name '*.go' -type f | sort | xargs -r cat; } | sha256sum | cut -d' ' -f1
+    find -L "$dir" -name '*.go' -type f | sort | xargs -r cat; } | sha256sum | cut -d' ' -f1
 }
 
 build() {  # build <module dir> <out dir> <name> <package> [ldflags]
@@ -53,9 +54,11 @@ for r in $releases; do
   tag="${TAG[$r]}"; dir="$here/kube-$r"
   for prog in "$dir"/cmd/*/; do
     [ -d "$prog" ] || continue
+    case " ${UPSTREAM_PROGRAMS:-$(basename "$prog")} " in *" $(basename "$prog") "*) ;; *) continue ;; esac
     build "$dir" "$cache/$tag" "$(basename "$prog")" "./cmd/$(basename "$prog")" "$(version_ldflags "$tag")"
   done
 done
+if [ -n "${UPSTREAM_PROGRAMS:-}" ]; then echo "upstream: binaries in $cache"; exit 0; fi
 for r in $server_releases; do
   tag="${TAG[$r]}"; dir="$here/kube-$r"
   build "$dir" "$cache/$tag" kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$(version_ldflags "$tag")"

@@ -101,6 +101,10 @@ class _Run(Checks):
             raise AllocationError(f"gather pool information: {error}") from None
         for index, claim in enumerate(self.claims):
             prepare.prepare_claim(self, index, claim)
+        # The selector verdicts of the preparation (allocationMode All) are dropped before the search, as
+        # upstream resets deviceMatchesRequest here: a verdict cached under another subrequest's key
+        # (all_subrequest_index_skew) affects the preparation only.
+        self.matches = {}
         try:
             done = self.allocate_one((0, 0, 0, 0), False, (0, 0, 0))
         except ResultMaxSizeExceeded:
@@ -193,9 +197,10 @@ class _Run(Checks):
                     ok, undo = self.allocate_device(r, candidate, False)
                     if not ok:
                         continue
+                    following = (0, 0, 0) if self.features.search_restarts_per_device else (p_index, s_index,
+                                                                                             d_index + 1)
                     try:
-                        done = self.allocate_one((claim_i, request_i, sub_i, device_i + 1), allocate_sub,
-                                                 (p_index, s_index, d_index + 1))
+                        done = self.allocate_one((claim_i, request_i, sub_i, device_i + 1), allocate_sub, following)
                     except BaseException:
                         undo()
                         raise
@@ -207,8 +212,9 @@ class _Run(Checks):
     def allocate_device(self, r: tuple, c: Candidate, must: bool):
         """allocateDevice: (True, undo) when the candidate is taken, (False, None) otherwise.
 
-        1.37 rolls back every step of a rejected candidate (rollbackDevice); 1.36 left the counters of a
-        device rejected after the counter check added, and this port does the same under 1.36.
+        1.36.3 and 1.37 roll back every step of a rejected candidate (rollbackDevice); before (1.36.2 and
+        earlier), the counters of a device rejected after the counter check stayed added, and this port
+        does the same without allocator_full_rollback.
         """
         claim_i = r[0]
         data = self.request_data[r[:3]]
@@ -247,7 +253,7 @@ class _Run(Checks):
         base, sub = (data.parent.name, request.name) if data.parent else (request.name, "")
         by_effect = self.features.taint_prevents_by_effect
         if self.features.device_taints and blocking_taint(c.device, request, by_effect) is not None:
-            return reject()  # 1.36 left counters added here; so does this port under 1.36
+            return reject()  # before rollbackDevice, counters stayed added here; so they do in this port
         constraints = self.constraints[claim_i]
         lookup = self.derived.lookup(data.derived, c)
         for i, constraint in enumerate(constraints):

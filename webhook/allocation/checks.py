@@ -48,11 +48,12 @@ class Checks:
                 raise AllocationError(f"{owner}: selector #{i}: {error.kind}: {error.detail}") from None
         return True
 
-    def capacity_fits(self, request: Request, c: Candidate) -> bool:
-        consumed = self.a.state.capacity.get(c.id, {})
+    def capacity_fits(self, request: Request, c: Candidate, static: bool = False) -> bool:
+        """Whether the request fits what the device has left (`static`: what it has, nothing consumed)."""
+        consumed = {} if static else self.a.state.capacity.get(c.id, {})
         try:
             return cap.cmp_request_over_capacity(consumed, request.capacity_requests, c.device.get("capacity") or {},
-                                                 self.allocating_capacity.get(c.id, {}))
+                                                 {} if static else self.allocating_capacity.get(c.id, {}))
         except cap.CapacityError:
             return False
 

@@ -103,9 +103,13 @@ class MatchAttribute(_Constraint):
 class DistinctAttribute(_Constraint):
     kind = "distinctAttribute"
 
-    def __init__(self, requests: list, attribute: str, list_types: bool, by_address: bool = False) -> None:
+    def __init__(self, requests: list, attribute: str, list_types: bool, by_address: bool = False,
+                 every_device: bool = False) -> None:
         super().__init__(requests, attribute, list_types)
-        self.attributes: dict[str, dict] = {}  # keyed by request name, as upstream
+        # Before 1.37 keyed by request name, as upstream (a request's next device replaces its previous one,
+        # which is then no longer compared); 1.37 keeps every device's, in order (distinct_attribute_every_device).
+        self.attributes: dict = {}
+        self.every_device = every_device
         self.by_address = by_address  # 1.34: the same attribute object (the same device), not an equal value
 
     def add(self, request: str, sub_request: str, device: dict, driver: str, lookup=lookup_attribute) -> bool:
@@ -117,7 +121,7 @@ class DistinctAttribute(_Constraint):
             return False
         if self.num_devices != 0 and not self._distinct(attribute):
             return False
-        self.attributes[request] = attribute
+        self.attributes[self.num_devices if self.every_device else request] = attribute
         self.num_devices += 1
         return True
 
@@ -142,15 +146,15 @@ class DistinctAttribute(_Constraint):
 
     def remove(self, request: str, sub_request: str, device: dict, driver: str) -> None:
         if self.applies(request, sub_request):
-            self.attributes.pop(request, None)
             self.num_devices -= 1
+            self.attributes.pop(self.num_devices if self.every_device else request, None)
 
 
-def build(constraint: dict, list_types: bool, distinct_by_address: bool = False):
+def build(constraint: dict, list_types: bool, distinct_by_address: bool = False, distinct_every_device: bool = False):
     """The constraint object, or None for an empty (unsupported) one."""
     if constraint.get("matchAttribute") is not None:
         return MatchAttribute(constraint.get("requests"), constraint["matchAttribute"], list_types)
     if constraint.get("distinctAttribute") is not None:
         return DistinctAttribute(constraint.get("requests"), constraint["distinctAttribute"], list_types,
-                                 distinct_by_address)
+                                 distinct_by_address, distinct_every_device)
     return None

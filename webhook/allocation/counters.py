@@ -2,7 +2,8 @@
 
 What a pool offers is computed once per Allocator, from its counter sets minus what devices of
 claims already in use consume. What the claims being allocated consume is tracked per run.
-Both are keyed by pool name only, as upstream.
+Both are keyed by pool name only, as upstream before 1.37 (two drivers' pools of one name share them);
+1.37 keys them by driver and pool (counters_by_pool_id).
 """
 
 from __future__ import annotations
@@ -25,13 +26,16 @@ class Counters:
         """Counters are a pool's; before 1.35 (counters_beside_devices) a slice's own (keyed by its name)."""
         if self.allocator.features.counters_beside_devices:
             return ("slice", candidate.slice.name)
-        return ("pool", candidate.pool.pool)
+        return self._pool_key(candidate.pool)
+
+    def _pool_key(self, pool) -> tuple:
+        return ("pool", (pool.driver, pool.pool) if self.allocator.features.counters_by_pool_id else pool.pool)
 
     def available(self, pool, slice_=None) -> dict:
         """The counters of the pool (of `slice_` before 1.35) left by devices already allocated (cached on
         the Allocator)."""
         cache = self.allocator.available_counters
-        key = ("slice", slice_.name) if slice_ is not None else ("pool", pool.pool)
+        key = ("slice", slice_.name) if slice_ is not None else self._pool_key(pool)
         found = cache.get(key)
         if found is None:
             sets = {cs.get("name"): cs for cs in slice_.shared_counters} if slice_ is not None else pool.counter_sets

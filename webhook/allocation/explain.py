@@ -104,7 +104,8 @@ def _node_reason(run, s, pools: dict) -> str:
             s.per_device_set or (s.shared_counters and not run.features.counters_beside_devices)):
         return f"slice {s.name} needs DRAPartitionableDevices"
     try:
-        relevant = slice_relevant(s, run.node, not run.features.counters_beside_devices)
+        relevant = slice_relevant(s, run.node, run.features.counter_slices_for_every_node
+                                  and not run.features.counters_beside_devices)
     except GatherError as error:
         return str(error)
     if relevant is None:

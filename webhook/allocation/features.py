@@ -14,7 +14,9 @@ class Features:
     consumable_capacity: bool = True
     device_binding_and_status: bool = True
     device_taints: bool = True
-    list_type_attributes: bool = False
+    list_type_attributes: bool = False  # the allocator's (AllocatorFeatures); the CEL cache's is cel_list_types
+    cel_list_types: bool = False  # DRAListTypeAttributes as the plugin's CEL cache gets it
+    cel_list_values_always: bool = False  # 1.37: list attributes are CEL lists whatever the gate
     partitionable_devices: bool = True
     prioritized_list: bool = True
     derived_attributes: bool = False  # 1.37
@@ -38,6 +40,11 @@ class Features:
     counters_beside_devices: bool = False  # 1.34: a device consumes counter sets of its own slice
     distinct_by_address: bool = False  # 1.34: distinctAttribute clashes only on the same device's value
     capacity_recheck_at_result_index: bool = False  # 1.34: allocateDevice rechecks slice device r.deviceIndex
+    search_restarts_per_device: bool = False  # before 1.36: each device of a request is sought from the start
+    distinct_every_device: bool = False  # 1.37: distinctAttribute holds every device (before: one per request)
+    counters_by_pool_id: bool = False  # 1.37: counters keyed by driver and pool (before: pool name)
+    counter_slices_for_every_node: bool = True  # before 1.37: a counter slice is relevant for every node
+    all_mode_static_capacity: bool = False  # 1.37: All collects devices by their capacity, not what is left
     shares_in_use_skip_counters: bool = True  # a shared device's further shares take no counters
     capacity_error_names_request: bool = False  # 1.34: a subrequest's capacity error names its request
     taint_prevents_by_effect: bool = True  # only NoSchedule/NoExecute taints not tolerated prevent allocation
@@ -48,7 +55,11 @@ class Features:
         on = profile.enabled
         return cls(admin_access=on("DRAAdminAccess"), consumable_capacity=on("DRAConsumableCapacity"),
                    device_binding_and_status=on("DRADeviceBindingConditions") and on("DRAResourceClaimDeviceStatus"),
-                   device_taints=on("DRADeviceTaints"), list_type_attributes=profile.gate("DRAListTypeAttributes"),
+                   device_taints=on("DRADeviceTaints"),
+                   list_type_attributes=profile.gate("DRAListTypeAttributes")
+                   and profile.behaviours.allocator_gets_list_types,
+                   cel_list_types=profile.gate("DRAListTypeAttributes"),
+                   cel_list_values_always=profile.behaviours.cel_list_values_always,
                    partitionable_devices=on("DRAPartitionableDevices"), prioritized_list=on("DRAPrioritizedList"),
                    derived_attributes=profile.gate("DRADerivedAttributes"),
                    compatibility_groups=profile.gate("DRADeviceCompatibilityGroups"),
@@ -70,6 +81,11 @@ class Features:
                    counters_beside_devices=profile.behaviours.counters_beside_devices,
                    distinct_by_address=profile.behaviours.distinct_attribute_by_address,
                    capacity_recheck_at_result_index=profile.behaviours.capacity_recheck_at_result_index,
+                   search_restarts_per_device=profile.behaviours.search_restarts_per_device,
+                   distinct_every_device=profile.behaviours.distinct_every_device,
+                   counters_by_pool_id=profile.behaviours.counters_by_pool_id,
+                   counter_slices_for_every_node=profile.behaviours.counter_slices_for_every_node,
+                   all_mode_static_capacity=profile.behaviours.all_mode_static_capacity,
                    shares_in_use_skip_counters=profile.behaviours.shares_in_use_skip_counters,
                    capacity_error_names_request=profile.behaviours.capacity_error_names_request,
                    taint_prevents_by_effect=profile.behaviours.taint_prevents_by_effect,
@@ -101,4 +117,5 @@ class Features:
     def cel(self) -> CelFeatures:
         """The selector environment the scheduler compiles with (cel.Features)."""
         return CelFeatures(consumable_capacity=self.consumable_capacity,
-                           list_type_attributes=self.list_type_attributes)
+                           list_type_attributes=self.cel_list_types,
+                           list_values_always=self.cel_list_values_always)

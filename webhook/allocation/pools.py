@@ -100,7 +100,7 @@ def gather_pools(slices_for_node: list, node: dict | None, features, all_slices:
                 s.per_device_set or (s.shared_counters and not features.counters_beside_devices)):
             continue
         # counters_beside_devices (1.34): a slice with counter sets is matched to nodes like any other
-        if slice_relevant(s, node, not features.counters_beside_devices):
+        if slice_relevant(s, node, features.counter_slices_for_every_node and not features.counters_beside_devices):
             # 1.35 adds counter slices before this; 1.34's (with devices) are put last like the others
             if not features.sorts_by_name and features.experimental \
                     and (features.counters_beside_devices or not s.shared_counters) \
@@ -188,6 +188,11 @@ def _build_pool(driver: str, name: str, members: list, features, everything: lis
         return Pool(driver, name, invalid=True, invalid_reason=problem)
     if not features.partitionable_devices:
         return Pool(driver, name, slices=device_slices)
+    seen = {s.name for s in members}
+    others = [s for s in everything or [] if s.name not in seen]
+    # Counter slices come from all of the pool's slices (1.37 gathers them only through node selection).
+    counter_slices = counter_slices + [s for s in others if s.shared_counters]
+    others = [s for s in others if not s.shared_counters]
     counter_sets: dict = {}
     for s in counter_slices:
         for counter_set in s.shared_counters:
@@ -198,10 +203,8 @@ def _build_pool(driver: str, name: str, members: list, features, everything: lis
     problem = _check_counter_consumption(counter_sets, members)
     if problem:
         return Pool(driver, name, invalid=True, invalid_reason=problem)
-    if everything is None or len(members) == len(everything):
+    if not others:
         return Pool(driver, name, slices=device_slices, counter_sets=counter_sets)
-    seen = {s.name for s in members}
-    others = [s for s in everything if s.name not in seen]
     problem = _check_counter_consumption(counter_sets, others)
     if problem:
         return Pool(driver, name, invalid=True, invalid_reason=problem)

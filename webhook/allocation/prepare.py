@@ -48,7 +48,12 @@ def prepare_claim(run, index: int, claim: dict) -> None:
         raise AllocationError(f"claim {ref}: number of requested devices {min_devices} exceeds the claim limit "
                               f"of {ALLOCATION_RESULTS_MAX_SIZE}")
     for c_index, constraint in enumerate(devices.get("constraints") or []):
-        built = cons.build(constraint, run.features.list_type_attributes, run.features.distinct_by_address)
+        built = cons.build(constraint, run.features.list_type_attributes, run.features.distinct_by_address,
+                           run.features.distinct_every_device)
+        # Only the implementations with consumable capacity know distinctAttribute; the one a scheduler
+        # with just the four older features picks (incubating, from 1.36 stable) sees an empty constraint.
+        if isinstance(built, cons.DistinctAttribute) and not run.features.experimental:
+            built = None
         if built is None:
             raise AllocationError(f"claim {ref}, constraint #{c_index}: empty constraint (unsupported "
                                   "constraint type?)")
@@ -94,7 +99,8 @@ def validate_device_request(run, request: Request, parent: Request | None, key: 
                     if not run.is_selectable(key, data, s, d_index):
                         continue
                     candidate = Candidate((s.driver, s.pool, device.get("name")), device, s, pool)
-                    if run.features.consumable_capacity and not run.capacity_fits(request, candidate):
+                    if run.features.consumable_capacity and not run.capacity_fits(
+                            request, candidate, static=run.features.all_mode_static_capacity):
                         continue
                     data.all_devices.append(candidate)
         data.num_devices = len(data.all_devices)

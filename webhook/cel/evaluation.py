@@ -371,7 +371,7 @@ def device_input(driver: str, device: dict, features: Features = Features()) -> 
     for name, attribute in (device.get("attributes") or {}).items():
         domain, ident = _split(name, driver)
         try:
-            value = _attribute_value(attribute or {}, features.list_type_attributes)
+            value = _attribute_value(attribute or {}, features.list_type_attributes or features.list_values_always)
         except EvaluationError as error:
             raise EvaluationError(f"attribute {name}: {error}") from None
         attributes.setdefault(domain, {})[ident] = value

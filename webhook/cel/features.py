@@ -17,8 +17,12 @@ class Features:
     # New expressions may use cel-go's lists extension (behaviour new_cel_lists_extension: from the 1.34
     # compatibility version on, so not on a 1.34 server, which compiles new expressions at 1.33).
     lists_extension: bool = True
+    # Device attributes holding lists are list values whatever the gate (1.37's getAttributeValue; 1.36
+    # converts them only with DRAListTypeAttributes, and fails on them otherwise).
+    list_values_always: bool = False
 
     @property
     def key(self) -> tuple[bool, ...]:
         """The gates as a plain tuple, for cache keys (hashed in C; the dataclass hash is Python code)."""
-        return (self.consumable_capacity, self.list_type_attributes, self.list_types_exist, self.lists_extension)
+        return (self.consumable_capacity, self.list_type_attributes, self.list_types_exist, self.lists_extension,
+                self.list_values_always)

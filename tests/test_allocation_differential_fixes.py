@@ -1,0 +1,166 @@
+"""Disagreements the allocator differential (tests/allocator_differential.py) found between `dra-webhook
+allocate` and the real structured allocators (v1.34.4, v1.35.4, v1.36.3, v1.37.2), each cut down to a
+few objects and fixed in the product. The expected answers are those the real allocators give for these
+objects; these tests need no Go.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from webhook import cli
+
+DRIVER = "d1.example.com"
+NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"zone": "a"}}}
+CLASSES = [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}}
+           for name, driver in (("c1", DRIVER), ("c2", "d2.example.com"))]
+# The implementation with the four older features only (stable from 1.36, incubating before).
+FOUR_ONLY = "DRAConsumableCapacity=false,DRADeviceBindingConditions=false"
+
+
+def _device(name: str, model: str = "a", **extra) -> dict:
+    return {"name": name, "attributes": {"model": {"string": model}, "numa": {"int": 0}},
+            "capacity": {"memory": {"value": "8Gi"}}, **extra}
+
+
+def _slice(name: str, devices: list, driver: str = DRIVER, pool: str = "pool-0", count: int = 1, **spec) -> dict:
+    spec = {"driver": driver, "pool": {"name": pool, "generation": 1, "resourceSliceCount": count},
+            **({"nodeName": "n1", "devices": devices} if devices else {}), **spec}
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name}, "spec": spec}
+
+
+def _claim(name: str, requests: list, constraints: list | None = None) -> dict:
+    devices = {"requests": requests, **({"constraints": constraints} if constraints else {})}
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": name, "namespace": "default"}, "spec": {"devices": devices}}
+
+
+def _exact(name: str, class_name: str = "c1", count: int = 1, **extra) -> dict:
+    return {"name": name, "exactly": {"deviceClassName": class_name, "allocationMode": "ExactCount",
+                                      "count": count, **extra}}
+
+
+def _allocate(tmp_path, capsys, version: str, gates: str, objects: list):
+    """(devices per claim, or None when not allocated; the error)"""
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, *CLASSES, *objects]}))
+    code = cli.main(["allocate", str(path), "--output", "json", "--kubernetes-version", version,
+                     "--feature-gates", gates])
+    out, err = capsys.readouterr()
+    assert code in (0, 1), err
+    report = json.loads(out)
+    if not report["allocated"]:
+        return None, report["error"]
+    return [[r["device"] for r in c["allocation"]["devices"]["results"]] for c in report["claims"]], None
+
+
+# distinctAttribute over three devices of which two share the value: a request's second device replaced
+# its first in the constraint before 1.37 (a map keyed by request name), so dev-0 (b) and dev-2 (b) never
+# met; 1.37 keeps every device and refuses (behaviour distinct_every_device).
+DISTINCT = [_slice("s", [_device("dev-0", "b"), _device("dev-1", "a"), _device("dev-2", "b")]),
+            _claim("claim-0", [_exact("r0", count=2), _exact("r1")], [{"distinctAttribute": f"{DRIVER}/model"}])]
+
+# Two drivers' pools named alike, each with a counter set cs-0: before 1.37 the counters are keyed by pool
+# name alone, so d2's pool is measured against d1's counters (computed first); 1.37 keys them by driver and
+# pool (behaviour counters_by_pool_id).
+_CONSUMES = [{"counterSet": "cs-0", "counters": {"mem": {"value": "16Gi"}}}]
+SAME_POOL_NAME = [
+    _slice("d1-devices", [_device("dev-0", consumesCounters=_CONSUMES)], count=2),
+    _slice("d1-counters", [], count=2, sharedCounters=[{"name": "cs-0", "counters": {"mem": {"value": "32Gi"}}}]),
+    _slice("d2-devices", [_device("dev-0", consumesCounters=_CONSUMES)], driver="d2.example.com", count=2),
+    _slice("d2-counters", [], driver="d2.example.com", count=2,
+           sharedCounters=[{"name": "cs-0", "counters": {"mem": {"value": "16Gi"}}}]),
+    _claim("claim-0", [_exact("r0", "c2")]), _claim("claim-1", [_exact("r0")])]
+
+# A device rejected by a constraint after its counters were checked: v1.36.3 rolls its counters back
+# (rollbackDevice), so dev-3 still fits; before 1.36.3 they stayed taken (behaviour allocator_full_rollback).
+ROLLBACK = [
+    _slice("devices", [_device("dev-0"), _device("dev-1", consumesCounters=[
+        {"counterSet": "cs-0", "counters": {"mem": {"value": "8Gi"}}}]),
+        _device("dev-2", "b", consumesCounters=_CONSUMES), _device("dev-3", consumesCounters=_CONSUMES)], count=2),
+    _slice("counters", [], count=2, sharedCounters=[{"name": "cs-0", "counters": {"mem": {"value": "32Gi"}}}]),
+    _claim("claim-0", [_exact("r0", count=2), _exact("r1")], [{"matchAttribute": f"{DRIVER}/model"}])]
+
+# A subrequest with allocationMode All checks its devices under the previous subrequest's key before 1.36,
+# caching "not selectable" for dev-0 under s1's key; upstream drops those verdicts before the search
+# (deviceMatchesRequest is reset), so s1 still gets dev-0.
+SUBREQUEST_CACHE = [_slice("s", [_device("dev-0")]), _claim("claim-0", [{"name": "r0", "firstAvailable": [
+    {"name": "s1", "deviceClassName": "c1", "allocationMode": "ExactCount", "count": 1},
+    {"name": "s2", "deviceClassName": "c2", "allocationMode": "All"}]}])]
+
+# List attributes with a common element under matchAttribute: v1.36.3's plugin gives DRAListTypeAttributes
+# to the CEL cache only, not to the allocator, which compares them as scalars (no match); 1.37 passes it
+# (behaviour allocator_gets_list_types). With the gate off 1.36 fails on the list in CEL, 1.37 evaluates
+# it (behaviour cel_list_values_always) and the constraint is not met.
+LISTS = [_slice("s", [{"name": "dev-0", "attributes": {"numas": {"ints": [0, 1]}}},
+                      {"name": "dev-1", "attributes": {"numas": {"ints": [1, 2]}}}]),
+         _claim("claim-0", [_exact("r0", count=2)], [{"matchAttribute": f"{DRIVER}/numas"}])]
+LIST_GATE = "DRAListTypeAttributes=true"
+
+# A pool seen on this node through its counter slice alone: 1.37 gathers a counter slice only through
+# node selection (it has none), so the pool is not there, and "all" devices are none; before, a counter
+# slice serves every node, the pool is gathered, incomplete, and "all" fails on it (behaviour
+# counter_slices_for_every_node).
+_COUNTER_SET = [{"name": "cs-0", "counters": {"mem": {"value": "32Gi"}}}]
+COUNTERS_ONLY = [_slice("counters", [], count=2, sharedCounters=_COUNTER_SET),
+                 _claim("claim-0", [{"name": "r0", "exactly": {"deviceClassName": "c1", "allocationMode": "All"}}])]
+
+# allocationMode All over a device with a share allocated (dev-0, 8Gi of its 32Gi taken): 1.37 collects it
+# by its static capacity and then cannot allocate it (not allocated); before, it was left out by what is
+# left, and the distinctAttribute constraint failed on dev-1 and dev-2 (an error) (behaviour
+# all_mode_static_capacity).
+_IN_USE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+           "metadata": {"name": "in-use", "namespace": "default"},
+           "spec": {"devices": {"requests": [{"name": "r0", "exactly": {"deviceClassName": "c1"}}]}},
+           "status": {"allocation": {"devices": {"results": [
+               {"request": "r0", "driver": DRIVER, "pool": "pool-0", "device": "dev-0",
+                "shareID": "bb6a920d-50fb-8fe9-37cc-d29f4a75b26a", "consumedCapacity": {"memory": "8Gi"}}]}}}}
+ALL_STATIC = [_slice("s", [dict(_device("dev-0", "b"), capacity={"memory": {"value": "32Gi"}}), _device("dev-1"),
+                           _device("dev-2")]), _IN_USE,
+              _claim("claim-0", [{"name": "r0", "exactly": {"deviceClassName": "c1", "allocationMode": "All"}}],
+                     [{"distinctAttribute": f"{DRIVER}/model"}])]
+
+CASES = [
+    ("counters-only-1.37", "1.37", "", COUNTERS_ONLY, None),
+    ("all-static-capacity-1.37", "1.37", "", ALL_STATIC, None),
+    ("lists-1.36", "1.36", LIST_GATE, LISTS, None),
+    ("lists-1.37", "1.37", LIST_GATE, LISTS, [["dev-0", "dev-1"]]),
+    ("lists-gate-off-1.37", "1.37", "", LISTS, None),
+    ("distinct-1.36", "1.36", "", DISTINCT, [["dev-0", "dev-1", "dev-2"]]),
+    ("distinct-1.37", "1.37", "", DISTINCT, None),
+    ("same-pool-name-1.36", "1.36", "", SAME_POOL_NAME, None),
+    ("same-pool-name-1.37", "1.37", "", SAME_POOL_NAME, [["dev-0"], ["dev-0"]]),
+    ("rollback-1.36", "1.36", "", ROLLBACK, [["dev-0", "dev-1", "dev-3"]]),
+    ("subrequest-cache-1.34", "1.34", "", SUBREQUEST_CACHE, [["dev-0"]]),
+    ("subrequest-cache-1.35", "1.35", "", SUBREQUEST_CACHE, [["dev-0"]]),
+    ("subrequest-cache-1.37", "1.37", "", SUBREQUEST_CACHE, [["dev-0"]]),
+]
+
+
+@pytest.mark.parametrize(("version", "gates", "objects", "expected"), [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_answer_of_the_real_allocator(version, gates, objects, expected, tmp_path, capsys):
+    devices, error = _allocate(tmp_path, capsys, version, gates, objects)
+    assert error is None
+    assert devices == expected
+
+
+@pytest.mark.parametrize(("version", "objects", "error"), [
+    ("1.36", COUNTERS_ONLY, "asks for all devices, but resource pool d1.example.com/pool-0 is currently being updated"),
+    ("1.36", ALL_STATIC, "cannot add device d1.example.com/pool-0/dev-2 because a claim constraint would not be"),
+], ids=["counters-only-1.36", "all-static-capacity-1.36"])
+def test_error_of_the_real_allocator(version, objects, error, tmp_path, capsys):
+    devices, found = _allocate(tmp_path, capsys, version, "", objects)
+    assert devices is None and error in found
+
+
+@pytest.mark.parametrize("version", ["1.35", "1.36", "1.37"])
+def test_distinct_attribute_is_an_empty_constraint_without_consumable_capacity(version, tmp_path, capsys):
+    """Only the implementations with consumable capacity know distinctAttribute; the one the scheduler picks
+    with the four older features alone sees an empty constraint and fails the scheduling attempt."""
+    devices, error = _allocate(tmp_path, capsys, version, FOUR_ONLY, DISTINCT)
+    assert devices is None
+    assert "constraint #0: empty constraint (unsupported constraint type?)" in error
