@@ -14,9 +14,12 @@ EXIT_CODES = ("Exit code 1: {failed}; 2: nothing failed but an input could not b
 
 
 def _jobs(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes (1 or more)")
-    return int(text)
+    from webhook.numbers import parse_decimal
+
+    jobs = parse_decimal(text, max_digits=6)
+    if jobs is None or jobs < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes (1 to 999999)")
+    return jobs
 
 
 def _kind_list(text: str) -> frozenset[str]:
@@ -108,9 +111,11 @@ def offline_now(args: argparse.Namespace):
 
     if args.now is not None:
         return args.now
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if epoch.isdigit():
-        return datetime.fromtimestamp(int(epoch), timezone.utc)
+    from webhook.numbers import parse_decimal
+
+    epoch = parse_decimal(os.environ.get("SOURCE_DATE_EPOCH", "").strip(), max_digits=11)  # to year 5138
+    if epoch is not None:
+        return datetime.fromtimestamp(epoch, timezone.utc)
     return datetime.now(timezone.utc).replace(microsecond=0)
 
 

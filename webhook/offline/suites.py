@@ -21,6 +21,7 @@ import yaml
 
 from webhook import admit
 from webhook.manifest import DEFAULT_NAMESPACE
+from webhook.numbers import parse_decimal
 from webhook.offline import loading, positions, yamlload
 from webhook.offline.expect import check, heeded
 from webhook.offline.results import ERROR, FAILED, PASSED, Message, Result
@@ -199,7 +200,11 @@ class _Files:
         if isinstance(source, dict):
             return copy.deepcopy(source)
         match = _DOCUMENT_INDEX.match(source)
-        reference, index = (match["path"], int(match["index"])) if match else (source, None)
+        reference, index = (match["path"], parse_decimal(match["index"], max_digits=9)) if match else (source, None)
+        if match and index is None:  # more documents than any file holds: never converted
+            digits = match["index"]
+            shown = digits if len(digits) <= 20 else f"{digits[:12]}... ({len(digits):,} digits)"
+            raise loading.InputError(f"{key}: {reference} has no document at index {shown}")
         path = self.base / reference
         key_path = path.resolve()
         if key_path not in self.cache:
