@@ -218,7 +218,8 @@ def run_test(args: argparse.Namespace) -> int:
     now = offline_now(args)
     try:
         cluster = suites.Cluster(args.profile.version, parse_feature_gates(args.feature_gates), args.namespace,
-                                 args.validate.capitalize(), args.runtime_config, tuple(args.ignore_warning))
+                                 args.validate.capitalize(), args.runtime_config, tuple(args.ignore_warning),
+                                 args.suite_root)
         results = suites.run(args.paths, warnings_as_errors=args.warnings_as_errors, cluster=cluster, now=now)
     except suites.SuiteInputError as exc:
         from webhook.offline.visible import visible
@@ -288,6 +289,10 @@ def add_test(sub) -> argparse.ArgumentParser:
                       help="fail a test whose response has warnings unless it expects them exactly")
     _add_ignore_warning(test)
     test.add_argument("--allow-empty", action="store_true", help="exit 0 rather than 2 when no test is found")
+    test.add_argument("--suite-root", metavar="DIR", default=None,
+                      help="the directory that `object`, `oldObject` and `review` references may read from "
+                           "(symbolic links resolved; default: each suite's own directory); a reference "
+                           "leading outside it, absolute, or to anything but a regular file is refused")
     test.add_argument("--schema", action="store_true",
                       help="print the TestSuite JSON Schema (for editor completion) and exit")
     return test
