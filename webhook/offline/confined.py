@@ -19,6 +19,10 @@ class OutsideRoot(Exception):
     """A reference that may not be read; the message says why."""
 
 
+class Unreadable(Exception):
+    """A reference inside the root to nothing that can be read (missing, no permission)."""
+
+
 def resolve(root: Path, base: Path, reference: str) -> Path:
     """The real path of the regular file `reference` (relative to `base`) names, which lies under `root`;
     OutsideRoot otherwise. Nothing outside the root is opened."""
@@ -34,7 +38,7 @@ def resolve(root: Path, base: Path, reference: str) -> Path:
     try:
         mode = os.stat(target).st_mode
     except OSError as exc:
-        raise OutsideRoot(f"cannot read: {exc.strerror or exc}") from None
+        raise Unreadable(f"cannot read: {exc.strerror or exc}") from None
     if not stat.S_ISREG(mode):
         kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else
                 "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)

@@ -119,8 +119,9 @@ def _kind(value: Any) -> str:
         return f"a mapping of {len(value)} keys"
     if isinstance(value, list):
         return f"a list of {len(value)} items"
-    return "null" if value is None else type(value).__name__.replace("bool", "a boolean").replace(
-        "int", "a number").replace("float", "a number")
+    if value is None:
+        return "null"
+    return "a boolean" if isinstance(value, bool) else "a number" if isinstance(value, (int, float)) else "a value"
 
 
 def _same_number(a: Any, b: Any) -> bool:

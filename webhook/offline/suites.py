@@ -225,6 +225,8 @@ class _Files:
             path = confined.resolve(self.root, self.base, reference)
         except confined.OutsideRoot as exc:
             raise loading.InputError(f"{key}: {shown}: refused: {exc}") from None
+        except confined.Unreadable as exc:
+            raise loading.InputError(f"{key}: {self.base / reference}: {exc}") from None
         if match and index is None:  # more documents than any file holds: never converted
             digits = match["index"]
             number = digits if len(digits) <= 20 else f"{digits[:12]}... ({len(digits):,} digits)"
