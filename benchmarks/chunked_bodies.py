@@ -151,12 +151,14 @@ def main() -> None:
         p50_idle, p50 = statistics.median(idle), statistics.median(attacked)
         ratio = p50 / p50_idle
         print(f"(a) idle /validate p50: {p50_idle * 1e3:.1f} ms; server CPU {cpu['idle']:.2f} s/s")
-        print(f"(b) {args.connections} one-byte-chunk connections: /validate p50 {p50 * 1e3:.1f} ms ({ratio:.1f}x idle, "
+        print(f"(b) {args.connections} one-byte-chunk connections: /validate p50 {p50 * 1e3:.1f} ms "
+              f"({ratio:.1f}x idle, "
               f"p90 {statistics.quantiles(attacked, n=10)[-1] * 1e3:.1f} ms); server CPU {cpu['attacked']:.2f} s/s; "
               f"{stats['connections']} attacking connections, {stats['wire'] / 2**20:.1f} MiB sent  "
               f"[{'ok' if ratio <= 3 else 'MISS'}: p50 <= 3x idle]")
         _, _, cpu, stats = _attack(server, certs, 1, 1, args.seconds, b";" + b"e" * 4096)
-        print(f"(c) chunk extensions for {args.seconds:g} s on one connection at a time: {stats['wire'] / 2**20:.1f} MiB "
+        print(f"(c) chunk extensions for {args.seconds:g} s on one connection at a time: "
+              f"{stats['wire'] / 2**20:.1f} MiB "
               f"sent over {stats['connections']} connection(s), at most {max(stats['chunks'], default=0):,} chunks "
               f"(~{max(stats['chunks'], default=0) * 4100 / 2**20:.2f} MiB) sent on one before the server cut it "
               f"(the kernel's buffers included)")

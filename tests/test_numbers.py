@@ -78,7 +78,8 @@ def test_offline_review_of_long_numbers_has_no_traceback(tmp_path):
 def test_suite_document_index_of_any_length(tmp_path):
     (tmp_path / "x.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
     (tmp_path / "suite.yaml").write_text(
-        "apiVersion: dra-webhook/v1alpha1\nkind: TestSuite\ntests:\n- name: long index\n  object: x.yaml#" + "7" * 5000 + "\n"
+        "apiVersion: dra-webhook/v1alpha1\nkind: TestSuite\ntests:\n- name: long index\n"
+        "  object: x.yaml#" + "7" * 5000 + "\n"
         "  expect: {allowed: true}\n")
     run = cli("test", str(tmp_path / "suite.yaml"), "-o", "junit")
     assert "Traceback" not in run.stderr, run.stderr

@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
                 answers.append((unit, outcomes))
     except (TypeError, AttributeError, KeyError, ValueError) as error:
         return _fail(f"malformed input: {type(error).__name__}: {error}")
-    if not answers and not skipped.answers:  # Pods in the inputs, none of them waiting for a claim, and no claim of no pod
+    if not answers and not skipped.answers:  # Pods in the inputs, none waiting for a claim, and no claim of no pod
         sys.stdout.write("[]\n" if args.output == "json" else "nothing to allocate: no pending pod or claim\n")
         return EXIT_ALLOCATED
     # A run the total timeout cut short is a partial answer: its report is bounded too (a complete one is not).
