@@ -37,13 +37,14 @@ def test_all_nodes_stop_at_the_total_timeout(tmp_path, capsys):
     objects = [objects[0], *slices, objects[3]]
     code, report, _ = allocate_json(capsys, tmp_path, objects, "--all-nodes", "--timeout", "0",
                                     "--total-timeout", "0.5")
-    assert code == 3 and [r["node"] for r in report] == ["node-0", "node-1", "node-2"]
+    assert code == 3 and [r.get("node") for r in report] == ["node-0", None]
     assert all(r["gaveUp"] for r in report)
     assert "the time for all nodes ran out (--total-timeout 0.5s)" in report[0]["error"]
     assert report[0]["error"].startswith("gave up after 0.")
-    # The time is spent on the first node: the others are not searched at all.
-    assert all(r["error"].startswith("gave up before searching devices for claim default/hopeless")
-               for r in report[1:])
+    # The time is spent on the first node: the others are not tried at all, and said so in one entry.
+    assert report[1]["notTried"] == {"answers": 2, "pods": 1, "nodes": 2}
+    assert report[1]["error"] == ("not tried: 2 answers (1 pod on 2 nodes): the time for all nodes ran out "
+                                  "(--total-timeout 0.5s)")
 
 
 def test_an_ordinary_allocation_is_unaffected_by_the_default_timeout(tmp_path, capsys):

@@ -247,3 +247,45 @@ def test_the_written_paths_are_escaped_one_per_line(tmp_path):
     assert not any(line.startswith("::") for line in lines)
     assert lines[0] == str(tmp_path) + "/out\\x1b[31m\\n::error::forged/ca.crt"
     assert (out / "ca.crt").is_file()
+
+
+# issue 37: inputs checked up front (exit 2, the rule named), never a traceback from the certificate library.
+
+def test_a_legal_long_service_and_namespace_make_certificates(tmp_path):
+    """40 + 20 characters: `service.namespace.svc` is 65, over X.509's 64 for a common name; the SANs
+    hold the full names, the common name falls back to the service."""
+    run = cli("certs", "--out", str(tmp_path / "c"), "--service", "s" * 40, "--namespace", "n" * 20)
+    assert run.returncode == 0, run.stderr
+    cert = x509.load_pem_x509_certificate((tmp_path / "c" / "tls.crt").read_bytes())
+    san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert f"{'s' * 40}.{'n' * 20}.svc" in san.get_values_for_type(x509.DNSName)
+    ca = x509.load_pem_x509_certificate((tmp_path / "c" / "ca.crt").read_bytes())
+    cert.verify_directly_issued_by(ca)
+
+
+def test_longest_service_name_makes_a_ca(tmp_path):
+    run = cli("certs", "--out", str(tmp_path / "c"), "--service", "s" * 63)
+    assert run.returncode == 0, run.stderr
+
+
+@pytest.mark.parametrize("args,rule", [
+    (("--days", "2932000"), "the last date an X.509 certificate can hold"),
+    (("--days", "9" * 5000), "is not a whole number"),
+    (("--service", "Bad_Name"), "is not a DNS-1035 label"),
+    (("--service", "1abc"), "is not a DNS-1035 label"),
+    (("--service", "s" * 64), "is not a DNS-1035 label"),
+    (("--namespace", "n" * 64), "is not a DNS-1123 label"),
+    (("--namespace", "a.b"), "is not a DNS-1123 label"),
+])
+def test_bad_inputs_are_refused_before_anything_is_written(tmp_path, args, rule):
+    run = cli("certs", "--out", str(tmp_path / "c"), *args)
+    assert run.returncode == 2, run.stderr
+    assert rule in run.stderr
+    assert "Traceback" not in run.stderr
+    assert not (tmp_path / "c").exists()
+
+
+def test_renew_checks_inputs_too(tmp_path):
+    assert cli("certs", "--out", str(tmp_path)).returncode == 0
+    run = cli("certs", "--out", str(tmp_path), "--renew", "--days", "2932000")
+    assert run.returncode == 2 and "at most" in run.stderr, run.stderr

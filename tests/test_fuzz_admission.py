@@ -557,6 +557,15 @@ FOCUSED = [
     ("cel-expression-float", "claim-v1", ("spec", "devices", "requests", 0, "exactly", "selectors", 0, "cel",
                                           "expression"), 1e308,
      "spec.devices.requests[0].exactly.selectors[0].cel.expression"),
+    # issue 37: an exponent of more than 4,300 digits was an internal error (Python's int() refuses it);
+    # Go's ParseQuantity refuses it as a suffix it cannot parse
+    ("quantity-long-exponent", "slice-rich-v1", ("spec", "devices", 0, "capacity", "memory", "value"),
+     "1e" + "9" * 5000, "spec.devices[0].capacity[memory].value"),
+    ("quantity-long-negative-exponent", "slice-rich-v1", ("spec", "devices", 0, "capacity", "memory", "value"),
+     "1e-" + "9" * 5000, "spec.devices[0].capacity[memory].value"),
+    ("claim-capacity-long-exponent", "claim-v1",
+     ("spec", "devices", "requests", 0, "exactly", "capacity", "requests", "memory"), "2E+" + "1" * 4400,
+     "spec.devices.requests[0].exactly.capacity.requests[memory]"),
     ("null-request", "claim-v1", ("spec", "devices", "requests", 1), None, "spec.devices.requests[1]"),
     ("null-device", "slice-rich-v1", ("spec", "devices", 1), None, "spec.devices[1]"),
     ("null-selector", "class-v1", ("spec", "selectors", 0), None, "spec.selectors[0]"),

@@ -60,6 +60,38 @@ def parse_hosts(text: str) -> list[str]:
     return hosts
 
 
+# A Service name is a DNS-1035 label, a namespace a DNS-1123 label (apimachinery's IsDNS1035Label/IsDNS1123Label).
+_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+LABEL_MAX = 63
+# X.509's upper bound on a common name (RFC 5280 ub-common-name); the SANs carry the names TLS checks.
+COMMON_NAME_MAX = 64
+# The last instant an X.509 time (GeneralizedTime) and Python's datetime can hold.
+LAST_TIME = datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone.utc)
+
+
+def check_inputs(service: str, namespace: str, days: int, now: datetime) -> None:
+    """CertError naming the rule an input breaks, before any key is made or any file written."""
+    for flag, value, pattern, rule in (("--service", service, _DNS1035_LABEL, "a DNS-1035 label"),
+                                       ("--namespace", namespace, _DNS1123_LABEL, "a DNS-1123 label")):
+        if len(value) > LABEL_MAX or not pattern.match(value):
+            first = "a lower-case letter" if pattern is _DNS1035_LABEL else "a lower-case letter or digit"
+            raise CertError(f"{flag} {value!r} is not {rule}: at most {LABEL_MAX} characters, lower-case letters, "
+                            f"digits and '-', starting with {first} and ending with a letter or digit")
+    if days < 1:
+        raise CertError(f"--days {days}: must be at least 1")
+    latest = (LAST_TIME - now).days
+    if days > latest:
+        raise CertError(f"--days {days}: the certificate would end after {LAST_TIME:%Y-%m-%d}, the last date an "
+                        f"X.509 certificate can hold: at most {latest} days from now")
+
+
+def _common_name(name: str, shorter: str) -> str:
+    """`name`, or `shorter` when `name` is longer than X.509 allows a common name to be (the certificate's
+    SANs still hold every full name; verifiers read those, not the common name)."""
+    return name if len(name) <= COMMON_NAME_MAX else shorter[:COMMON_NAME_MAX]
+
+
 @dataclass(frozen=True)
 class CertFiles:
     ca_cert: Path
@@ -161,6 +193,7 @@ def generate(out_dir: str | os.PathLike, *, service: str = DEFAULT_SERVICE, name
     CertError if out_dir already holds any of them (a file or a link), unless `force`.
     """
     now = now or datetime.now(timezone.utc)
+    check_inputs(service, namespace, days, now)
     out = Path(out_dir)
     present = [path.name for path in vars(_files(out)).values() if _present(path)]
     if present and not force:
@@ -171,7 +204,7 @@ def generate(out_dir: str | os.PathLike, *, service: str = DEFAULT_SERVICE, name
         parse_hosts(host)
     out.mkdir(parents=True, exist_ok=True)
     ca_key = _new_key(key_type)
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"{service} CA")])
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, _common_name(f"{service} CA", service))])
     ca_cert = (
         x509.CertificateBuilder()
         .subject_name(ca_name)
@@ -179,7 +212,7 @@ def generate(out_dir: str | os.PathLike, *, service: str = DEFAULT_SERVICE, name
         .public_key(ca_key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - timedelta(minutes=5))
-        .not_valid_after(now + timedelta(days=max(CA_DAYS, days)))
+        .not_valid_after(min(now + timedelta(days=max(CA_DAYS, days)), LAST_TIME))
         .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
         .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
                                      content_commitment=False, key_encipherment=False, data_encipherment=False,
@@ -201,7 +234,8 @@ def _issue_serving(files: CertFiles, ca_cert: x509.Certificate, ca_key, service:
     all_hosts = service_hosts(service, namespace, hosts)
     cert = (
         x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"{service}.{namespace}.svc")]))
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME,
+                                                    _common_name(f"{service}.{namespace}.svc", service))]))
         .issuer_name(ca_name)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
@@ -243,6 +277,7 @@ def renew(out_dir: str | os.PathLike, *, service: str = DEFAULT_SERVICE, namespa
     valid (`certs --renew`). With no CA pair at all in out_dir, a new CA as `generate` makes; a CA that
     is there but unusable (expired, mismatched, unreadable) is a CertError, never replaced without --force."""
     now = now or datetime.now(timezone.utc)
+    check_inputs(service, namespace, days, now)
     files = _files(Path(out_dir))
     if not _present(files.ca_cert) and not _present(files.ca_key):
         for path in (files.cert, files.key):  # a serving pair without its CA: nothing anyone can trust

@@ -13,10 +13,12 @@ from webhook.offline.visible import visible  # what the user named (a file, a fl
 
 
 def _whole_number(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    from webhook.numbers import parse_decimal
+
+    value = parse_decimal(text.strip(), signed=True, max_digits=18)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (at most 18 digits)")
+    return value
 
 
 def _positive_int(text: str) -> int:

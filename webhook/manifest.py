@@ -135,4 +135,7 @@ def resource_version_set(obj: dict) -> bool:
     """What etcd3 storage's Create refuses: a resourceVersion that parses as a non-zero number."""
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     version = meta.get("resourceVersion")
-    return isinstance(version, str) and version.isascii() and version.isdigit() and int(version) != 0
+    from webhook.numbers import parse_uint64
+
+    # storage's ParseResourceVersion: strconv.ParseUint(version, 10, 64); a text it refuses is not "set"
+    return isinstance(version, str) and parse_uint64(version) not in (None, 0)

@@ -17,14 +17,14 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from webhook.numbers import INT64_MAX, INT64_MIN, parse_int64
+
 DECIMAL_EXPONENT = "DecimalExponent"
 BINARY_SI = "BinarySI"
 DECIMAL_SI = "DecimalSI"
 
 MAX_INT64_FACTORS = 18
 NANO_SCALE = -9
-INT64_MAX = 2**63 - 1
-INT64_MIN = -(2**63)
 
 _DECIMAL_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
@@ -179,13 +179,10 @@ def _interpret(suffix: str) -> tuple[int, int, str]:
     if suffix in _BINARY_SUFFIXES:
         return 2, _BINARY_SUFFIXES[suffix], BINARY_SI
     if len(suffix) > 1 and suffix[0] in "eE":
-        text = suffix[1:]
-        body = text[1:] if text[:1] in "+-" else text
-        if body and body.isascii() and body.isdigit():
-            parsed = int(text)
-            if INT64_MIN <= parsed <= INT64_MAX:
-                wrapped = (parsed + 2**31) % 2**32 - 2**31  # Go's int32(parsed)
-                return 10, wrapped, DECIMAL_EXPONENT
+        parsed = parse_int64(suffix[1:])  # strconv.ParseInt(suffix[1:], 10, 64), digits bounded
+        if parsed is not None:
+            wrapped = (parsed + 2**31) % 2**32 - 2**31  # Go's int32(parsed)
+            return 10, wrapped, DECIMAL_EXPONENT
     raise QuantityError("unable to parse quantity's suffix")
 
 

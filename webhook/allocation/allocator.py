@@ -77,7 +77,7 @@ class _Run(Checks):
         self.pools: list = []
         self.counters = Counters(alloc)
         self.groups = CompatibilityGroups(alloc)
-        self.derived = DerivedAttributes(alloc.features)
+        self.derived = DerivedAttributes(alloc.features, deadline)
         self.steps = 0
 
     def run(self):

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-
-from webhook.allocation import pods, prefilter
+from webhook.allocation import deadline, pods, prefilter
 from webhook.allocation.deadline import DEFAULT_TIMEOUT_SECONDS, DEFAULT_TOTAL_TIMEOUT_SECONDS, Deadline, seconds_text
 from webhook.profile import DEFAULT_VERSION, SUPPORTED_VERSIONS
 
@@ -62,8 +60,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         help="with --all-nodes or several pods, give up on the nodes and pods not done "
                              "after this long in all (default %s; 0: no limit)"
                              % seconds_text(DEFAULT_TOTAL_TIMEOUT_SECONDS))
-    from webhook.offline.command import add_input_limit
+    from webhook.allocation.render import DEFAULT_MAX_REPORT_BYTES
+    from webhook.offline.command import _byte_count, add_input_limit
 
+    parser.add_argument("--max-report-bytes", type=_byte_count, default=DEFAULT_MAX_REPORT_BYTES, metavar="SIZE",
+                        help="when --total-timeout cuts the run short, stop its report after about this much "
+                             "and say in one line how many more answers were not shown, and how many of them fit "
+                             "(default: 960Ki; e.g. 64Mi); the answers not tried are one line too")
     add_input_limit(parser)
     parser.set_defaults(allow_locked_gates=True)
     return parser
@@ -147,32 +150,55 @@ def run(args: argparse.Namespace) -> int:
     # The total bounds every answer together: all nodes, and all pods.
     several = args.all_nodes or len(searched) > 1
     total = getattr(args, "total_timeout", DEFAULT_TOTAL_TIMEOUT_SECONDS) if several else 0
-    total_end = time.monotonic() + total if total else None
+    total_end = deadline.clock() + total if total else None
     # What the total bounds, for its message: the nodes of one pod, the pods on one node, or both.
     scope = ("pods and nodes" if args.all_nodes and len(searched) > 1 else "nodes" if args.all_nodes else "pods")
+    overall = Deadline(None, total_end, total, scope)
+    skipped = outcome.NotTried(overall.why())
     try:
-        allocator = outcome.build_allocator(inputs, profile)
-        answers = [(unit, [prefilter.Refusal(unit.pod, unit.stage, unit.problem)] if unit.problem else
-                    [pods.answer(allocator, inputs, unit, name, Deadline(timeout, total_end, total, scope))
-                     for name in pods.nodes_of(unit, names, args.all_nodes)]) for unit in chosen]
+        try:  # the slices as the scheduler's tracker shows them: under the total, or the one node's time
+            prepare = Deadline(None, total_end, total, scope) if total_end else Deadline(timeout)
+            allocator = outcome.build_allocator(inputs, profile, prepare)
+        except deadline.GaveUp as error:
+            allocator, skipped.why = None, f"gave up applying the DeviceTaintRules before any node: {error.why}"
+        answers = []
+        for unit in chosen:
+            if unit.problem:
+                answers.append((unit, [prefilter.Refusal(unit.pod, unit.stage, unit.problem)]))
+                continue
+            nodes, outcomes = pods.nodes_of(unit, names, args.all_nodes), []
+            for index, name in enumerate(nodes):
+                if allocator is None or overall.expired():  # the rest in one line, not one each
+                    skipped.add(unit.pod, nodes[index:])
+                    break
+                outcomes.append(pods.answer(allocator, inputs, unit, name, Deadline(timeout, total_end, total, scope)))
+            if outcomes:
+                answers.append((unit, outcomes))
     except (TypeError, AttributeError, KeyError, ValueError) as error:
         return _fail(f"malformed input: {type(error).__name__}: {error}")
-    if not answers:  # Pods in the inputs, none of them waiting for a claim, and no claim of no pod
+    if not answers and not skipped.answers:  # Pods in the inputs, none waiting for a claim, and no claim of no pod
         sys.stdout.write("[]\n" if args.output == "json" else "nothing to allocate: no pending pod or claim\n")
         return EXIT_ALLOCATED
-    writer = render.write_json if args.output == "json" else render.write_text
+    # A run the total timeout cut short is a partial answer: its report is bounded too (a complete one is not).
+    budget = getattr(args, "max_report_bytes", render.DEFAULT_MAX_REPORT_BYTES) if skipped.answers else 0
+    report = render.Report(sys.stdout, budget, skipped)
     try:
         # One answer keeps the report of one pod (JSON: one entry, or one per node); text says whose it is.
-        if len(answers) != 1 or (answers[0][0].pod is not None and args.output == "text"):
+        if len(answers) != 1 or skipped.answers or (answers[0][0].pod is not None and args.output == "text"):
             writer = render.write_units_json if args.output == "json" else render.write_units_text
-            writer(answers, args.all_nodes, sys.stdout)
+            writer(answers, args.all_nodes, report)
         else:
-            writer(answers[0][1], args.all_nodes, sys.stdout)
+            writer = render.write_json if args.output == "json" else render.write_text
+            writer(answers[0][1], args.all_nodes, report)
         sys.stdout.flush()
     except BrokenPipeError:  # `| head`: the reader has what it wanted; the verdict is still the run's
         from webhook.offline.command import reader_gone
 
         reader_gone()
+    if skipped.answers and not all(any(r.fits for r in outcomes) for _, outcomes in answers):
+        return EXIT_GAVE_UP
+    if skipped.answers and len(answers) < len(chosen):
+        return EXIT_GAVE_UP  # a pod not tried at all: neither placed nor known not to be placeable
     unplaced = [outcomes for _, outcomes in answers if not any(r.fits for r in outcomes)]
     if not unplaced:
         return EXIT_ALLOCATED

@@ -9,13 +9,14 @@ once per (device, expression) in an Allocate call; an evaluation error stops the
 from __future__ import annotations
 
 from webhook.allocation.constraints import lookup_attribute
+from webhook.allocation.deadline import NO_DEADLINE, Deadline
 from webhook.allocation.errors import AllocationError
 from webhook.cel import evaluation
 
 
 class DerivedAttributes:
-    def __init__(self, features) -> None:
-        self.features = features
+    def __init__(self, features, deadline: Deadline = NO_DEADLINE) -> None:
+        self.features, self.deadline = features, deadline  # the run's: each evaluation checks it
         self.cache: dict[tuple, dict] = {}  # (device id, expression) -> DeviceAttribute
 
     def lookup(self, derived: dict, candidate):
@@ -40,8 +41,9 @@ class DerivedAttributes:
             program = evaluation.derived_attribute(expression, cel)
         except evaluation.EvaluationError as error:
             raise AllocationError(f"compile derived attribute {name} failed: {error}") from None
+        self.deadline.check()
         try:
-            found = program.evaluate(evaluation.device_input(candidate.id[0], candidate.device, cel))
+            found = program.evaluate(evaluation.device_input(candidate.id[0], candidate.device, cel), self.deadline)
         except evaluation.EvaluationError as error:
             raise AllocationError(f"evaluate derived attribute {name} on device {'/'.join(candidate.id)} "
                                   f"failed: {error}") from None

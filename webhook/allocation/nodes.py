@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from webhook.numbers import parse_int64  # strconv.ParseInt(v, 10, 64), as nodeaffinity reads Gt/Lt
+
 
 class NodeSelectorError(ValueError):
     """A node selector that the scheduler cannot parse."""
@@ -13,14 +15,6 @@ def node_name(node: dict | None) -> str:
 
 def _labels(node: dict | None) -> dict:
     return ((node or {}).get("metadata") or {}).get("labels") or {}
-
-
-def _int64(text: str) -> int | None:
-    try:
-        value = int(text, 10)
-    except (TypeError, ValueError):
-        return None
-    return value if -(2**63) <= value < 2**63 else None
 
 
 def _label_requirement(req: dict, labels: dict) -> bool:
@@ -36,12 +30,12 @@ def _label_requirement(req: dict, labels: dict) -> bool:
             raise NodeSelectorError(f"{key}: values set must be empty for exists and does not exist")
         return (key in labels) == (op == "Exists")
     if op in ("Gt", "Lt"):
-        if len(values) != 1 or _int64(values[0]) is None:
+        if len(values) != 1 or parse_int64(values[0]) is None:
             raise NodeSelectorError(f"{key}: for 'Gt', 'Lt' operators, exactly one integer value is required")
-        have = _int64(labels.get(key)) if key in labels else None
+        have = parse_int64(labels.get(key)) if key in labels else None
         if have is None:
             return False
-        bound = _int64(values[0])
+        bound = parse_int64(values[0])
         return have > bound if op == "Gt" else have < bound
     raise NodeSelectorError(f"{op!r} is not a valid label selector operator")
 

@@ -36,6 +36,31 @@ class ClaimOutcome:
 
 
 @dataclass
+class NotTried:
+    """The answers (a pod on a node) that --total-timeout left untried: one line for all of them, never
+    one each (600 pods on 1,000 nodes would print 600,000)."""
+
+    why: str = ""
+    answers: int = 0
+    pods: set = field(default_factory=set)
+    nodes: set = field(default_factory=set)
+
+    def add(self, pod: str | None, nodes: list) -> None:
+        self.answers += len(nodes)
+        self.pods.add(pod or "")
+        self.nodes.update(nodes)
+
+    def text(self) -> str:
+        pods = f"{len(self.pods):,} pod{'s' if len(self.pods) != 1 else ''}"
+        nodes = f"{len(self.nodes):,} node{'s' if len(self.nodes) != 1 else ''}"
+        return f"not tried: {self.answers:,} answer{'s' if self.answers != 1 else ''} ({pods} on {nodes}): {self.why}"
+
+    def to_dict(self) -> dict:
+        return {"notTried": {"answers": self.answers, "pods": len(self.pods), "nodes": len(self.nodes)},
+                "allocated": False, "gaveUp": True, "error": self.text()}
+
+
+@dataclass
 class NodeOutcome:
     node: str
     allocated: bool
@@ -66,7 +91,9 @@ class NodeOutcome:
         return out
 
 
-def build_allocator(inputs, profile) -> Allocator:
+def build_allocator(inputs, profile, deadline: Deadline = NO_DEADLINE) -> Allocator:
+    """The allocator over the inputs' slices as the scheduler's tracker shows them. GaveUp when `deadline`
+    passes first: 1.34's DeviceTaintRule CEL selectors are evaluated here, per rule and device."""
     features = Features.from_profile(profile)
     state = allocated_state.gather([c for c, _ in inputs.in_use], features.consumable_capacity)
     # The scheduler sees slices through its tracker, with DeviceTaintRules applied (inputs holds only the
@@ -74,8 +101,14 @@ def build_allocator(inputs, profile) -> Allocator:
     rules = [r for r, _ in getattr(inputs, "taint_rules", [])]
     selection = Selection(features)
     selectors = taintrules.Selectors(inputs.classes, selection) if profile.behaviours.taint_rule_cel_selectors else None
-    slices = [Slice.from_object(taintrules.apply_patches(s, rules, selectors) if rules else s, source)
-              for s, source in inputs.slices]
+    selection.deadline = deadline
+    try:
+        slices = []
+        for s, source in inputs.slices:
+            deadline.check()
+            slices.append(Slice.from_object(taintrules.apply_patches(s, rules, selectors) if rules else s, source))
+    finally:
+        selection.deadline = NO_DEADLINE
     return Allocator(features, state, inputs.classes, slices, selection)
 
 

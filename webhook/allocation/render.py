@@ -8,9 +8,66 @@ are written as escapes (`\x1b`, `\n`, `\u202e`) by `webhook.offline.visible`; JS
 from __future__ import annotations
 
 import json
+from itertools import chain
 
 from webhook.allocation.explain import REASONS
 from webhook.offline.visible import Lines
+
+
+DEFAULT_MAX_REPORT_BYTES = 960 << 10  # --max-report-bytes: with its last answer and tail, under 1 MB
+
+
+class Report:
+    """Where a report of several answers goes: it counts what is written, and past `budget` characters
+    (0: no limit) the answers left are not shown but counted, in one line at the end, with the one line
+    for the answers --total-timeout left untried (`skipped`, outcome.NotTried)."""
+
+    def __init__(self, out, budget: int = DEFAULT_MAX_REPORT_BYTES, skipped=None) -> None:
+        self.out, self.budget, self.skipped = out, budget, skipped
+        self.written = self.hidden = self.hidden_fit = 0
+
+    def write(self, text: str) -> None:
+        self.written += len(text)
+        self.out.write(text)
+
+    def shown(self, outcomes: list):
+        """The outcomes to write, while the report is under its budget; the rest are counted."""
+        for index, outcome in enumerate(outcomes):
+            if self.budget and self.written >= self.budget:
+                rest = outcomes[index:]
+                self.hidden += len(rest)
+                self.hidden_fit += sum(1 for o in rest if getattr(o, "fits", False))
+                return
+            yield outcome
+
+    def tail(self) -> list[str]:
+        """The closing lines: answers not shown, answers not tried."""
+        lines = []
+        if self.hidden:
+            lines.append(f"not shown: {self.hidden:,} more answer{'s' if self.hidden != 1 else ''} "
+                         f"({self.hidden_fit:,} of them fit): the report reached --max-report-bytes {self.budget:,}")
+        if self.skipped is not None and self.skipped.answers:
+            lines.append(self.skipped.text())
+        return lines
+
+    def tail_json(self) -> list[dict]:
+        entries = []
+        if self.hidden:
+            entries.append({"notShown": {"answers": self.hidden, "fit": self.hidden_fit,
+                                         "maxReportBytes": self.budget}})
+        if self.skipped is not None and self.skipped.answers:
+            entries.append(self.skipped.to_dict())
+        return entries
+
+
+def _json_lines(out, entries) -> None:
+    """A JSON list, one entry per line: readable, and the C encoder keeps a thousand nodes fast."""
+    out.write("[")
+    first = True
+    for entry in entries:
+        out.write(("\n" if first else ",\n") + json.dumps(entry))
+        first = False
+    out.write("\n]\n" if not first else "]\n")
 
 
 def write_json(outcomes: list, all_nodes: bool, out) -> None:
@@ -18,8 +75,8 @@ def write_json(outcomes: list, all_nodes: bool, out) -> None:
         json.dump(outcomes[0].to_dict(), out, indent=2)
         out.write("\n")
         return
-    # One node per line: readable, and the C encoder keeps a thousand nodes fast.
-    out.write("[\n" + ",\n".join(json.dumps(o.to_dict()) for o in outcomes) + "\n]\n")
+    report = out if isinstance(out, Report) else Report(out, 0)
+    _json_lines(report, chain((o.to_dict() for o in report.shown(outcomes)), _Later(report.tail_json)))
 
 
 def _selector_text(selector: dict) -> str:
@@ -36,15 +93,34 @@ def _claim_name(claim) -> str:
 
 
 def write_text(outcomes: list, all_nodes: bool, out) -> None:
-    out = Lines(out)
+    report = out if isinstance(out, Report) else Report(out, 0)
+    out = Lines(report)
     if all_nodes:
         fits = [o.node for o in outcomes if o.fits]
         out.write(f"{len(fits)} of {len(outcomes)} nodes fit" + (f": {', '.join(fits)}" if fits else "") + "\n")
         out.write("\n")
-    for index, outcome in enumerate(outcomes):
+    for index, outcome in enumerate(report.shown(outcomes)):
         if index:
             out.write("\n")
         _node(outcome, out)
+    _tail(report, out)
+
+
+def _tail(report: Report, out) -> None:
+    for line in report.tail():
+        if report.written:
+            out.write("\n")
+        out.write(line + "\n")
+
+
+class _Later:
+    """An iterable that asks for its items only when iterated: the tail of a report is known at its end."""
+
+    def __init__(self, make) -> None:
+        self.make = make
+
+    def __iter__(self):
+        return iter(self.make())
 
 
 def _node(outcome, out) -> None:
@@ -132,14 +208,22 @@ class _Named:
 
 
 def write_units_json(answers: list, all_nodes: bool, out) -> None:
-    """Several pods (or claims of no pod): one entry per pod and node, each with its `pod`."""
-    out.write("[\n" + ",\n".join(json.dumps(o.to_dict()) for _, outcomes in answers for o in outcomes) + "\n]\n")
+    """Several pods (or claims of no pod): one entry per pod and node, each with its `pod`; then an entry
+    for the answers not shown and one for those not tried, if any."""
+    report = out if isinstance(out, Report) else Report(out, 0)
+    outcomes = [o for _, outcomes in answers for o in outcomes]
+    _json_lines(report, chain((o.to_dict() for o in report.shown(outcomes)), _Later(report.tail_json)))
 
 
 def write_units_text(answers: list, all_nodes: bool, out) -> None:
     """Grouped by pod: a header per pod (with --all-nodes, the nodes that fit it), then its nodes."""
-    lines = Lines(out)
+    report = out if isinstance(out, Report) else Report(out, 0)
+    lines = Lines(report)
     for index, (unit, outcomes) in enumerate(answers):
+        shown = report.shown(outcomes)  # checked against the budget as each is written
+        first = next(shown, None)
+        if first is None:
+            continue  # counted as not shown
         if index:
             lines.write("\n")
         header = _unit_name(unit)
@@ -150,5 +234,6 @@ def write_units_text(answers: list, all_nodes: bool, out) -> None:
             fits = [o.node for o in outcomes if o.fits]
             header += f": {len(fits)} of {len(outcomes)} nodes fit" + (f": {', '.join(fits)}" if fits else "")
         lines.write(header + "\n")
-        for outcome in outcomes:
+        for outcome in chain([first], shown):
             _node(outcome, lines)
+    _tail(report, lines)

@@ -32,6 +32,7 @@ from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from webhook import quantity as q
+from webhook.numbers import parse_uint64
 from webhook.cel import compiler, unrolled
 from webhook.cel.environment import _EXTENSIONS_YAML, Features
 from webhook.cel import library, netlib
@@ -132,16 +133,20 @@ def parse_semver(text: str, normalize: bool = False):
     match = _SEMVER.match(text)
     if not match:
         raise ValueError(f"could not parse semver: {text!r}")
+    core, _, pre = text.split("+", 1)[0].partition("-")
+    numeric = core.split(".") + [p for p in pre.split(".") if pre and p.isascii() and p.isdigit()]
+    if any(parse_uint64(part) is None for part in numeric):  # blang/semver: strconv.ParseUint(part, 10, 64)
+        raise ValueError(f"could not parse semver: {text!r}: a number is out of range")
     # Build metadata does not take part in comparisons or equality.
     return _classes()[1](v=text.split("+", 1)[0])
 
 
 def _semver_key(message):
     core, _, pre = message.v.partition("-")
-    numbers = tuple(int(p) for p in core.split("."))
+    numbers = tuple(parse_uint64(p) for p in core.split("."))  # in range: parse_semver checked
     if not pre:
         return numbers, (1,)
-    ids = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in pre.split("."))
+    ids = tuple((0, parse_uint64(p), "") if p.isascii() and p.isdigit() else (1, 0, p) for p in pre.split("."))
     return numbers, (0, ids)
 
 

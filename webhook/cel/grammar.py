@@ -28,6 +28,7 @@ import math
 from webhook.cel import lexer
 from webhook.cel.errors import ErrorList, display, expecting
 from webhook.cel.lexer import Token
+from webhook.numbers import parse_decimal
 
 MAX_RECURSION_DEPTH = 250  # parser.go maxRecursionDepth default
 EXPRESSION_SIZE_CODE_POINT_LIMIT = 100_000  # parser.go expressionSizeCodePointLimit default
@@ -641,12 +642,12 @@ class _Parser:
         if sign and k not in (lexer.INT, lexer.FLOAT):  # `!-"a"`: only numbers take a sign
             raise self.fail(token)
         if k == lexer.INT:
-            base, digits = (16, body[2:]) if body.startswith("0x") else (10, body)
-            if not -(1 << 63) <= int(sign + digits, base) < (1 << 63):
+            value = _literal_value(sign, body)
+            if value is None or not -(1 << 63) <= value < (1 << 63):
                 problem = "invalid int literal"
         elif k == lexer.UINT:
-            base, digits = (16, body[2:-1]) if body.startswith("0x") else (10, body[:-1])
-            if int(digits, base) >= 1 << 64:
+            value = _literal_value("", body[:-1])
+            if value is None or not 0 <= value < (1 << 64):
                 problem = "invalid uint literal"
         elif k == lexer.FLOAT:
             if math.isinf(float(body)):  # Go's ParseFloat reports a range error
@@ -725,3 +726,11 @@ def _unescape_problem(literal: str, is_bytes: bool) -> str:
                 return "invalid unicode code point"
         j = body.find("\\", j + 2)  # the lexer checked each escape's shape: two characters are safe
     return ""
+
+
+def _literal_value(sign: str, body: str) -> int | None:
+    """An integer literal's value (0x hex or decimal digits); None past 20 significant digits."""
+    if body.startswith("0x"):
+        digits = body[2:].lstrip("0") or "0"
+        return int(sign + digits, 16) if len(digits) <= 17 else None
+    return parse_decimal(sign + body, signed=True, max_digits=20)

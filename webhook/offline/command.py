@@ -14,9 +14,12 @@ EXIT_CODES = ("Exit code 1: {failed}; 2: nothing failed but an input could not b
 
 
 def _jobs(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes (1 or more)")
-    return int(text)
+    from webhook.numbers import parse_decimal
+
+    jobs = parse_decimal(text, max_digits=6)
+    if jobs is None or jobs < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes (1 to 999999)")
+    return jobs
 
 
 def _kind_list(text: str) -> frozenset[str]:
@@ -108,9 +111,11 @@ def offline_now(args: argparse.Namespace):
 
     if args.now is not None:
         return args.now
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if epoch.isdigit():
-        return datetime.fromtimestamp(int(epoch), timezone.utc)
+    from webhook.numbers import parse_decimal
+
+    epoch = parse_decimal(os.environ.get("SOURCE_DATE_EPOCH", "").strip(), max_digits=11)  # to year 5138
+    if epoch is not None:
+        return datetime.fromtimestamp(epoch, timezone.utc)
     return datetime.now(timezone.utc).replace(microsecond=0)
 
 
@@ -240,7 +245,7 @@ def run_test(args: argparse.Namespace) -> int:
             gates, apis = parse_feature_gates(args.feature_gates), args.runtime_config
         cluster = suites.Cluster(args.profile.version, gates, args.namespace, args.validate.capitalize(), apis,
                                  tuple(args.ignore_warning),
-                                 args.profile.drivers)
+                                 args.profile.drivers, args.suite_root)
         results = suites.run(args.paths, warnings_as_errors=args.warnings_as_errors, cluster=cluster, now=now)
     except suites.SuiteInputError as exc:
         from webhook.offline.visible import visible
@@ -320,6 +325,10 @@ def add_test(sub) -> argparse.ArgumentParser:
                       help="fail a test whose response has warnings unless it expects them exactly")
     _add_ignore_warning(test)
     test.add_argument("--allow-empty", action="store_true", help="exit 0 rather than 2 when no test is found")
+    test.add_argument("--suite-root", metavar="DIR", default=None,
+                      help="the directory that `object`, `oldObject` and `review` references may read from "
+                           "(symbolic links resolved; default: each suite's own directory); a reference "
+                           "leading outside it, absolute, or to anything but a regular file is refused")
     test.add_argument("--schema", action="store_true",
                       help="print the TestSuite JSON Schema (for editor completion) and exit")
     return test

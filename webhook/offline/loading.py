@@ -20,6 +20,7 @@ from typing import Any, Iterator
 import yaml
 
 from webhook.offline import yamlload
+from webhook.offline.lines import LINE_BREAK, count_breaks, split_lines
 
 SUFFIXES = (".yaml", ".yml", ".json")
 MARKDOWN_SUFFIXES = (".md", ".markdown")  # read when named, or in directories with --markdown
@@ -158,7 +159,7 @@ def _bytes(count: int) -> str:
 
 # A marker at the start of a line: after a newline (a pattern that starts with one is searched for in C, ~5x
 # faster than a MULTILINE "^" tried at every position), or at the start of the text.
-_MARKER = re.compile(r"\n(---|\.\.\.)(?=[ \t\r\n]|$)")
+_MARKER = re.compile(r"[\r\n](---|\.\.\.)(?=[ \t\r\n]|$)")  # at the start of a line (lines.py)
 _FIRST_MARKER = re.compile(r"(---|\.\.\.)(?=[ \t\r\n]|$)")
 _BLANK_LINE = re.compile(r"^[ \t]*(#.*|%.*)?$")
 
@@ -179,18 +180,18 @@ def split(file: str, text: str, *, json_file: bool = False) -> Iterator[Chunk]:
                 spans.append((start, match.start(1)))
             start = match.start(1)
         else:
-            end = text.find("\n", match.end(1))
-            end = len(text) if end < 0 else end + 1
+            after = LINE_BREAK.search(text, match.end(1))
+            end = len(text) if after is None else after.end()
             spans.append((start, end))
             start = end
     if start < len(text):
         spans.append((start, len(text)))
     index, line, position, pending = 0, 1, 0, None
     for begin, end in spans:
-        line += text.count("\n", position, begin)
+        line += count_breaks(text, position, begin)
         position = begin
         piece = text[begin:end]
-        if not piece.startswith("---") and all(_BLANK_LINE.match(x) for x in piece.splitlines()):
+        if not piece.startswith("---") and all(_BLANK_LINE.match(x) for x in split_lines(piece)):
             pending = pending if pending is not None else (begin, line)  # comments, directives: keep for next
             continue
         if pending is not None:

@@ -36,6 +36,7 @@ from dataclasses import replace
 from typing import Iterator
 
 from webhook.offline import loading
+from webhook.offline.lines import split_lines  # CommonMark's line endings: \r\n, \r, \n
 
 _YAML = {"yaml", "yml"}
 _JSON = {"json"}
@@ -66,9 +67,6 @@ _TEMPLATE = re.compile(r"\{\{")
 # A line longer than this is no command a reader types (and the patterns above stay linear in the line).
 MAX_COMMAND_CHARS = 4096
 _SHELL_VARIABLE = re.compile(r"\$(?:\{|\(|[A-Za-z_])")
-# CommonMark's line endings: a line feed, a carriage return, or both (a file saved with CR alone is not
-# one long line).
-_LINE_ENDING = re.compile(r"\r\n|\r|\n")
 _OBJECT_KEYS = re.compile(r"^(?:apiVersion|kind)[ \t]*:", re.MULTILINE)
 
 
@@ -76,7 +74,7 @@ def chunks(file: str, text: str) -> Iterator[loading.Chunk]:
     """The chunks of a Markdown file: one per document found in it (fragments included, marked), numbered
     in order, each at its line in the file."""
     index = 0
-    for line, column, body, language, expands in _bodies(_LINE_ENDING.split(text)):
+    for line, column, body, language, expands in _bodies(split_lines(text)):
         for chunk in _block_chunks(file, body, language, expands):
             yield replace(chunk, index=index, line=chunk.line + line - 1, column=column)
             index += 1

@@ -19,6 +19,7 @@ from dataclasses import replace
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
+from webhook.numbers import parse_decimal
 from webhook.offline import yamlload
 from webhook.offline.hints import hint
 from webhook.offline.results import Message, Result
@@ -84,7 +85,8 @@ def parse_path(path: str) -> list[str | int] | None:
                     break
                 end += 1
             inside = path[i + 1:end]
-            out.append(int(inside) if inside.isdigit() else inside)
+            index = parse_decimal(inside, max_digits=18)  # [3] an index; [10000...] with 5,000 digits a key
+            out.append(inside if index is None else index)
             i = end + 1
         else:
             if path[i] == "." and out:
@@ -207,7 +209,8 @@ def place(result: Result, source: Source) -> Result:
     root = source.root()
     match = _ITEM.search(result.document or "")
     if match:
-        root = node_at(root, ["items", int(match.group(1))])
+        index = parse_decimal(match.group(1), max_digits=18)
+        root = node_at(root, ["items", index]) if index is not None else None
     if root is None:
         return result
     kind = _entry(root, "kind") if type(root) is MappingNode else None

@@ -21,8 +21,9 @@ import yaml
 
 from webhook import admit
 from webhook.manifest import DEFAULT_NAMESPACE
-from webhook.offline import loading, positions, yamlload
-from webhook.offline.expect import check, heeded
+from webhook.numbers import parse_decimal
+from webhook.offline import confined, loading, positions, yamlload
+from webhook.offline.expect import NOT_REFERENCED, check, heeded
 from webhook.offline.results import ERROR, FAILED, PASSED, Message, Result
 from webhook.offline.suite_schema import TestCase, TestSuite, validate
 from webhook.drivers.registry import DriverSource
@@ -80,6 +81,7 @@ class Cluster:
     runtime_config: str = ""  # kube-apiserver --runtime-config
     ignore_warnings: tuple[str, ...] = ()  # --ignore-warning codes
     drivers: DriverSource = DriverSource()  # --driver-profiles and the other driver profile flags
+    suite_root: str | None = None  # --suite-root: what references may read (default: each suite's directory)
 
     def for_suite(self, suite: TestSuite) -> tuple[Profile, str]:
         gates = {**self.gates, **(suite.feature_gates or {})}
@@ -92,7 +94,7 @@ class Cluster:
 def run(paths: list[str], warnings_as_errors: bool = False, cluster: Cluster = Cluster(),
         now: datetime | None = None) -> list[Result]:
     """One Result per test (and per unusable suite). Raises SuiteInputError for stdin."""
-    cache: dict[Path, list[Any]] = {}
+    cache = FileCache()
     results: list[Result] = []
     for path, problem in find_suites(paths):
         if problem is not None:
@@ -102,7 +104,7 @@ def run(paths: list[str], warnings_as_errors: bool = False, cluster: Cluster = C
     return results
 
 
-def run_suite(path: str, warnings_as_errors: bool = False, cache: dict[Path, list[Any]] | None = None,
+def run_suite(path: str, warnings_as_errors: bool = False, cache: FileCache | None = None,
               cluster: Cluster = Cluster(), now: datetime | None = None) -> list[Result]:
     suite, node, errors = _load_suite(path)
     group = suite.name if suite and suite.name else path
@@ -118,7 +120,8 @@ def run_suite(path: str, warnings_as_errors: bool = False, cache: dict[Path, lis
         first = min((m.line for m in errors if m.line), default=None)
         return [Result(path, "(load suite)", ERROR, "invalid suite", line=first,
                        group=group, messages=errors)]
-    files = _Files(Path(path).parent, {} if cache is None else cache)
+    root = Path(cluster.suite_root) if cluster.suite_root else None
+    files = _Files(Path(path).parent, FileCache() if cache is None else cache, root)
     return [_run_test(test, path, group, line_of(node, ("tests", index)), files, warnings_as_errors, profile,
                       namespace, now, cluster.field_validation, _inline(node, index),
                       cluster.ignore_warnings)
@@ -175,51 +178,77 @@ def line_of(node: yaml.Node | None, loc: tuple[str | int, ...]) -> int | None:
     return line
 
 
-class _Files:
-    """Resolves `object`, `oldObject` and `review` references relative to the suite; caches parsed files."""
+class FileCache:
+    """What the suites of one run read, once per file: its documents, and where each is written."""
 
-    def __init__(self, base: Path, cache: dict[Path, list[Any]]):
-        self.base, self.cache = base, cache
-        self.indexes: dict[str, int] = {}  # reference -> the document it resolved to
+    def __init__(self) -> None:
+        self.documents: dict[Path, list[Any]] = {}
+        self.chunks: dict[Path, list[loading.Chunk] | None] = {}
+        self.written: dict[tuple[Path, int], tuple[str, yaml.Node | None, int, int] | None] = {}
+
+
+class _Files:
+    """Resolves `object`, `oldObject` and `review` references relative to the suite, confined to `root`
+    (confined.py); each file is read and parsed once per run, and composed once for positions."""
+
+    def __init__(self, base: Path, cache: FileCache, root: Path | None = None):
+        self.base, self.cache, self.root = base, cache, root if root is not None else base
+        self.resolved: dict[str, tuple[Path, int]] = {}  # reference -> (real path, the document it resolved to)
 
     def written(self, source: Any) -> tuple[str, yaml.Node | None, int, int] | None:
         """Where a resolved reference's document is written: (file, composed root, first line, column)."""
-        if not isinstance(source, str) or source not in self.indexes:
+        if not isinstance(source, str) or source not in self.resolved:
             return None
+        key = self.resolved[source]
+        if key not in self.cache.written:
+            self.cache.written[key] = self._place(source, *key)
+        return self.cache.written[key]
+
+    def _place(self, source: str, path: Path, index: int) -> tuple[str, yaml.Node | None, int, int] | None:
         match = _DOCUMENT_INDEX.match(source)
-        path = str(self.base / (match["path"] if match else source))
-        try:
-            chunks = list(loading.chunks(path, loading.read_text(path)))
-        except loading.InputError:
-            return None
-        index = self.indexes[source]
-        if index >= len(chunks):
+        shown = str(self.base / (match["path"] if match else source))
+        if path not in self.cache.chunks:
+            try:
+                self.cache.chunks[path] = list(loading.chunks(str(path), loading.read_text(str(path))))
+            except loading.InputError:
+                self.cache.chunks[path] = None
+        chunks = self.cache.chunks[path]
+        if chunks is None or index >= len(chunks):
             return None
         chunk = chunks[index]
-        return path, positions.root_node(chunk.text), chunk.line, chunk.column
+        return shown, positions.root_node(chunk.text), chunk.line, chunk.column
 
     def resolve(self, source: Any, key: str) -> Any:
         if isinstance(source, dict):
             return copy.deepcopy(source)
         match = _DOCUMENT_INDEX.match(source)
-        reference, index = (match["path"], int(match["index"])) if match else (source, None)
-        path = self.base / reference
-        key_path = path.resolve()
-        if key_path not in self.cache:
+        reference, index = (match["path"], parse_decimal(match["index"], max_digits=9)) if match else (source, None)
+        shown = reference
+        try:
+            path = confined.resolve(self.root, self.base, reference)
+        except confined.OutsideRoot as exc:
+            raise loading.InputError(f"{key}: {shown}: refused: {exc}") from None
+        except confined.Unreadable as exc:
+            raise loading.InputError(f"{key}: {self.base / reference}: {exc}") from None
+        if match and index is None:  # more documents than any file holds: never converted
+            digits = match["index"]
+            number = digits if len(digits) <= 20 else f"{digits[:12]}... ({len(digits):,} digits)"
+            raise loading.InputError(f"{key}: {shown} has no document at index {number}")
+        if path not in self.cache.documents:
             try:
-                self.cache[key_path] = loading.read_documents(str(path))
+                self.cache.documents[path] = loading.read_documents(str(path))
             except loading.InputError as exc:
-                raise loading.InputError(f"{key}: {path}: {exc}") from None
-        documents = self.cache[key_path]
-        present = [i for i, doc in enumerate(documents) if doc is not None]
+                raise loading.InputError(f"{key}: {shown}: {exc}") from None
+        documents = self.cache.documents[path]
         if index is None:
+            present = [i for i, doc in enumerate(documents) if doc is not None]
             if len(present) != 1:
-                raise loading.InputError(f"{key}: {reference} holds {len(present)} documents; "
-                                        f"pick one with {reference}#<index>")
+                raise loading.InputError(f"{key}: {shown} holds {len(present)} documents; "
+                                        f"pick one with {shown}#<index>")
             index = present[0]
-        elif index not in present:
-            raise loading.InputError(f"{key}: {reference} has no document at index {index}")
-        self.indexes[source] = index
+        elif index >= len(documents) or documents[index] is None:
+            raise loading.InputError(f"{key}: {shown} has no document at index {index}")
+        self.resolved[source] = (path, index)
         document = documents[index]
         if not isinstance(document, dict):
             raise loading.InputError(f"{key}: {source} is not an object (a mapping)")
@@ -249,7 +278,9 @@ def _run_test(test: TestCase, path: str, group: str, line: int | None, files: _F
     wire = response.to_dict()
     wire.pop("patch", None)
     wire.pop("patchType", None)
-    problems = check(test.expect, wire, defaulted, warnings_as_errors, ignored)
+    source = test.review if test.review is not None else test.object
+    referenced = request.object if isinstance(source, str) else NOT_REFERENCED  # read from a file it names
+    problems = check(test.expect, wire, defaulted, warnings_as_errors, ignored, referenced)
     return Result(path, test.name, FAILED if problems else PASSED, "failed" if problems else "passed", **where,
                   messages=_placed(problems, wire, test, files, inline or {}),
                   warnings=heeded(list(response.warnings), ignored),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 
 from webhook.offline import loading
+from webhook.offline.lines import split_lines
 
 
 class Columns:
@@ -40,4 +41,4 @@ def _lines(file: str) -> list[str] | None:
         text = loading.read_text(file)
     except loading.InputError:
         return None
-    return None if text.isascii() else text.split("\n")
+    return None if text.isascii() else split_lines(text)

@@ -21,6 +21,8 @@ from yaml.composer import ComposerError
 from yaml.events import AliasEvent, DocumentEndEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent, StreamEndEvent
 from yaml.nodes import ScalarNode, SequenceNode
 
+from webhook.offline.lines import MarkFixer
+
 _PLAIN = "!plain"  # our tag for an untagged plain scalar: the only kind goyaml.v2 resolves
 _STR = "tag:yaml.org,2002:str"
 _MERGE = "<<"
@@ -230,9 +232,18 @@ class AliasBudget:
 def compose_all(text: str):
     """The composed documents (nodes; None for an empty document), lazily."""
     composer = _Composer(text)
+    fixer = MarkFixer(text)  # libyaml's lines are YAML 1.1's: counted again as the file's lines
     try:
-        while composer.check_node():
-            yield composer.get_node()
+        while True:
+            try:
+                if not composer.check_node():
+                    break
+                node = composer.get_node()
+            except yaml.YAMLError as exc:
+                fixer.error(exc)
+                raise
+            fixer.node(node)
+            yield node
     finally:
         composer.dispose()
 
@@ -301,6 +312,7 @@ def load(text: str, budget: AliasBudget | None = None) -> list[tuple[Any, Any]]:
     if len(plain) > 100_000:
         plain.clear()
     documents: list[tuple[Any, Any]] = []
+    fixer = MarkFixer(text)  # libyaml's lines are YAML 1.1's: counted again as the file's lines
     try:
         get()  # stream start
         while type(get()) is not StreamEndEvent:  # a document start
@@ -310,9 +322,12 @@ def load(text: str, budget: AliasBudget | None = None) -> list[tuple[Any, Any]]:
                 while type(get()) is not DocumentEndEvent:
                     pass  # a syntax error later in the document is reported first, as when composing
                 raise
+    except yaml.YAMLError as exc:
+        fixer.error(exc)
+        raise
     finally:
         parser.dispose()
-    return documents
+    return [(value, fixer.mark(mark)) for value, mark in documents] if fixer.active else documents
 
 
 def _document(get, plain: dict[str, Any], budget: AliasBudget) -> tuple[Any, Any]:

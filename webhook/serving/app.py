@@ -23,6 +23,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from webhook import logs
+from webhook.numbers import parse_decimal
 from webhook.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from webhook.metrics import Metrics
 from webhook.serving import timeouts
@@ -172,7 +173,9 @@ class Admission:
         except ValueError as exc:
             return _plain(400, f"invalid timeout parameter: {exc}")
         deadline = time.monotonic() + seconds
-        if declared is not None and declared.isdigit() and int(declared) > settings.max_body_bytes:
+        # A Content-Length of more than 30 digits is larger than any limit (and never converted).
+        size = parse_decimal(declared, max_digits=30) if declared is not None else None
+        if size is not None and size > settings.max_body_bytes or declared is not None and len(declared) > 30:
             return _plain(413, f"request body exceeds {settings.max_body_bytes} bytes")
         return await self._review(request, path, deadline, charge)
 

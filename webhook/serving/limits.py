@@ -22,7 +22,10 @@ import logging
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from webhook.serving import chunks
+from webhook.serving.chunks import ChunkCharge
 from webhook.serving.memory import release_freed_memory
+from webhook.serving.settings import DEFAULT_MAX_BODY_BYTES
 
 log = logging.getLogger("dra-webhook")
 
@@ -46,13 +49,21 @@ class HeadBudget:
 
 
 class _Connection(h11.Connection):
+    chunked = False  # the current request's body is chunked
+    chunks = 0  # chunks of it parsed so far
+
     def next_event(self):  # type: ignore[no-untyped-def]
         event = super().next_event()
-        if isinstance(event, h11.Request):
+        kind = type(event)
+        if kind is h11.Data:
+            if event.chunk_start:
+                self.chunks += 1
+        elif kind is h11.Request:
             names = {name for name, _ in event.headers}
             if b"content-length" in names and b"transfer-encoding" in names:
                 # uvicorn answers 400 and closes the connection; the body is never read.
                 raise h11.RemoteProtocolError("both Content-Length and Transfer-Encoding", 400)
+            self.chunked, self.chunks = b"transfer-encoding" in names, 0
         return event
 
 
@@ -65,6 +76,8 @@ class LimitedH11Protocol(H11Protocol):
         super().__init__(*args, **kwargs)
         self.conn = _Connection(h11.SERVER, self.config.h11_max_incomplete_event_size)
         self._head_charge = 0
+        self._body: ChunkCharge | None = None  # the chunked body being received (serving/chunks.py)
+        self._pace_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self._header_timer: asyncio.TimerHandle | None = None
@@ -73,6 +86,10 @@ class LimitedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_header_timer()
+        if self._pace_timer is not None:
+            self._pace_timer.cancel()
+            self._pace_timer = None
+        self._body = None
         self._charge_head(0)
         super().connection_lost(exc)
         # uvicorn cancels its keep-alive timer only on a clean close: after a reset the timer would
@@ -80,6 +97,14 @@ class LimitedH11Protocol(H11Protocol):
         self._unset_keepalive_if_required()
 
     def data_received(self, data: bytes) -> None:
+        self._start_chunked_body()
+        if self._body is not None:  # a chunked body: charged and paced
+            self._body.pending += data
+            if len(self._body.pending) > chunks.MAX_PENDING_BYTES:
+                self.transport.pause_reading()
+            self._feed_body()
+            return
+        rest = b""
         if self.conn.their_state is h11.IDLE:
             if self._head_too_large(data):
                 self._refuse_head("request head too large")
@@ -87,13 +112,73 @@ class LimitedH11Protocol(H11Protocol):
             if not self._charge_head(self._buffered_head() + len(data)):
                 self._refuse_head("too many request heads being received")
                 return
+            end = data.find(b"\r\n\r\n")  # the head alone first: a chunked body after it is paced
+            if 0 <= end < len(data) - 4:
+                data, rest = data[:end + 4], data[end + 4:]
         super().data_received(data)
         self._recharge_head()
+        self._start_chunked_body()
+        if rest:
+            self.data_received(rest)
+            return
         if self.conn.their_state is h11.IDLE:  # still waiting for a complete request head
             if self._header_timer is None and not self.transport.is_closing():
                 self._arm_header_timer()
         else:
             self._cancel_header_timer()
+
+    def _start_chunked_body(self) -> None:
+        if self._body is None and self.conn.their_state is h11.SEND_BODY and self.conn.chunked \
+                and not self.transport.is_closing():
+            limit = getattr(self.config, "max_body_bytes", DEFAULT_MAX_BODY_BYTES)
+            self._body = ChunkCharge(limit, self.loop.time())
+
+    def _feed_body(self) -> None:
+        """Gives h11 what the chunked body's pace allows, a slice at a time, charging each slice's chunks
+        and wire bytes; waits (reading paused) when the connection is ahead of its rate."""
+        body = self._body
+        while body is not None and body.pending and not self.transport.is_closing():
+            body.refill(self.loop.time())
+            if body.wait():
+                break
+            piece = bytes(body.pending[:chunks.SLICE_BYTES])
+            del body.pending[:chunks.SLICE_BYTES]
+            before = self.conn.chunks
+            super().data_received(piece)
+            refused = body.spend(self.conn.chunks - before, len(piece))
+            if refused:
+                self._refuse_body(refused)
+                return
+            if self.conn.their_state is not h11.SEND_BODY:  # the body is complete: what follows is not it
+                self._body, rest = None, bytes(body.pending)
+                self._resume_if_paced()
+                self._recharge_head()
+                if rest:
+                    self.data_received(rest)
+                return
+        if body is not None and body.pending and not self.transport.is_closing():
+            self.transport.pause_reading()
+            if self._pace_timer is None:
+                self._pace_timer = self.loop.call_later(body.wait(), self._paced)
+        else:
+            self._resume_if_paced()
+
+    def _paced(self) -> None:
+        self._pace_timer = None
+        self._feed_body()
+
+    def _resume_if_paced(self) -> None:
+        # Reading stopped for the pace only: uvicorn's own flow control may still want it stopped.
+        if not self.flow.read_paused and not self.transport.is_closing():
+            self.transport.resume_reading()
+
+    def _refuse_body(self, message: str) -> None:
+        self._body = None
+        body = message.encode() + b"\n"
+        self.transport.write(b"HTTP/1.1 413 Content Too Large\r\n"
+                             b"content-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
+                             b"content-length: %d\r\n\r\n" % len(body) + body)
+        self.transport.close()
 
     def _buffered_head(self) -> int:
         # h11's `trailing_data` copies its whole buffer: a head sent a byte at a time would cost
@@ -135,6 +220,7 @@ class LimitedH11Protocol(H11Protocol):
         self._cancel_header_timer()  # the idle timer watches the connection until the next byte...
         super().on_response_complete()
         self._recharge_head()
+        self._start_chunked_body()  # a request read ahead whose body is chunked: paced from here
         if self.conn.their_state is h11.IDLE and self._buffered_head() and not self.transport.is_closing():
             self._arm_header_timer()  # ...unless part of the next request head came with this one
 

@@ -18,7 +18,7 @@ from webhook.serving.inline import InlineReviewer
 from webhook.serving.limits import HeadBudget
 from webhook.serving.pool import WorkerPool
 from webhook.serving import worker
-from webhook.serving.settings import ServerSettings
+from webhook.serving.settings import DEFAULT_MAX_BODY_BYTES, ServerSettings
 from webhook.serving.shutdown import DrainingServer
 
 log = logging.getLogger("dra-webhook")
@@ -29,8 +29,9 @@ class ServingConfig(uvicorn.Config):
     uvicorn's: the protocol factory (serving/accept.py) wraps each accepted connection itself."""
 
     def __init__(self, *args, header_read_timeout: float = 32.0, max_buffered_header_bytes: int = 32 << 20,
-                 **kwargs):
+                 max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, **kwargs):
         self.header_read_timeout = header_read_timeout
+        self.max_body_bytes = max_body_bytes  # what a chunked body may cost (serving/chunks.py)
         self.head_budget = HeadBudget(max_buffered_header_bytes)
         super().__init__(*args, **kwargs)
 
@@ -107,6 +108,7 @@ def run(settings: ServerSettings, log_level: str = "info") -> None:
         timeout_keep_alive=settings.idle_timeout_seconds,
         header_read_timeout=settings.header_read_timeout_seconds,
         max_buffered_header_bytes=settings.max_buffered_header_bytes,
+        max_body_bytes=settings.max_body_bytes,
         backlog=2048,
         log_config=None,
         access_log=False,
