@@ -67,7 +67,7 @@ def test_every_1_36_upstream_case_gives_the_same_answer_under_1_37(case, tmp_pat
     if expect["error"] is not None:
         assert code == 1 and expect["error"] in report["error"]
         return
-    check_allocations(case, code, report)
+    check_allocations(case, code, report, expect)
 
 
 # compatibility_groups_test.go -------------------------------------------------------------------
