@@ -26,7 +26,8 @@ from test_helm import CHART, IMAGE, MATRIX, helm
 
 pytestmark = [pytest.mark.upstream, pytest.mark.needs_tool("helm"), pytest.mark.needs_tool("kubectl")]
 
-CERT_MANAGER_GROUP = "cert-manager.io/"  # no cert-manager CRDs in the test cluster: its objects are schema-checked
+CERT_MANAGER_GROUP = "cert-manager.io/"
+RENAMED = {"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ClusterRole", "ClusterRoleBinding"}  # no cert-manager CRDs in the test cluster: its objects are schema-checked
 
 
 def kubectl(plane, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -43,6 +44,11 @@ def test_every_render_of_the_values_matrix_is_accepted_by_a_server_side_dry_run(
         values = IMAGE + cert + optional
         out = helm("template", release, str(CHART), "--namespace", namespace, *values).stdout
         docs = [doc for doc in yaml.safe_load_all(out) if doc and not doc["apiVersion"].startswith(CERT_MANAGER_GROUP)]
+        for doc in docs:  # cluster-wide names get a suffix: other tests' webhook configurations share the cluster
+            if doc["kind"] in RENAMED:
+                doc["metadata"]["name"] += f"-matrix-{renders}"
+                if "roleRef" in doc:
+                    doc["roleRef"]["name"] += f"-matrix-{renders}"
         plane.ensure_namespace(namespace)  # a dry-run Namespace is not stored: its objects need it to exist
         result = kubectl(plane, "apply", "--server-side", "--dry-run=server", "--field-manager=helm-test",
                          "--force-conflicts", "-f", "-", stdin=yaml.safe_dump_all(docs))
@@ -79,6 +85,7 @@ class StandIn(threading.Thread):
         self.plane, self.namespace, self.name, self.server = plane, namespace, name, server
         self.stopped = threading.Event()
         self.events: list[tuple[float, str]] = []
+        self.error: BaseException | None = None
 
     def note(self, what: str) -> None:
         self.events.append((time.monotonic(), what))
@@ -89,6 +96,13 @@ class StandIn(threading.Thread):
                    for kind in ("validatingwebhookconfigurations", "mutatingwebhookconfigurations"))
 
     def run(self) -> None:
+        try:
+            self._run()
+        except BaseException as error:  # the test reports it: a stand-in that died proves nothing
+            self.error = error
+            raise
+
+    def _run(self) -> None:
         client = self.plane.client
         path = f"/apis/apps/v1/namespaces/{self.namespace}/deployments/{self.name}"
         seen_deployment = was_registered = False
@@ -123,7 +137,9 @@ class StandIn(threading.Thread):
             self.stopped.wait(0.05)
 
     def first(self, what: str, after: float = 0.0) -> float:
-        return next(t for t, event in self.events if event.startswith(what) and t >= after)
+        seen = [t for t, event in self.events if event.startswith(what) and t >= after]
+        assert seen, f"{what!r} never seen: {self.events}"
+        return seen[0]
 
 
 def test_install_upgrade_uninstall_never_leave_dra_writes_to_a_missing_webhook(kube_apiserver, tmp_path):
@@ -145,7 +161,8 @@ def test_install_upgrade_uninstall_never_leave_dra_writes_to_a_missing_webhook(k
     try:
         installed = helm("install", release, str(CHART), "--create-namespace", *values, *common)
         assert "STATUS: deployed" in installed.stdout, installed.stdout
-        assert stand_in.registered()
+        assert stand_in.error is None, stand_in.error
+        assert stand_in.registered(), stand_in.events
         # Registered by the post-install hook only after helm saw the Deployment ready.
         assert stand_in.first("deployment ready") < stand_in.first("registered")
 
@@ -160,6 +177,8 @@ def test_install_upgrade_uninstall_never_leave_dra_writes_to_a_missing_webhook(k
         before_upgrade = time.monotonic()
         upgraded = helm("upgrade", release, str(CHART), *values, "--set", "podAnnotations.rolled=yes", *common)
         assert "STATUS: deployed" in upgraded.stdout, upgraded.stdout
+        plane.wait_for(lambda: any(event == "registered" and t >= before_upgrade for t, event in stand_in.events),
+                       "the stand-in seeing the configurations registered again")  # it polls; helm has returned
         assert stand_in.first("deployment ready", before_upgrade) < stand_in.first("registered", before_upgrade)
 
         before_uninstall = time.monotonic()
