@@ -19,10 +19,11 @@ releases="${UPSTREAM_RELEASES:-1.34 1.35 1.36 1.37}"
 server_releases="${UPSTREAM_SERVER_RELEASES:-1.36}"
 if [ "${1:-}" = all ]; then server_releases="1.34 1.35 1.36 1.37"; fi
 
-stamp_of() {  # the inputs a binary depends on: the module files and our own Go sources in the module
+stamp_of() {  # the inputs a binary depends on: the module files and our own Go sources in the module (-L: the
+  # oracle's shared source is linked into each release)
   local dir="$1"; shift
   { cat "$dir/go.mod" "$dir/go.sum" 2>/dev/null; go version; echo "$*";
-    find "$dir" -name '*.go' -type f | sort | xargs -r cat; } | sha256sum | cut -d' ' -f1
+    find -L "$dir" -name '*.go' -type f | sort | xargs -r cat; } | sha256sum | cut -d' ' -f1
 }
 
 build() {  # build <module dir> <out dir> <name> <package> [ldflags]
