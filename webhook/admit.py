@@ -115,13 +115,15 @@ def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str, pro
         message = (f'{target.kind} in version "{target.version}" cannot be handled as a {target.kind}: '
                    f"strict decoding error: " + ", ".join(unknown))
         raise _Denied(deny(request.uid, status_bad_request(GROUP, target.kind, target.name, message), warnings))
-    if role == "object" and field_validation != IGNORE:
-        warnings.extend(unknown)
-    if type_errors:  # the API server refuses the object with the first one (transformDecodeError)
+    if type_errors:  # the API server refuses the object with the first one (transformDecodeError), and
+        # says nothing of unknown fields then: the decoder's strict errors become warnings only for an object
+        # that decoded (k8s.io/apiserver handlers/create.go, update.go).
         message = f'{target.kind} in version "{target.version}" cannot be handled as a {target.kind}: ' + \
             type_errors[0].detail
         raise _Denied(deny(request.uid, status_bad_request(GROUP, target.kind, target.name, message, type_errors),
                            warnings))
+    if role == "object" and field_validation != IGNORE:
+        warnings.extend(unknown)
     return converted, warnings
 
 

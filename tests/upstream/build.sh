@@ -8,6 +8,7 @@
 #
 # UPSTREAM_RELEASES       releases whose oracle/allocator are built (default: all four)
 # UPSTREAM_SERVER_RELEASES releases whose kube-apiserver is built (default: 1.36)
+# UPSTREAM_ORACLE_ONLY    set: only the cmd/* programs (oracle, allocator), no kube-apiserver, kubectl or etcd
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${DRA_WEBHOOK_UPSTREAM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dra-webhook-upstream}"
@@ -52,6 +53,7 @@ for r in $releases; do
     build "$dir" "$cache/$tag" "$(basename "$prog")" "./cmd/$(basename "$prog")" "$(version_ldflags "$tag")"
   done
 done
+if [ -n "${UPSTREAM_ORACLE_ONLY:-}" ]; then echo "upstream: binaries in $cache"; exit 0; fi
 for r in $server_releases; do
   tag="${TAG[$r]}"; dir="$here/kube-$r"
   build "$dir" "$cache/$tag" kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$(version_ldflags "$tag")"

@@ -217,6 +217,23 @@ func setGates(text string) error {
 				values[string(name)] = true
 			}
 		}
+		// A gate may need others on (1.35+: featuregate dependencies, e.g. DRAWorkloadResourceClaims needs
+		// GenericWorkload); those are turned on as kube-apiserver would have to be told to.
+		if gate, ok := utilfeature.DefaultMutableFeatureGate.(interface {
+			Dependencies() map[featuregate.Feature][]featuregate.Feature
+		}); ok {
+			deps := gate.Dependencies()
+			for changed := true; changed; {
+				changed = false
+				for name := range values {
+					for _, dep := range deps[featuregate.Feature(name)] {
+						if !values[string(dep)] {
+							values[string(dep)], changed = true, true
+						}
+					}
+				}
+			}
+		}
 	} else {
 		for _, item := range strings.Split(text, ",") {
 			item = strings.TrimSpace(item)
