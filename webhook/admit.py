@@ -28,6 +28,7 @@ from webhook.review import (
     status_invalid,
     status_not_found,
 )
+from webhook.strategy.status import reset_for_status
 from webhook.validation.options import Options
 
 
@@ -235,6 +236,8 @@ def _validate_prepared(request: AdmissionRequest, target: Target, obj: dict, war
     if request.operation == "UPDATE":
         old, _ = _prepare(request, target, request.old_object, "oldObject", profile)
     if manifest is not None:  # what the registry strategy does before validation, said out loud
+        if request.sub_resource == "status" and isinstance(old, dict):
+            obj = reset_for_status(obj, old)
         obj, dropped = kinds.drop_disabled_fields(target.kind, obj, old, profile, subresource=request.sub_resource)
         warnings.extend(d.warning() for d in dropped)
     else:  # the API server has dropped them already: if any arrive, our gates are not the cluster's

@@ -1,7 +1,8 @@
 """One verdict against the other: allowed, the response code, the multiset of (field, cause type), warnings.
 
 A disagreement is a list of facets, each one thing only one side says:
-  ("verdict", upstream code, product code)     allowed/denied or the kind of refusal differ
+  ("verdict", upstream code, product code, upstream message, product message)
+                                                allowed/denied or the kind of refusal differ
   ("cause", side, field, reason)                a cause only `side` ("upstream" or "product") gives
   ("warning", side, text)                       a warning only `side` gives
 The product's own advice (warnings that start "dra-webhook:") is not the API server's and is left out.
@@ -28,7 +29,8 @@ def facets(upstream: dict, product: dict) -> list[tuple]:
     out: list[tuple] = []
     up_code, our_code = _code(upstream), _code(product)
     if up_code != our_code:
-        out.append(("verdict", up_code, our_code))
+        out.append(("verdict", up_code, our_code, str(upstream.get("message") or ""),
+                    str(product.get("message") or "")))
     if up_code == our_code == 422:
         theirs = Counter((c["field"], c["reason"]) for c in upstream.get("causes") or [])
         ours = Counter((c["field"], c["reason"]) for c in product.get("causes") or [])
@@ -69,7 +71,9 @@ def _matches(pattern: dict, facet: tuple) -> bool:
     if pattern.get("facet", kind) != kind:
         return False
     if kind == "verdict":
-        return (pattern.get("upstream", facet[1]) == facet[1]) and (pattern.get("product", facet[2]) == facet[2])
+        return (pattern.get("upstream", facet[1]) == facet[1] and pattern.get("product", facet[2]) == facet[2]
+                and re.search(pattern.get("upstream_message", ""), facet[3]) is not None
+                and re.search(pattern.get("product_message", ""), facet[4]) is not None)
     if pattern.get("side", facet[1]) != facet[1]:
         return False
     if kind == "cause":

@@ -25,7 +25,8 @@ STORED_TIME = "2025-01-01T00:00:00Z"
 
 
 def stored(old: dict) -> dict:
-    """`old` as the API server keeps it: every device taint has the timeAdded that defaulting gave it on create.
+    """`old` as the API server keeps it: with a resourceVersion, and every device taint with the timeAdded that
+    defaulting gave it on create.
     (An update compares old and new taints; an old object without it cannot exist in a cluster, and the clock
     would decide.)"""
     old = copy.deepcopy(old)
@@ -34,6 +35,8 @@ def stored(old: dict) -> dict:
         if isinstance(taint, dict) and "timeAdded" not in taint:
             taint["timeAdded"] = STORED_TIME
 
+    if isinstance(old.get("metadata"), dict):
+        old["metadata"].setdefault("resourceVersion", "1")
     spec = old.get("spec") if isinstance(old.get("spec"), dict) else {}
     if old.get("kind") == "DeviceTaintRule":
         fill(spec.get("taint"))

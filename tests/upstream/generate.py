@@ -55,8 +55,13 @@ class Mutator:
             for i, child in enumerate(value):
                 yield from self.nodes(child, path + (i,))
 
-    def mutate(self, obj: dict) -> str:
-        paths = [p for p in self.nodes(obj) if p]
+    def mutate(self, obj: dict, update: bool = False) -> str:
+        """One mutation of `obj`. Never of metadata.namespace (the API server takes it from the URL), nor for an
+        update of other metadata than labels and annotations (the URL names the stored object; its
+        resourceVersion is checked before validation)."""
+        paths = [p for p in self.nodes(obj) if p and not _frozen(p, update)]
+        if not paths:
+            return "nothing left to mutate"
         path = self.r.choice(paths)
         parent = obj
         for step in path[:-1]:
@@ -148,6 +153,14 @@ class Mutator:
         return f"null {label}"
 
 
+def _frozen(path: tuple, update: bool) -> bool:
+    if path[0] != "metadata":
+        return False
+    if len(path) == 1:
+        return update
+    return path[1] == "namespace" or (update and path[1] not in ("labels", "annotations"))
+
+
 _UNION_MEMBERS = (
     ("exactly", {"deviceClassName": "gpu.example.com"}),
     ("firstAvailable", [{"name": "a", "deviceClassName": "gpu.example.com"}]),
@@ -187,7 +200,7 @@ def corpus(count: int, *, seed: int = 1, release: str = "1.36") -> list[dict]:
     for i in range(count):
         kind, operation, subresource, obj, old = starts[i % len(starts)]
         obj = copy.deepcopy(obj)
-        notes = [mutator.mutate(obj) for _ in range(rng.choice((1, 1, 1, 2, 3)))]
+        notes = [mutator.mutate(obj, operation == "update") for _ in range(rng.choice((1, 1, 1, 2, 3)))]
         if operation == "update" and isinstance(obj.get("metadata"), dict):
             obj["metadata"].setdefault("resourceVersion", "1")
         req = inputs.request(f"generated:{i}:{kind}:{operation}{'/' + subresource if subresource else ''}:"

@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import threading
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -61,7 +62,10 @@ def ask(release: str, requests: list[dict], *, gate_set: str = "default",
             json.dumps(NAMESPACES if namespaces is None else namespaces)]
     if gate_set == "all":
         args += ["--feature-gates", "dra-all"]
-    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    # The oracle logs (klog: gate warnings, declarative-validation mismatches) to stderr, a file here: a pipe
+    # nobody reads before the end would fill up and stop it.
+    log = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
+    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
                             text=True, encoding="utf-8")
 
     def feed() -> None:
@@ -76,8 +80,11 @@ def ask(release: str, requests: list[dict], *, gate_set: str = "default",
     writer.start()
     responses = [json.loads(line) for line in _lines(proc.stdout)]
     writer.join()
-    stderr = proc.stderr.read()
-    if proc.wait() != 0 or len(responses) != len(requests):
+    proc.wait()
+    log.seek(0)
+    stderr = log.read()
+    log.close()
+    if proc.returncode != 0 or len(responses) != len(requests):
         raise RuntimeError(f"oracle {release} failed (exit {proc.returncode}, {len(responses)} of {len(requests)} "
                            f"answers): {stderr.strip()[-2000:]}")
     return responses

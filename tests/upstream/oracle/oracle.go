@@ -28,7 +28,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math/rand"
 	"os"
 	"sort"
 	"strings"
@@ -376,7 +375,7 @@ func (o *oracle) run(req *request) response {
 		}
 		rest.FillObjectMetaSystemFields(objMeta)
 		if len(objMeta.GetGenerateName()) > 0 && len(objMeta.GetName()) == 0 {
-			objMeta.SetName(objMeta.GetGenerateName() + randomSuffix())
+			objMeta.SetName(info.create.GenerateName(objMeta.GetGenerateName()))
 		}
 		if err := rest.BeforeCreate(info.create, ctx, obj); err != nil {
 			resp := failure(err)
@@ -406,6 +405,24 @@ func (o *oracle) run(req *request) response {
 			resp.Message = "oracle: oldObject: " + resp.Message
 			return resp
 		}
+		oldMeta, err := meta.Accessor(old)
+		if err != nil {
+			return failure(err)
+		}
+		// The update handler's checkName (endpoints/handlers/update.go): the URL names the stored object.
+		if objMeta.GetName() != oldMeta.GetName() {
+			return response{Code: 400, Reason: "BadRequest", Warnings: rec.warnings, Message: fmt.Sprintf(
+				"the name of the object (%s) does not match the name on the URL (%s)", objMeta.GetName(), oldMeta.GetName())}
+		}
+		// genericregistry.Store.Update: no resourceVersion is an unconditional update where the strategy allows
+		// it (the stored version is used), a conflict otherwise; another version than the stored one conflicts.
+		switch {
+		case objMeta.GetResourceVersion() == "" && allowUnconditionalUpdate(ctx, strategy):
+			objMeta.SetResourceVersion(oldMeta.GetResourceVersion())
+		case objMeta.GetResourceVersion() != oldMeta.GetResourceVersion():
+			return response{Code: 409, Reason: "Conflict", Warnings: rec.warnings,
+				Message: "Operation cannot be fulfilled: the object has been modified; please apply your changes to the latest version and try again"}
+		}
 		if err := rest.BeforeUpdate(strategy, ctx, obj, old); err != nil {
 			resp := failure(err)
 			resp.Warnings = rec.warnings
@@ -421,12 +438,15 @@ func (o *oracle) run(req *request) response {
 	return response{Allowed: true, Warnings: rec.warnings, Object: encoded}
 }
 
-// randomSuffix is names.SimpleNameGenerator's alphabet and length.
-func randomSuffix() string {
-	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
-	b := make([]byte, 5)
-	for i := range b {
-		b[i] = alphabet[rand.Intn(len(alphabet))]
+// allowUnconditionalUpdate asks the strategy in the release's words (1.37 passes the request context).
+func allowUnconditionalUpdate(ctx context.Context, strategy any) bool {
+	switch s := strategy.(type) {
+	case interface{ AllowUnconditionalUpdate() bool }:
+		return s.AllowUnconditionalUpdate()
+	case interface {
+		AllowUnconditionalUpdate(context.Context) bool
+	}:
+		return s.AllowUnconditionalUpdate(ctx)
 	}
-	return string(b)
+	return false
 }

@@ -1,0 +1,68 @@
+"""Product fixes the upstream oracle's differential found (tests/upstream): each case failed before its fix."""
+
+from __future__ import annotations
+
+import copy
+
+from webhook import admit
+from webhook.offline import loading
+from webhook.profile import make_profile
+from webhook.review import decode_review
+
+PROFILE = make_profile("1.36")
+
+
+def _review(obj, old=None, sub_resource=""):
+    body = loading.as_review(obj, uid="u", operation="UPDATE" if old is not None else "CREATE", old=old,
+                             sub_resource=sub_resource)
+    return admit.review_manifest(decode_review(body), profile=PROFILE)
+
+
+def _claim():
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": "c", "namespace": "default", "resourceVersion": "1", "labels": {"app": "x"}},
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}}}
+
+
+def _allocated(claim):
+    out = copy.deepcopy(claim)
+    out["status"] = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": "gpu.example.com", "pool": "p", "device": "d"}]}}}
+    return out
+
+
+def test_a_status_update_is_validated_against_the_stored_spec():
+    """The status strategy keeps the stored spec (PrepareForUpdate): a request renamed in the sent spec does not
+    make the allocation's request unknown."""
+    old = _claim()
+    new = _allocated(old)
+    new["spec"]["devices"]["requests"][0]["name"] = "renamed"
+    response = _review(new, old, "status")
+    assert response.allowed, response.status
+
+
+def test_a_status_update_keeps_the_stored_labels():
+    """metav1.ResetObjectMetaForStatus: labels sent with a status update are not the object's, nor validated."""
+    old = _claim()
+    new = _allocated(old)
+    new["metadata"]["labels"] = {"/bad": "x"}
+    assert _review(new, old, "status").allowed
+
+
+def test_the_spec_is_still_validated_on_a_plain_update():
+    old = _claim()
+    new = copy.deepcopy(old)
+    new["metadata"]["labels"] = {"/bad": "x"}
+    response = _review(new, old)
+    assert not response.allowed
+    assert {c["field"] for c in response.status["details"]["causes"]} >= {"metadata.labels"}
+
+
+def test_a_type_error_refusal_carries_no_unknown_field_warnings():
+    """The API server's decoder fails on the type error; strict-decoding warnings exist only for a decoded object."""
+    claim = _claim()
+    claim["spec"]["devices"]["requests"][0]["exactly"]["count"] = "two"
+    claim["spec"]["bogus"] = 1
+    response = _review(claim)
+    assert not response.allowed and response.status["code"] == 400
+    assert not [w for w in response.warnings if "unknown field" in w]
