@@ -20,6 +20,13 @@ SAMPLE = 300
 SEED = 1
 
 
+_MISSING = [oracle.missing(release) for release in oracle.RELEASES]
+if all(_MISSING):  # no oracle at all: one line, not one per test
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI never skips the upstream differential: {oracle.HOW_TO_GET}", pytrace=False)
+    pytest.skip(f"upstream oracles not built: {oracle.HOW_TO_GET}", allow_module_level=True)
+
+
 def _need(release: str) -> None:
     problem = oracle.missing(release)
     if problem:

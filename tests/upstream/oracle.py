@@ -22,11 +22,13 @@ NAMESPACES = {"default": {}, "dra-admin": {"resource.kubernetes.io/admin-access"
 HOW_TO_GET = "run `make upstream` (needs Go >= 1.26 and the Go module proxy) to build the upstream oracles"
 
 
+# Where build.sh puts the binaries, read once at import: the test session later points XDG_CACHE_HOME elsewhere.
+_CACHE = Path(os.environ.get("DRA_WEBHOOK_UPSTREAM_CACHE")
+              or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dra-webhook-upstream")
+
+
 def cache_dir() -> Path:
-    base = os.environ.get("DRA_WEBHOOK_UPSTREAM_CACHE")
-    if base:
-        return Path(base)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dra-webhook-upstream"
+    return _CACHE
 
 
 def binary(release: str) -> Path:
