@@ -66,3 +66,15 @@ def test_a_type_error_refusal_carries_no_unknown_field_warnings():
     response = _review(claim)
     assert not response.allowed and response.status["code"] == 400
     assert not [w for w in response.warnings if "unknown field" in w]
+
+
+def test_1_37_drops_the_default_partition_type_attribute_with_its_gate_off():
+    """dropDisabledDRAPartitionableDevicesTypeFields (1.37 resourcepoolstatusrequest strategy): offline, the field is
+    dropped before validation, not refused."""
+    obj = {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "ResourcePoolStatusRequest", "metadata": {"name": "r"},
+           "spec": {"driver": "gpu.example.com", "limit": 10, "defaultPartitionTypeAttribute": "profile"}}
+    body = loading.as_review(obj, uid="u")
+    response = admit.review_manifest(decode_review(body), profile=make_profile(
+        "1.37", runtime_config="resource.k8s.io/v1alpha3=true"))
+    assert response.allowed, response.status
+    assert any("defaultPartitionTypeAttribute dropped" in w for w in response.warnings)

@@ -268,7 +268,9 @@ KINDS: dict[str, Kind] = {
         create=resourcepoolstatusrequest.validate_resource_pool_status_request,
         update=resourcepoolstatusrequest.validate_resource_pool_status_request_update,
         status_update=resourcepoolstatusrequest.validate_resource_pool_status_request_status_update,
-        # No gated fields: 1.37's defaultPartitionTypeAttribute is refused by a rule (+k8s:ifDisabled), not dropped.
+        # 1.37's strategy drops defaultPartitionTypeAttribute with DRAPartitionableDevicesType off (the differential
+        # against upstream's registry showed it; the +k8s:ifDisabled rule then sees only a kept old value).
+        drop_disabled={"1.37": strategy_1_37.drop_disabled_pool_status_request_fields},
     ),
 }
 
