@@ -78,3 +78,18 @@ def test_1_37_drops_the_default_partition_type_attribute_with_its_gate_off():
         "1.37", runtime_config="resource.k8s.io/v1alpha3=true"))
     assert response.allowed, response.status
     assert any("defaultPartitionTypeAttribute dropped" in w for w in response.warnings)
+
+
+def test_1_34_keeps_distinct_attribute_with_consumable_capacity_off():
+    """1.34's drop step clears a copy of each constraint, so distinctAttribute stays and is validated; 1.35 drops
+    it, and the constraint left empty needs matchAttribute."""
+    claim = _claim()
+    claim["metadata"].pop("resourceVersion")
+    claim["spec"]["devices"]["constraints"] = [{"requests": ["gpu"], "distinctAttribute": "gpu.example.com/index"}]
+    body = loading.as_review(claim, uid="u")
+    response = admit.review_manifest(decode_review(body), profile=make_profile("1.34"))
+    assert response.allowed, response.status
+    assert not [w for w in response.warnings if "distinctAttribute dropped" in w]
+    later = admit.review_manifest(decode_review(body), profile=make_profile("1.35"))
+    assert not later.allowed
+    assert [c["field"] for c in later.status["details"]["causes"]] == ["spec.devices.constraints[0].matchAttribute"]

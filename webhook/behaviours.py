@@ -64,6 +64,7 @@ _TABLE: dict[str, tuple] = {
     "taint_rule_cel_selectors":        (True,      False,     False,     False),
     "claim_owner_pod_groups":          (False,     False,     True,      True),
     "duplicate_at_key_field":          (True,      False,     False,     False),
+    "distinct_attribute_dropped":      (False,     True,      True,      True),
 }
 
 
@@ -187,6 +188,10 @@ class Behaviours:
     # validateSet reports a repeated key at the item's key field (`devices[1].name`,
     # `consumesCounters[1].counterSet`), not at the item (`devices[1]`).
     duplicate_at_key_field: bool
+    # With DRAConsumableCapacity off the claim strategy drops a new constraint's distinctAttribute. 1.34's
+    # dropDisabledDRAResourceClaimConsumableCapacityFields clears a copy (`for _, c := range`), so the field
+    # stays and is validated (found by the upstream differential); 1.35 drops it by index.
+    distinct_attribute_dropped: bool
 
 
 def _build() -> Mapping[str, Behaviours]:
