@@ -93,3 +93,12 @@ def test_1_34_keeps_distinct_attribute_with_consumable_capacity_off():
     later = admit.review_manifest(decode_review(body), profile=make_profile("1.35"))
     assert not later.allowed
     assert [c["field"] for c in later.status["details"]["causes"]] == ["spec.devices.constraints[0].matchAttribute"]
+
+
+def test_null_metadata_is_placed_in_the_namespace():
+    """`metadata: null` is an empty ObjectMeta to the API server; the request's namespace fills it."""
+    claim = _claim()
+    claim["metadata"] = None
+    response = _review(claim)
+    fields = {c["field"] for c in response.status["details"]["causes"]}
+    assert "metadata.namespace" not in fields and "metadata.name" in fields
