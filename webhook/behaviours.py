@@ -65,6 +65,7 @@ _TABLE: dict[str, tuple] = {
     "claim_owner_pod_groups":          (False,     False,     True,      True),
     "duplicate_at_key_field":          (True,      False,     False,     False),
     "distinct_attribute_dropped":      (False,     True,      True,      True),
+    "update_revalidates_object":       (True,      False,     False,     False),
 }
 
 
@@ -192,6 +193,10 @@ class Behaviours:
     # dropDisabledDRAResourceClaimConsumableCapacityFields clears a copy (`for _, c := range`), so the field
     # stays and is validated (found by the upstream differential); 1.35 drops it by index.
     distinct_attribute_dropped: bool
+    # The ResourceClaim and DeviceClass strategies' ValidateUpdate run the create validation of the new object
+    # before Validate*Update (1.34: `ValidateDeviceClass(new)` + `ValidateDeviceClassUpdate(new, old)`), so the
+    # spec's causes of an update come twice; 1.35 calls Validate*Update alone.
+    update_revalidates_object: bool
 
 
 def _build() -> Mapping[str, Behaviours]:
