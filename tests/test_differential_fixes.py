@@ -102,3 +102,18 @@ def test_null_metadata_is_placed_in_the_namespace():
     response = _review(claim)
     fields = {c["field"] for c in response.status["details"]["causes"]}
     assert "metadata.namespace" not in fields and "metadata.name" in fields
+
+
+def test_null_list_elements_and_map_values_are_zero_values():
+    """Go's decoder makes a null list element an empty struct (then validated) and a null map value a zero
+    value: a null counter is a counter of 0, accepted; a null device is a device with an empty name, Invalid (a DNS label)."""
+    slice_ = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+              "spec": {"driver": "gpu.example.com", "nodeName": "n", "pool": {"name": "p", "resourceSliceCount": 1},
+                       "sharedCounters": [{"name": "c", "counters": {"memory": None}}]}}
+    assert _review(slice_).allowed
+    slice_["spec"].pop("sharedCounters")
+    slice_["spec"]["devices"] = [{"name": "d"}, None]
+    response = _review(slice_)
+    assert response.status["code"] == 422
+    assert ("spec.devices[1].name", "FieldValueInvalid") in {(c["field"], c["reason"])
+                                                              for c in response.status["details"]["causes"]}

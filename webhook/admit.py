@@ -307,6 +307,24 @@ def _review(request: AdmissionRequest, profile: Profile, apply_defaults: bool, n
     return _guarded(request, body)
 
 
+def _zero_nulls(value: Any, profile: Profile) -> Any:
+    """A manifest's nulls in lists and maps as Go's decoder leaves them (webhook.api.nulls), for a version whose
+    shape is the wire model's (no conversion)."""
+    if not isinstance(value, dict) or not isinstance(value.get("apiVersion"), str) or value.get("kind") not in KINDS:
+        return value
+    from webhook.api import nulls
+
+    if not nulls.contains_null(value):
+        return value
+    group, _, version = value["apiVersion"].rpartition("/")
+    api_version = KINDS[value["kind"]].api_version(profile, version) if group == GROUP else None
+    if api_version is None or isinstance(api_version, Retired) or api_version.converter is not None:
+        return value
+    from webhook.api.mirror import load_model
+
+    return nulls.zero_nulls(load_model(KINDS[value["kind"]].wire_model(profile)), value)
+
+
 def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, namespace: str = manifest.DEFAULT_NAMESPACE,
                     apply_defaults: bool = True, now: datetime | None = None,
                     field_validation: str = STRICT,
@@ -332,6 +350,9 @@ def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, na
               for role in ("object", "old_object") if isinstance(getattr(request, role), dict)}
     if request.operation == "CREATE" and "object" in placed:
         placed["object"] = manifest.generate_name(placed["object"])
+    for role in ("object", "old_object"):  # JSON nulls as Go decodes them, where the wire model has the shape
+        if role in placed:
+            placed[role] = _zero_nulls(placed[role], profile)
     placed_namespace = manifest.namespace_of(placed.get("object") or placed.get("old_object"))
     if placed_namespace is not None:
         placed["namespace"] = placed_namespace
