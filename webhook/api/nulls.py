@@ -58,6 +58,8 @@ def _zero(annotation: Any) -> Any:
         return []
     if kind == "dict":
         return {}
+    if kind == "quantity":
+        return "0"  # Quantity.UnmarshalJSON of null: the zero quantity
     return _ZERO.get(element) if element in _ZERO else None
 
 
@@ -77,7 +79,7 @@ def _shape(annotation: Any) -> tuple[str, Any]:
         if origin in (Union, types.UnionType):
             real = [a for a in args if a is not type(None)]
             if len(real) != 1:
-                return "scalar", None  # a union of scalars (a quantity): its null stays for the type check
+                return "quantity", None  # the wire models' only union of scalars: resource.Quantity
             annotation = real[0]
             continue
         break
