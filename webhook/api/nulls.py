@@ -12,9 +12,10 @@ from __future__ import annotations
 import types
 import typing
 from functools import lru_cache
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
-from pydantic import BaseModel
+if TYPE_CHECKING:  # pydantic loads only when a null is found (a warm review never imports it)
+    from pydantic import BaseModel
 
 _ZERO = {str: "", int: 0, float: 0, bool: False}
 
@@ -83,6 +84,8 @@ def _shape(annotation: Any) -> tuple[str, Any]:
             annotation = real[0]
             continue
         break
+    from pydantic import BaseModel
+
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return "model", annotation
     if origin is list and args:
