@@ -97,14 +97,19 @@ def test_review_1_34_serves_taint_rules_under_dra_device_taints_with_selectors()
 
 
 def test_stored_selectors_keep_the_lists_extension():
-    """A DeviceClass selector unchanged by an update compiles as stored: 1.34 gives it every library."""
+    """A DeviceClass selector unchanged by an update compiles as stored in ValidateDeviceClassUpdate, but 1.34's
+    strategy runs ValidateDeviceClass(new) first, which compiles it as new: the update is refused once, as
+    1.34's registry refuses it (checked against upstream's own code by tests/upstream's oracle)."""
     expression = '[3, 1, 2].sort()[0] == 1 && device.driver == "gpu.example.com"'
     cls = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
            "metadata": {"name": "gpu.example.com", "resourceVersion": "1"},
            "spec": {"selectors": [{"cel": {"expression": expression}}]}}
     relabelled = {**cls, "metadata": {**cls["metadata"], "labels": {"x": "y"}}}
     profile = make_profile("1.34")
-    assert admit.validate(decode_review(review_body(relabelled, operation="UPDATE", old=cls)), profile=profile).allowed
+    updated = admit.validate(decode_review(review_body(relabelled, operation="UPDATE", old=cls)), profile=profile)
+    assert not updated.allowed
+    assert [c["field"] for c in updated.status["details"]["causes"]] == ["spec.selectors[0].cel.expression"]
+    assert make_profile("1.35").behaviours.update_revalidates_object is False
     created = admit.validate(decode_review(review_body(cls)), profile=profile)
     assert not created.allowed
     assert "compilation failed" in created.status["details"]["causes"][0]["message"]

@@ -29,6 +29,7 @@ from webhook.review import (
     status_invalid,
     status_not_found,
 )
+from webhook.strategy.status import reset_for_status
 from webhook.validation.options import Options
 
 
@@ -116,13 +117,15 @@ def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str, pro
         message = (f'{target.kind} in version "{target.version}" cannot be handled as a {target.kind}: '
                    f"strict decoding error: " + ", ".join(unknown))
         raise _Denied(deny(request.uid, status_bad_request(GROUP, target.kind, target.name, message), warnings))
-    if role == "object" and field_validation != IGNORE:
-        warnings.extend(unknown)
-    if type_errors:  # the API server refuses the object with the first one (transformDecodeError)
+    if type_errors:  # the API server refuses the object with the first one (transformDecodeError), and
+        # says nothing of unknown fields then: the decoder's strict errors become warnings only for an object
+        # that decoded (k8s.io/apiserver handlers/create.go, update.go).
         message = f'{target.kind} in version "{target.version}" cannot be handled as a {target.kind}: ' + \
             type_errors[0].detail
         raise _Denied(deny(request.uid, status_bad_request(GROUP, target.kind, target.name, message, type_errors),
                            warnings))
+    if role == "object" and field_validation != IGNORE:
+        warnings.extend(unknown)
     return converted, warnings
 
 
@@ -241,6 +244,8 @@ def _validate_prepared(request: AdmissionRequest, target: Target, obj: dict, war
     if request.operation == "UPDATE":
         old, _ = _prepare(request, target, request.old_object, "oldObject", profile)
     if manifest is not None:  # what the registry strategy does before validation, said out loud
+        if request.sub_resource == "status" and isinstance(old, dict):
+            obj = reset_for_status(obj, old)
         obj, dropped = kinds.drop_disabled_fields(target.kind, obj, old, profile, subresource=request.sub_resource)
         warnings.extend(d.warning() for d in dropped)
     else:  # the API server has dropped them already: if any arrive, our gates are not the cluster's
@@ -310,6 +315,24 @@ def _review(request: AdmissionRequest, profile: Profile, apply_defaults: bool, n
     return _guarded(request, body)
 
 
+def _zero_nulls(value: Any, profile: Profile) -> Any:
+    """A manifest's nulls in lists and maps as Go's decoder leaves them (webhook.api.nulls), for a version whose
+    shape is the wire model's (no conversion)."""
+    if not isinstance(value, dict) or not isinstance(value.get("apiVersion"), str) or value.get("kind") not in KINDS:
+        return value
+    from webhook.api import nulls
+
+    if not nulls.contains_null(value):
+        return value
+    group, _, version = value["apiVersion"].rpartition("/")
+    api_version = KINDS[value["kind"]].api_version(profile, version) if group == GROUP else None
+    if api_version is None or isinstance(api_version, Retired) or api_version.converter is not None:
+        return value
+    from webhook.api.mirror import load_model
+
+    return nulls.zero_nulls(load_model(KINDS[value["kind"]].wire_model(profile)), value)
+
+
 def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, namespace: str = manifest.DEFAULT_NAMESPACE,
                     apply_defaults: bool = True, now: datetime | None = None,
                     field_validation: str = STRICT,
@@ -335,6 +358,9 @@ def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, na
               for role in ("object", "old_object") if isinstance(getattr(request, role), dict)}
     if request.operation == "CREATE" and "object" in placed:
         placed["object"] = manifest.generate_name(placed["object"])
+    for role in ("object", "old_object"):  # JSON nulls as Go decodes them, where the wire model has the shape
+        if role in placed:
+            placed[role] = _zero_nulls(placed[role], profile)
     placed_namespace = manifest.namespace_of(placed.get("object") or placed.get("old_object"))
     if placed_namespace is not None:
         placed["namespace"] = placed_namespace

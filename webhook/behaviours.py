@@ -71,6 +71,8 @@ _TABLE: dict[str, tuple] = {
     "cel_list_values_always":          (False,     False,     False,     True),
     "counter_slices_for_every_node":   (True,      True,      True,      False),
     "all_mode_static_capacity":        (False,     False,     False,     True),
+    "distinct_attribute_dropped":      (False,     True,      True,      True),
+    "update_revalidates_object":       (True,      False,     False,     False),
 }
 
 
@@ -221,6 +223,14 @@ class Behaviours:
     # consumed: "static capacity"); before, net of the shares allocated, so a device with too little left
     # was left out of "all" instead of failing the request when it is allocated.
     all_mode_static_capacity: bool
+    # With DRAConsumableCapacity off the claim strategy drops a new constraint's distinctAttribute. 1.34's
+    # dropDisabledDRAResourceClaimConsumableCapacityFields clears a copy (`for _, c := range`), so the field
+    # stays and is validated (found by the upstream differential); 1.35 drops it by index.
+    distinct_attribute_dropped: bool
+    # The ResourceClaim and DeviceClass strategies' ValidateUpdate run the create validation of the new object
+    # before Validate*Update (1.34: `ValidateDeviceClass(new)` + `ValidateDeviceClassUpdate(new, old)`), so the
+    # spec's causes of an update come twice; 1.35 calls Validate*Update alone.
+    update_revalidates_object: bool
 
 
 def _build() -> Mapping[str, Behaviours]:

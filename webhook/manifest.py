@@ -88,6 +88,8 @@ def place_in_namespace(obj: dict, namespace: str) -> dict:
     """The manifest as the API server receives it from `kubectl apply -n NAMESPACE` (a copy if changed)."""
     entry = KINDS.get(type_meta(obj)[2])
     meta = obj.get("metadata", {})
+    if meta is None:  # `metadata: null` decodes to an empty ObjectMeta, which the request's namespace fills
+        meta = {}
     if entry is None or not isinstance(meta, dict):
         return obj
     current = meta.get("namespace")

@@ -121,3 +121,14 @@ def drop_disabled_claim_status_fields(new: dict, old: dict | None, d: Dropper) -
         return
     for path, result in resourceclaim._results(new, d):
         d.drop(result, path, "skipNodeOperations", LIST, gate)
+
+
+# ResourcePoolStatusRequest ----------------------------------------------------------------------
+
+def drop_disabled_pool_status_request_fields(new: dict, old: dict | None, d: Dropper) -> None:
+    """dropDisabledDRAPartitionableDevicesTypeFields of pkg/registry/resource/resourcepoolstatusrequest at 1.37:
+    the request's default partition attribute is dropped, not refused, unless the old request set it."""
+    gate = "DRAPartitionableDevicesType"
+    if d.enabled(gate) or is_set(child(old, "spec"), "defaultPartitionTypeAttribute", STRING):
+        return
+    d.drop(d.child(new, "spec"), SPEC, "defaultPartitionTypeAttribute", STRING, gate)

@@ -88,8 +88,9 @@ def drop_disabled_dra_resource_claim_consumable_capacity_fields(new: dict | None
     if d.enabled(gate) or dra_consumable_capacity_feature_in_use(old):
         return
     devices_path = path.child("devices")
-    for i, constraint in d.dicts(d.child(new, "devices"), "constraints"):
-        d.drop(constraint, devices_path.child("constraints").index(i), "distinctAttribute", STRING, gate)
+    if d.profile.behaviours.distinct_attribute_dropped:
+        for i, constraint in d.dicts(d.child(new, "devices"), "constraints"):
+            d.drop(constraint, devices_path.child("constraints").index(i), "distinctAttribute", STRING, gate)
     for req_path, request in _requests(new, path, d):
         exactly_path, exactly = _exactly(request, req_path, d)
         d.drop(exactly, exactly_path, "capacity", DICT, gate)
