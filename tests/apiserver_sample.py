@@ -334,7 +334,8 @@ def run(release: str, generated: int, seed: int, gates: str = "default", workdir
         # kube-apiserver refuses to start with it and GenericWorkload (not a DRA gate, unknown to our profile) off,
         # and is never ready without the Workload API that gate serves
         server_gates += ",GenericWorkload=true"
-        server_runtime = runtime + ",scheduling.k8s.io/v1alpha2=true"
+        server_runtime = runtime + {"1.36": ",scheduling.k8s.io/v1alpha2=true"}.get(
+            release, ",scheduling.k8s.io/v1alpha3=true,scheduling.k8s.io/v1beta1=true")
     else:
         server_runtime = runtime
     plane = realserver.ControlPlane.start(workdir, release, feature_gates=server_gates, runtime_config=server_runtime)
@@ -352,6 +353,7 @@ def run(release: str, generated: int, seed: int, gates: str = "default", workdir
 
 DIFFERENCES = yaml.safe_load((HERE / "data" / "apiserver_differences.yaml").read_text())
 _DEPRECATED = re.compile(r"^resource\.k8s\.io/v1(alpha|beta)\d+ \w+ is deprecated in v1\.\d+\+")
+_NODE_NOT_FOUND = re.compile(r'is forbidden: node "[^"]*" not found for device "')
 _PANIC_FIELD = re.compile(r"\.requestPolicy\.validRange\.step$")
 
 
@@ -370,6 +372,9 @@ def explain(r: Compared) -> list[str] | None:
             note.startswith(f"dra-webhook: {GROUP}/v1alpha3 {r.kind} is served only by clusters with ")
             for note in ours.notes):
         tags.append("unserved-kind")
+        server = ours
+    if server.code == 403 and _NODE_NOT_FOUND.search(server.message) and r.kind == "ResourceSlice" and ours.allowed:
+        tags.append("node-declared-features-admission")
         server = ours
     deprecated = {w for w in server.warnings - ours.warnings if _DEPRECATED.match(w)}
     if deprecated:
