@@ -356,11 +356,9 @@ CASES = [
         ('0', 'ResourceClaim/two-partitions-same-parent (CREATE)', 'allowed'),
     ]),
     ('rocm-k8s-gpu-dra-driver/example-partitions-distinct-parents.yaml', "--kubernetes-version 1.34", [
-        # distinctAttribute is DRAConsumableCapacity's (alpha, off in 1.34, which the driver's kind cluster does not
-        # turn on): the strategy drops it and the constraint is left with neither attribute.
-        ('0', 'ResourceClaim/two-partitions-distinct-parents (CREATE)', 'denied', [
-            ('spec.devices.constraints[0].matchAttribute', 'FieldValueRequired'),
-        ], ['dropped-field']),
+        # distinctAttribute is DRAConsumableCapacity's (alpha, off in 1.34), but 1.34's strategy clears it on a
+        # copy of the constraint, so kube-apiserver 1.34 keeps it and accepts the claim (tests/apiserver_sample.py).
+        ('0', 'ResourceClaim/two-partitions-distinct-parents (CREATE)', 'allowed'),
     ]),
     ('rocm-k8s-gpu-dra-driver/example-partitions-distinct-parents.yaml', "", [
         ('0', 'ResourceClaim/two-partitions-distinct-parents (CREATE)', 'allowed'),

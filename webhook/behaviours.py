@@ -64,6 +64,7 @@ _TABLE: dict[str, tuple] = {
     "taint_rule_cel_selectors":        (True,      False,     False,     False),
     "claim_owner_pod_groups":          (False,     False,     True,      True),
     "duplicate_at_key_field":          (True,      False,     False,     False),
+    "distinct_attribute_never_dropped": (True,     False,     False,     False),
 }
 
 
@@ -187,6 +188,9 @@ class Behaviours:
     # validateSet reports a repeated key at the item's key field (`devices[1].name`,
     # `consumesCounters[1].counterSet`), not at the item (`devices[1]`).
     duplicate_at_key_field: bool
+    # With DRAConsumableCapacity off, the strategy means to drop a new constraint's distinctAttribute but
+    # sets it on a copy (`for _, constaint := range ...Constraints`), so it stays; 1.35 drops it by index.
+    distinct_attribute_never_dropped: bool
 
 
 def _build() -> Mapping[str, Behaviours]:

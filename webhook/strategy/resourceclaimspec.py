@@ -88,8 +88,10 @@ def drop_disabled_dra_resource_claim_consumable_capacity_fields(new: dict | None
     if d.enabled(gate) or dra_consumable_capacity_feature_in_use(old):
         return
     devices_path = path.child("devices")
-    for i, constraint in d.dicts(d.child(new, "devices"), "constraints"):
-        d.drop(constraint, devices_path.child("constraints").index(i), "distinctAttribute", STRING, gate)
+    # 1.34 clears a copy of each constraint, so kube-apiserver 1.34 keeps it (tests/apiserver_sample.py).
+    if not d.profile.behaviours.distinct_attribute_never_dropped:
+        for i, constraint in d.dicts(d.child(new, "devices"), "constraints"):
+            d.drop(constraint, devices_path.child("constraints").index(i), "distinctAttribute", STRING, gate)
     for req_path, request in _requests(new, path, d):
         exactly_path, exactly = _exactly(request, req_path, d)
         d.drop(exactly, exactly_path, "capacity", DICT, gate)
