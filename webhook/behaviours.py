@@ -65,6 +65,7 @@ _TABLE: dict[str, tuple] = {
     "claim_owner_pod_groups":          (False,     False,     True,      True),
     "duplicate_at_key_field":          (True,      False,     False,     False),
     "distinct_attribute_never_dropped": (True,     False,     False,     False),
+    "empty_driver_name_also_invalid":  (True,      False,     False,     False),
 }
 
 
@@ -191,6 +192,9 @@ class Behaviours:
     # With DRAConsumableCapacity off, the strategy means to drop a new constraint's distinctAttribute but
     # sets it on a copy (`for _, constaint := range ...Constraints`), so it stays; 1.35 drops it by index.
     distinct_attribute_never_dropped: bool
+    # ValidateCSIDriverName goes on after Required for an empty name (also Invalid as a DNS subdomain); 1.35
+    # returns at Required.
+    empty_driver_name_also_invalid: bool
 
 
 def _build() -> Mapping[str, Behaviours]:
