@@ -365,8 +365,10 @@ CASES = [
     ]),
     ('rocm-k8s-gpu-dra-driver/demo.md', "--kubernetes-version 1.34", [
         # "Trimmed" `kubectl get -o yaml` output shown as a plain yaml block: as written, no driver, pool or node.
+        # (1.34's driver-name check goes on after Required: the empty name is also Invalid.)
         ('0', 'ResourceSlice/k8s-gpu-dra-driver-cluster-worker-gpu.amd.com-xxxxx (CREATE)', 'denied', [
             ('spec.driver', 'FieldValueRequired'),
+            ('spec.driver', 'FieldValueInvalid'),
             ('spec.pool.name', 'FieldValueRequired'),
             ('spec.pool.resourceSliceCount', 'FieldValueInvalid'),
             ('spec', 'FieldValueRequired'),
