@@ -66,6 +66,7 @@ _TABLE: dict[str, tuple] = {
     "duplicate_at_key_field":          (True,      False,     False,     False),
     "distinct_attribute_never_dropped": (True,     False,     False,     False),
     "empty_driver_name_also_invalid":  (True,      False,     False,     False),
+    "claim_tolerations_never_dropped": (True,      False,     False,     False),
 }
 
 
@@ -195,6 +196,9 @@ class Behaviours:
     # ValidateCSIDriverName goes on after Required for an empty name (also Invalid as a DNS subdomain); 1.35
     # returns at Required.
     empty_driver_name_also_invalid: bool
+    # The claim and claim template strategies drop no request tolerations with DRADeviceTaints off (1.35's
+    # resourceclaimspec does): they are validated as sent.
+    claim_tolerations_never_dropped: bool
 
 
 def _build() -> Mapping[str, Behaviours]:
