@@ -67,6 +67,7 @@ _TABLE: dict[str, tuple] = {
     "distinct_attribute_never_dropped": (True,     False,     False,     False),
     "empty_driver_name_also_invalid":  (True,      False,     False,     False),
     "claim_tolerations_never_dropped": (True,      False,     False,     False),
+    "uppercase_driver_warning":        (False,     True,      True,      True),
 }
 
 
@@ -199,6 +200,8 @@ class Behaviours:
     # The claim and claim template strategies drop no request tolerations with DRADeviceTaints off (1.35's
     # resourceclaimspec does): they are validated as sent.
     claim_tolerations_never_dropped: bool
+    # The ResourceSlice strategy warns about a driver name with upper case (WarningsOnCreate/Update, 1.35).
+    uppercase_driver_warning: bool
 
 
 def _build() -> Mapping[str, Behaviours]:

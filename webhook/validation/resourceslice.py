@@ -45,7 +45,7 @@ def validate_resource_slice_update(new: dict, old: dict, opts: Options = DEFAULT
 def resource_slice_strategy_checks(new: dict, old: dict | None, opts: Options) -> tuple[ErrorList, list[str]]:
     """The registry's WarningsOnCreate / WarningsOnUpdate."""
     driver = as_str(as_dict(new.get("spec")).get("driver"))
-    if driver != driver.lower():
+    if driver != driver.lower() and opts.profile.behaviours.uppercase_driver_warning:
         quoted = '"' + driver.replace("\\", "\\\\").replace('"', '\\"') + '"'
         return [], [f"spec.driver: driver names should be lowercase; {quoted} contains uppercase characters"]
     return [], []
