@@ -63,6 +63,7 @@ class Compared:
     server: Verdict
     ours: Verdict
     obj: dict = field(repr=False, default_factory=dict)
+    release: str = ""
 
     @property
     def agree(self) -> bool:
@@ -155,10 +156,11 @@ def _set(obj, path, value):
     target[path[-1]] = value
 
 
-def mutate(obj: dict, rng: random.Random) -> tuple[str, dict] | None:
-    """One field of a copy of `obj` moved: its value replaced, its list grown or emptied, or removed."""
+def mutate(obj: dict, rng: random.Random, roots: tuple[str, ...] = ("spec", "metadata")) -> tuple[str, dict] | None:
+    """One field of a copy of `obj` (under `roots`) moved: its value replaced, its list grown or emptied, or
+    removed."""
     out = copy.deepcopy(obj)
-    spots = [(p, v) for p, v in _leaves(out) if p and p[0] in ("spec", "metadata") and p not in (
+    spots = [(p, v) for p, v in _leaves(out) if p and p[0] in roots and p not in (
         ("metadata",), ("metadata", "namespace"))]
     if not spots:
         return None
@@ -232,6 +234,10 @@ def server_verdict(plane: realserver.ControlPlane, obj: dict) -> Verdict:
         reply = plane.create(obj, dry_run=True, namespace=NAMESPACE if RESOURCES[obj["kind"]][1] else "")
     except httpx.RemoteProtocolError:
         return Verdict(False, Counter(), frozenset(), 0, DROPPED)
+    return _verdict_of(reply)
+
+
+def _verdict_of(reply: httpx.Response) -> Verdict:
     texts = frozenset(realserver.warnings(reply))
     if reply.status_code in (200, 201):
         return Verdict(True, Counter(), texts, reply.status_code)
@@ -243,12 +249,12 @@ def server_verdict(plane: realserver.ControlPlane, obj: dict) -> Verdict:
     return Verdict(False, causes, texts, reply.status_code, status.get("message", ""))
 
 
-def our_verdict(obj: dict, profile) -> Verdict:
+def our_verdict(obj: dict, profile, body: dict | None = None) -> Verdict:
     from support import review_body
     from webhook import admit
     from webhook.review import decode_review
 
-    request = decode_review(review_body(obj))
+    request = decode_review(body or review_body(obj))
     response = admit.review_manifest(request, profile=profile, namespace=NAMESPACE, namespaces=NAMESPACES)
     status = response.status or {}
     causes = Counter((c.get("field", ""), c.get("reason", ""))
@@ -265,7 +271,48 @@ def compare(plane: realserver.ControlPlane, objects: list[tuple[str, dict]], pro
         if not isinstance(obj.get("metadata"), dict):
             continue
         obj = placed(obj)
-        out.append(Compared(source, obj["kind"], server_verdict(plane, obj), our_verdict(obj, profile), obj))
+        out.append(Compared(source, obj["kind"], server_verdict(plane, obj), our_verdict(obj, profile), obj,
+                            profile.version))
+    return out
+
+
+def server_update(plane: realserver.ControlPlane, new: dict) -> Verdict:
+    try:
+        reply = plane.update(new, dry_run=True, namespace=NAMESPACE if RESOURCES[new["kind"]][1] else "")
+    except httpx.RemoteProtocolError:
+        return Verdict(False, Counter(), frozenset(), 0, DROPPED)
+    return _verdict_of(reply)
+
+
+def our_update(new: dict, old: dict, profile) -> Verdict:
+    from support import review_body
+
+    return our_verdict(new, profile, body=review_body(new, operation="UPDATE", old=old))
+
+
+def compare_updates(plane: realserver.ControlPlane, results: list[Compared], profile, count: int,
+                    seed: int) -> list[Compared]:
+    """Updates: objects the API server accepted are stored (a real create), then a copy with one `spec` field
+    moved is sent as a dry-run update, against our verdict for that UPDATE with the stored object as old."""
+    rng = random.Random(seed)
+    accepted = [r for r in results if r.server.allowed and r.server.code == 201 and not r.source.startswith("times:")]
+    out = []
+    for r in rng.sample(accepted, min(count, len(accepted))):
+        namespace = NAMESPACE if RESOURCES[r.kind][1] else ""
+        created = plane.create(r.obj, namespace=namespace)
+        if created.status_code != 201:
+            continue
+        stored = created.json()
+        stored["apiVersion"] = r.obj["apiVersion"]  # the API server answers in the version asked
+        try:
+            moved = mutate(stored, rng, roots=("spec",))
+            if moved is None:
+                continue
+            change, new = moved
+            out.append(Compared(f"update {r.source} [{change}]", r.kind, server_update(plane, new),
+                                our_update(new, stored, profile), new, profile.version))
+        finally:
+            plane.delete(r.kind, stored["metadata"]["name"], namespace=namespace)
     return out
 
 
@@ -277,7 +324,9 @@ def gates_text(release: str, gates: str) -> str:
     return ""
 
 
-def run(release: str, generated: int, seed: int, gates: str = "default", workdir: Path | None = None) -> list[Compared]:
+def run(release: str, generated: int, seed: int, gates: str = "default", workdir: Path | None = None,
+        updates: int | None = None) -> list[Compared]:
+    """Creates of the sample, then `updates` updates (default: a tenth of the generated objects, at least 20)."""
     workdir = workdir or Path(tempfile.mkdtemp(prefix=f"sample-{release}-"))
     runtime = BETA_APIS + (",resource.k8s.io/v1alpha3=true" if gates == "all" else "")
     server_gates = gates_text(release, gates)
@@ -285,7 +334,8 @@ def run(release: str, generated: int, seed: int, gates: str = "default", workdir
         # kube-apiserver refuses to start with it and GenericWorkload (not a DRA gate, unknown to our profile) off,
         # and is never ready without the Workload API that gate serves
         server_gates += ",GenericWorkload=true"
-        server_runtime = runtime + ",scheduling.k8s.io/v1alpha2=true"
+        server_runtime = runtime + {"1.36": ",scheduling.k8s.io/v1alpha2=true"}.get(
+            release, ",scheduling.k8s.io/v1alpha3=true,scheduling.k8s.io/v1beta1=true")
     else:
         server_runtime = runtime
     plane = realserver.ControlPlane.start(workdir, release, feature_gates=server_gates, runtime_config=server_runtime)
@@ -294,13 +344,16 @@ def run(release: str, generated: int, seed: int, gates: str = "default", workdir
         from webhook.profile import make_profile
 
         profile = make_profile(release, gates_text(release, gates), runtime_config=runtime)
-        return compare(plane, sample(generated, seed), profile)
+        results = compare(plane, sample(generated, seed), profile)
+        wanted = max(20, generated // 10) if updates is None else updates
+        return results + compare_updates(plane, results, profile, wanted, seed)
     finally:
         plane.stop()
 
 
 DIFFERENCES = yaml.safe_load((HERE / "data" / "apiserver_differences.yaml").read_text())
 _DEPRECATED = re.compile(r"^resource\.k8s\.io/v1(alpha|beta)\d+ \w+ is deprecated in v1\.\d+\+")
+_NODE_NOT_FOUND = re.compile(r'is forbidden: node "[^"]*" not found for device "')
 _PANIC_FIELD = re.compile(r"\.requestPolicy\.validRange\.step$")
 
 
@@ -320,6 +373,9 @@ def explain(r: Compared) -> list[str] | None:
             for note in ours.notes):
         tags.append("unserved-kind")
         server = ours
+    if server.code == 403 and _NODE_NOT_FOUND.search(server.message) and r.kind == "ResourceSlice" and ours.allowed:
+        tags.append("node-declared-features-admission")
+        server = ours
     deprecated = {w for w in server.warnings - ours.warnings if _DEPRECATED.match(w)}
     if deprecated:
         tags.append("deprecation-warning")
@@ -332,6 +388,18 @@ def explain(r: Compared) -> list[str] | None:
         if ours.causes or ours.warnings - server.warnings:
             tags.append("decode-error-causes")
             ours.causes, ours.warnings = Counter(), server.warnings
+    if r.release == "1.37" and server.code == ours.code == 422 and server.causes != ours.causes and \
+            not ours.causes - server.causes:
+        tags.append("declarative-1-37-goes-on")
+        ours.causes = server.causes
+    if r.release == "1.34" and server.code == ours.code == 422 and server.causes != ours.causes and \
+            not ours.causes - server.causes:
+        if r.source.startswith("update ") and any(count >= 2 for count in server.causes.values()):
+            tags.append("update-validates-twice-1-34")
+            ours.causes = server.causes
+        elif "exactly one of `exactly` or `firstAvailable` is required" in server.message:
+            tags.append("exactly-and-first-available-1-34")
+            ours.causes = server.causes
     server.code = ours.code = 0  # 201 vs 200: created vs allowed
     return tags if tags and server.key() == ours.key() else None
 
@@ -347,6 +415,10 @@ def summary(release: str, results: list[Compared]) -> str:
              f"{sum(r.agree for r in results)} agree in everything (warnings too), "
              f"{sum(not r.agree for r in results)} disagree, {explained.pop('UNEXPLAINED', 0)} unexplained; "
              f"explained: {dict(sorted(explained.items()))}"]
+    updates = [r for r in results if r.source.startswith("update ")]
+    lines.append(f"  updates: {len(updates)} ({sum(not r.server.allowed for r in updates)} refused), "
+                 f"{sum(r.agree for r in updates)} agree, {sum(not r.agree and explain(r) is None for r in updates)} "
+                 f"unexplained")
     for kind in sorted(by_kind):
         c = by_kind[kind]
         lines.append(f"  {kind:28} {c['agree'] + c['disagree']:5} objects ({c['allowed']} allowed, {c['denied']} denied): "

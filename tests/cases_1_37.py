@@ -150,9 +150,11 @@ CASES = [
     Case("valid-range-below-milli",
          slice_(multi(policy_range("10", "1", min="1", step="0.0005"))),
          {}, {(f"{_P}.validRange.step", INVALID): 1}),
+    # 1.37 with DRAFractionalCapacityRange keys validValues by AsDec().String(): 5 and 5.0 differ (the real
+    # kube-apiserver 1.37 accepts this; 1.36's key is Value(), 5 for both).
     Case("valid-values-same-value-spelled-twice",
          slice_(multi({"mem": {"value": "10", "requestPolicy": {"default": "5", "validValues": ["5", "5.0"]}}})),
-         {(f"{_P}.validValues[1]", DUPLICATE): 1}, {(f"{_P}.validValues[1]", DUPLICATE): 1}),
+         {(f"{_P}.validValues[1]", DUPLICATE): 1}, {}),
     Case("valid-values-rounding-to-the-same-integer",
          slice_(multi({"mem": {"value": "10", "requestPolicy": {"default": "10", "validValues": ["9.9", "10"]}}})),
          {(f"{_P}.validValues[1]", DUPLICATE): 1}, {}),

@@ -281,6 +281,8 @@ class ControlPlane:
             str(self.bins.kube_apiserver), f"--etcd-servers={etcd_url}", f"--cert-dir={self.workdir / 'pki'}",
             f"--secure-port={secure_port}", "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
             "--service-cluster-ip-range=10.0.0.0/24", "--allow-privileged=true",
+            # No `kubernetes` Service endpoints: they may not be a loopback address (1.37 refuses to start).
+            "--endpoint-reconciler-type=none",
             "--disable-admission-plugins=ServiceAccount", "--authorization-mode=RBAC",
             f"--service-account-issuer={self.url}/", f"--service-account-key-file={certs.service_account_key}",
             f"--service-account-signing-key-file={certs.service_account_key}", f"--client-ca-file={certs.ca}",

@@ -319,7 +319,8 @@ def _cert_manager_crds(plane) -> None:
     def established():
         for _, plural in CERT_MANAGER_KINDS:
             got = plane.client.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{plural}.cert-manager.io")
-            conditions = {c["type"]: c["status"] for c in got.json().get("status", {}).get("conditions", [])}
+            status = got.json().get("status") or {}  # conditions are null until the controller has looked
+            conditions = {c.get("type"): c.get("status") for c in status.get("conditions") or []}
             if conditions.get("Established") != "True":
                 return False
         return plane.client.get("/apis/cert-manager.io/v1").status_code == 200

@@ -1,5 +1,5 @@
 """A fixed-seed sample through the real kube-apiserver 1.36 (tests/apiserver_sample.py): every object's verdict
-(dry-run create, no webhook registered) against our offline verdict for the same profile. Each disagreement
+(dry-run creates and updates, no webhook registered) against our offline verdict for the same profile. Each disagreement
 must be one listed in tests/data/apiserver_differences.yaml; the full sample, every release:
 
     .venv/bin/python tests/apiserver_sample.py --generated 1000
@@ -31,6 +31,8 @@ def results(tmp_path_factory):
 
 def test_sample_is_large_and_covers_every_kind(results):
     assert len(results) >= 200
+    updates = [r for r in results if r.source.startswith("update ")]
+    assert len(updates) >= 15 and {r.server.allowed for r in updates} == {True, False}
     kinds = Counter(r.kind for r in results)
     assert set(kinds) == set(realserver.RESOURCES), kinds
     # Both verdicts occur for the kinds served by default.

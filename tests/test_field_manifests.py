@@ -370,7 +370,8 @@ CASES = [
     ('rocm-k8s-gpu-dra-driver/example-partitions-distinct-parents.yaml', "--kubernetes-version 1.34", [
         # distinctAttribute is DRAConsumableCapacity's (alpha, off in 1.34, which the driver's kind cluster does not
         # turn on), but 1.34's strategy clears a copy of each constraint, so the field stays and the claim is
-        # accepted: upstream's own 1.34 registry (tests/upstream's oracle) allows it.
+        # accepted: upstream's own 1.34 registry (tests/upstream's oracle) and kube-apiserver 1.34
+        # (tests/apiserver_sample.py) allow it.
         ('0', 'ResourceClaim/two-partitions-distinct-parents (CREATE)', 'allowed'),
     ]),
     ('rocm-k8s-gpu-dra-driver/example-partitions-distinct-parents.yaml', "", [
@@ -378,8 +379,10 @@ CASES = [
     ]),
     ('rocm-k8s-gpu-dra-driver/demo.md', "--kubernetes-version 1.34", [
         # "Trimmed" `kubectl get -o yaml` output shown as a plain yaml block: as written, no driver, pool or node.
+        # (1.34's driver-name check goes on after Required: the empty name is also Invalid.)
         ('0', 'ResourceSlice/k8s-gpu-dra-driver-cluster-worker-gpu.amd.com-xxxxx (CREATE)', 'denied', [
             ('spec.driver', 'FieldValueRequired'),
+            ('spec.driver', 'FieldValueInvalid'),
             ('spec.pool.name', 'FieldValueRequired'),
             ('spec.pool.resourceSliceCount', 'FieldValueInvalid'),
             ('spec', 'FieldValueRequired'),

@@ -73,6 +73,9 @@ _TABLE: dict[str, tuple] = {
     "all_mode_static_capacity":        (False,     False,     False,     True),
     "distinct_attribute_dropped":      (False,     True,      True,      True),
     "update_revalidates_object":       (True,      False,     False,     False),
+    "empty_driver_name_also_invalid":  (True,      False,     False,     False),
+    "claim_tolerations_never_dropped": (True,      False,     False,     False),
+    "uppercase_driver_warning":        (False,     True,      True,      True),
 }
 
 
@@ -231,6 +234,14 @@ class Behaviours:
     # before Validate*Update (1.34: `ValidateDeviceClass(new)` + `ValidateDeviceClassUpdate(new, old)`), so the
     # spec's causes of an update come twice; 1.35 calls Validate*Update alone.
     update_revalidates_object: bool
+    # ValidateCSIDriverName goes on after Required for an empty name (also Invalid as a DNS subdomain); 1.35
+    # returns at Required.
+    empty_driver_name_also_invalid: bool
+    # The claim and claim template strategies drop no request tolerations with DRADeviceTaints off (1.35's
+    # resourceclaimspec does): they are validated as sent.
+    claim_tolerations_never_dropped: bool
+    # The ResourceSlice strategy warns about a driver name with upper case (WarningsOnCreate/Update, 1.35).
+    uppercase_driver_warning: bool
 
 
 def _build() -> Mapping[str, Behaviours]:

@@ -38,7 +38,7 @@ def _exactly(request: dict, path: Path, d: Dropper | None = None):
 
 def drop_disabled_dra_device_taints_fields(new: dict | None, path: Path, old: dict | None, d: Dropper) -> None:
     gate = "DRADeviceTaints"
-    if d.enabled(gate) or dra_device_taints_in_use(old):
+    if d.enabled(gate) or dra_device_taints_in_use(old) or d.profile.behaviours.claim_tolerations_never_dropped:
         return
     for req_path, request in _requests(new, path, d):
         exactly_path, exactly = _exactly(request, req_path, d)

@@ -135,7 +135,8 @@ def validate_device_request_allocation_result(result: Any, path: Path, names: Re
     result = as_dict(result)
     behaviours = opts.profile.behaviours
     errs = validate_request_name_ref(as_str(result.get("request")), path.child("request"), names)
-    errs.extend(validate_driver_name(as_str(result.get("driver")), path.child("driver")))
+    errs.extend(validate_driver_name(as_str(result.get("driver")), path.child("driver"),
+                                     behaviours.empty_driver_name_also_invalid))
     errs.extend(validate_pool_name(as_str(result.get("pool")), path.child("pool")))
     errs.extend(validate_dns_label(as_str(result.get("device")), path.child("device")))
     errs.extend(validate_device_binding_parameters(result, path))

@@ -14,7 +14,8 @@ from webhook.validation.rawjson import validate_raw_extension
 
 def validate_opaque_configuration(opaque: dict, path: Path, opts: Options) -> ErrorList:
     driver = opaque.get("driver")
-    errs = validate_driver_name(as_str(driver), path.child("driver"))
+    errs = validate_driver_name(as_str(driver), path.child("driver"),
+                                opts.profile.behaviours.empty_driver_name_also_invalid)
     errs.extend(validate_raw_extension(opaque.get("parameters"), path.child("parameters"), opts.stored,
                                        OPAQUE_PARAMETERS_MAX_LENGTH))
     return errs

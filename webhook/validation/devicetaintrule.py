@@ -32,7 +32,7 @@ def validate_device_taint_selector(selector: Any, path: Path, old_selector: Any 
         errs.extend(validate_dns_subdomain(class_name, path.child("deviceClassName")))
     driver, pool, device = selector.get("driver"), selector.get("pool"), selector.get("device")
     if isinstance(driver, str):
-        errs.extend(validate_driver_name(driver, path.child("driver")))
+        errs.extend(validate_driver_name(driver, path.child("driver"), opts.profile.behaviours.empty_driver_name_also_invalid))
     if isinstance(pool, str):
         errs.extend(validate_pool_name(pool, path.child("pool")))
     if isinstance(device, str):

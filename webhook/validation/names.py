@@ -173,10 +173,11 @@ def driver_name_problems(value: str) -> tuple[Problem, ...]:
     return tuple(problems)
 
 
-def validate_driver_name(value: str, path: Path) -> ErrorList:
-    """validateDriverName (core's ValidateCSIDriverName as 1.36 uses it): Required when empty, upper case allowed."""
+def validate_driver_name(value: str, path: Path, empty_also_invalid: bool = False) -> ErrorList:
+    """validateDriverName (core's ValidateCSIDriverName as 1.36 uses it): Required when empty, upper case allowed.
+    `empty_also_invalid` (behaviour empty_driver_name_also_invalid, 1.34): an empty name is also checked on."""
     if not value:
-        return [required(path, "")]
+        return [required(path, "")] + (materialise(driver_name_problems(value), path) if empty_also_invalid else [])
     return materialise(driver_name_problems(value), path)
 
 

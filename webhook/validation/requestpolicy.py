@@ -4,7 +4,8 @@ Quantities compare exactly; `validValues` duplicates and step multiples use `Val
 The 1.36 quirks are kept under 1.36: `default < min` is reported at `validRange.min` and `default >
 max` at `validRange.max`. Kubernetes 1.37 reports both at `validRange.default`, rejects a step that is
 not positive, bounds the integer arithmetic to [0, MaxInt64], and with DRAFractionalCapacityRange
-computes in milli-units and finds `validValues` duplicates by exact value.
+computes in milli-units and finds `validValues` duplicates by the decimal as parsed (AsDec: `5` and
+`5.0` differ, as kube-apiserver 1.37 answers).
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ def validate_valid_request_values(max_capacity: Quantity | None, policy: dict, v
 
 def validate_request_policy_valid_values(default: Quantity | None, max_capacity: Quantity | None,
                                          raw_values: list, path: Path, profile: Profile = DEFAULT) -> ErrorList:
-    # With DRAFractionalCapacityRange (1.37) duplicates are equal values (5 and 5.0), else equal Value()s.
+    # With DRAFractionalCapacityRange (1.37) duplicates are equal decimals as parsed (5 and 5.0 are not:
+    # AsDec keeps the scale of the text), else equal Value()s.
     exact = profile.gate("DRAFractionalCapacityRange")
     errs: ErrorList = []
     values = [_q(v) for v in raw_values]
@@ -85,7 +87,8 @@ def validate_request_policy_valid_values(default: Quantity | None, max_capacity:
         for k, option in enumerate(values):
             if option is None:
                 continue
-            key = str(option) if exact else str(option.value_int())
+            # quantityKeyAsDec is AsDec().String(): the parsed decimal with its own scale, so 5 and 5.0 differ
+            key = format(option.value, "f") if exact else str(option.value_int())
             if key in seen:
                 errs.append(duplicate(path.index(k), key))
             else:

@@ -45,7 +45,7 @@ def validate_resource_slice_update(new: dict, old: dict, opts: Options = DEFAULT
 def resource_slice_strategy_checks(new: dict, old: dict | None, opts: Options) -> tuple[ErrorList, list[str]]:
     """The registry's WarningsOnCreate / WarningsOnUpdate."""
     driver = as_str(as_dict(new.get("spec")).get("driver"))
-    if driver != driver.lower():
+    if driver != driver.lower() and opts.profile.behaviours.uppercase_driver_warning:
         quoted = '"' + driver.replace("\\", "\\\\").replace('"', '\\"') + '"'
         return [], [f"spec.driver: driver names should be lowercase; {quoted} contains uppercase characters"]
     return [], []
@@ -93,7 +93,8 @@ def _lookup_devices(old_spec: dict | None) -> dict[str, dict]:
 
 def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path,
                                  opts: Options = DEFAULT_OPTIONS) -> ErrorList:
-    errs = validate_driver_name(as_str(spec.get("driver")), path.child("driver"))
+    errs = validate_driver_name(as_str(spec.get("driver")), path.child("driver"),
+                                opts.profile.behaviours.empty_driver_name_also_invalid)
     pool = as_dict(spec.get("pool"))
     errs.extend(validate_resource_pool(pool, path.child("pool")))
     if old_spec is not None:

@@ -139,6 +139,6 @@ UPSTREAM_1_37: dict[str, str] = {
     "rangeHasFractional": "folded into webhook.validation.requestpolicy.validate_request_policy_range_1_37",
     "isFractionalQuantity": _V + "requestpolicy.is_fractional_quantity",
     "quantityKeyAsDec": "folded into webhook.validation.requestpolicy.validate_request_policy_valid_values "
-                        "(with DRAFractionalCapacityRange duplicates are equal values)",
+                        "(with DRAFractionalCapacityRange duplicates are equal decimals with their scale)",
     "quantityKeyInt": "folded into webhook.validation.requestpolicy.validate_request_policy_valid_values",
 }
