@@ -341,9 +341,12 @@ def run(release: str, generated: int, seed: int, gates: str = "default", workdir
     plane = realserver.ControlPlane.start(workdir, release, feature_gates=server_gates, runtime_config=server_runtime)
     try:
         plane.ensure_namespace(NAMESPACE)
+        from webhook.drivers.registry import DriverSource
         from webhook.profile import make_profile
 
-        profile = make_profile(release, gates_text(release, gates), runtime_config=runtime)
+        # No driver profiles: the drivers' parameters are the webhook's own check, which the API server never makes.
+        profile = make_profile(release, gates_text(release, gates), runtime_config=runtime,
+                               drivers=DriverSource(bundled=False))
         results = compare(plane, sample(generated, seed), profile)
         wanted = max(20, generated // 10) if updates is None else updates
         return results + compare_updates(plane, results, profile, wanted, seed)

@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from webhook import admit
 from webhook.offline import loading
+from webhook.drivers.registry import DriverSource
 from webhook.profile import GATES, Profile, make_profile
 from webhook.review import decode_review
 
@@ -23,7 +24,8 @@ def profile(release: str, gate_set: str) -> Profile:
     gates = {}
     if gate_set == "all":
         gates = {name: True for name, spec in GATES[release].items() if not spec.locked or spec.default}
-    return make_profile(release, gates, runtime_config=_RUNTIME_CONFIG)
+    # No driver profiles: the drivers' parameters are the webhook's own check, which upstream never makes.
+    return make_profile(release, gates, runtime_config=_RUNTIME_CONFIG, drivers=DriverSource(bundled=False))
 
 
 def verdict(request: dict, release: str, gate_set: str, namespaces: dict | None = None) -> dict:
