@@ -110,7 +110,7 @@ def test_denial_carries_our_causes(cluster, strict_webhook):
     assert status["reason"] == "Invalid"
     assert Counter((c["field"], c["reason"]) for c in status["details"]["causes"]) == expected_causes
     ours = admit.validate(decode_review(review_body(obj)), profile=make_profile("1.34")).status
-    assert status["message"] == f'admission webhook "strict.validate.dra-webhook.io" denied the request: {ours["message"]}'
+    assert status["message"] == f'admission webhook "strict.parameters.validate.dra-webhook.io" denied the request: {ours["message"]}'
     assert "undeclared reference to 'distinct'" in status["message"]
     assert plane.get("DeviceClass", "lists-denied").status_code == 404
 
@@ -215,7 +215,7 @@ def test_failure_policy_with_the_webhook_stopped(cluster, policy_webhook):
     failed = outcomes["Fail"]
     assert failed.status_code == 500, failed.text
     message = failed.json()["message"]
-    assert 'failed calling webhook "fail.validate.dra-webhook.io"' in message
+    assert 'failed calling webhook "fail.parameters.validate.dra-webhook.io"' in message
     assert "connection refused" in message, message
 
 
@@ -231,7 +231,7 @@ def test_failure_policy_with_the_webhook_slower_than_its_timeout(cluster, policy
     failed = outcomes["Fail"]
     assert failed.status_code == 500, failed.text
     message = failed.json()["message"]
-    assert 'failed calling webhook "fail.validate.dra-webhook.io"' in message
+    assert 'failed calling webhook "fail.parameters.validate.dra-webhook.io"' in message
     assert "context deadline exceeded" in message or "Timeout" in message, message
 
 
