@@ -1,0 +1,52 @@
+"""Issue 37, the new features attacked: hostile driver profile files, kubeconfigs, Helm values and the
+upstream harness's inputs. Each test failed before its fix."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import pytest
+
+from support import cli
+from webhook.drivers.profiles import ProfileFileError, read_profile
+from webhook.drivers.registry import DriverSource
+
+HEAD = textwrap.dedent("""\
+    apiVersion: dra-webhook/v1alpha1
+    kind: DriverProfile
+    drivers: [x.example.com]
+    decoding: untyped
+    kinds:
+    - openAPIV3Schema:
+    """)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_special_file_in_the_profiles_directory_is_refused_not_read(tmp_path, kind):
+    # A FIFO blocked the (locked) load forever; /dev/zero was read until the size check.
+    directory = tmp_path / "profiles"
+    directory.mkdir()
+    if kind == "fifo":
+        os.mkfifo(directory / "p.yaml")
+    else:
+        (directory / "p.yaml").symlink_to("/dev/zero")
+    with pytest.raises(ProfileFileError, match="not a regular file"):
+        DriverSource(bundled=False, directories=(str(directory),)).load()
+    result = cli("profiles", "check", str(directory / "p.yaml"), timeout=30)
+    assert result.returncode == 1 and "not a regular file" in result.stdout
+
+
+def test_a_profile_that_contains_itself_is_a_problem_at_its_line_not_a_crash():
+    text = HEAD + "    &a {type: object, properties: {x: *a}}\n"
+    with pytest.raises(ProfileFileError) as caught:
+        read_profile(text, "p.yaml")
+    assert caught.value.problems == ["p.yaml:7: not YAML: an alias refers to a node it is inside "
+                                     "(a schema that contains itself)"]
+
+
+def test_a_profile_whose_aliases_expand_too_far_is_a_problem_not_a_crash():
+    lines = ["    type: object", "    properties:", "      a0: &a0 {type: string}"]
+    lines += [f"      a{i}: &a{i} {{type: object, properties: {{p: *a{i - 1}, q: *a{i - 1}}}}}" for i in range(1, 30)]
+    with pytest.raises(ProfileFileError, match="aliases expand beyond"):
+        read_profile(HEAD + "\n".join(lines) + "\n", "p.yaml")
