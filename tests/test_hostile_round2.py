@@ -50,3 +50,20 @@ def test_a_profile_whose_aliases_expand_too_far_is_a_problem_not_a_crash():
     lines += [f"      a{i}: &a{i} {{type: object, properties: {{p: *a{i - 1}, q: *a{i - 1}}}}}" for i in range(1, 30)]
     with pytest.raises(ProfileFileError, match="aliases expand beyond"):
         read_profile(HEAD + "\n".join(lines) + "\n", "p.yaml")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "aliases"])
+def test_a_kubeconfig_that_is_no_regular_file_or_explodes_is_refused_up_front(tmp_path, kind):
+    # The client library's reader waited on a FIFO for ever (review never returned).
+    path = tmp_path / "kubeconfig"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path.symlink_to("/dev/zero")
+    else:
+        path.write_text("a0: &a0 [x]\n" + "".join(f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}]\n" for i in range(1, 40)))
+    claim = tmp_path / "claim.yaml"
+    claim.write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: x}\nspec: {}\n")
+    result = cli("review", "--profile-from-cluster", "--kubeconfig", str(path), str(claim), timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert ("not a regular file" if kind != "aliases" else "aliases expand beyond") in result.stderr
