@@ -67,3 +67,33 @@ def test_a_kubeconfig_that_is_no_regular_file_or_explodes_is_refused_up_front(tm
     result = cli("review", "--profile-from-cluster", "--kubeconfig", str(path), str(claim), timeout=60)
     assert result.returncode == 2, result.stderr
     assert ("not a regular file" if kind != "aliases" else "aliases expand beyond") in result.stderr
+
+
+def test_a_rule_that_could_cost_past_the_runtime_limit_runs_only_on_values_that_cannot():
+    # Estimated within the static limit, the rule could build strings of gigabytes (five replaces: 1.2 GB,
+    # 3.7 s); the API server stops an evaluation past 1,000,000 actual cost. Here it runs only when its
+    # estimate for the value at hand stays under that, and says so otherwise.
+    from webhook.drivers.check import validate_opaque_parameters
+    from webhook.drivers.registry import DriverSet
+    from webhook.field import Path
+
+    grow = "'" + "a" * 66 + "'"
+    profile = read_profile(HEAD + textwrap.indent(textwrap.dedent(f"""\
+        type: object
+        properties:
+          s:
+            type: string
+            maxLength: 5000
+            x-kubernetes-validations:
+            - rule: "self.replace('a', {grow}).replace('a', {grow}).replace('a', {grow}).size() > 0"
+        """), "    "), "p.yaml")
+    drivers = DriverSet({"x.example.com": profile}, {"x.example.com": {}})
+    path = Path("parameters")
+
+    def check(value: str):
+        errors = validate_opaque_parameters(profile, drivers, "x.example.com", {"s": value}, path)
+        return [(e.field, e.type.value) for e in errors]
+
+    assert check("b") == []
+    assert check("a" * 200) == []  # 871,200 characters: the API server runs it too
+    assert check("a" * 2000) == [("parameters.s", "InternalError")]
