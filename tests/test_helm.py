@@ -127,6 +127,13 @@ def test_values_that_would_inject_yaml_or_flags_are_refused_by_the_schema(key):
     assert "values don't meet the specifications of the schema" in result.stderr, result.stderr
 
 
+def test_a_release_name_that_makes_no_service_name_is_refused_at_render():
+    # Helm takes "a.b"; the Service "a.b-dra-webhook" was refused by the API server at install, after the hooks.
+    result = helm("template", "a.b", str(CHART), *IMAGE, check=False)
+    assert result.returncode != 0
+    assert 'the release name "a.b" makes the Service name "a.b-dra-webhook", which is not a DNS label' in result.stderr
+
+
 def test_flag_values_are_quoted_whole_into_the_arguments():
     docs = template(*IMAGE, "--set-string", "webhook.featureGates=DRADeviceTaints=true\\,DRAPartitionableDevices=false",
                     "--set-string", "webhook.runtimeConfig=resource.k8s.io/v1beta2=true",

@@ -32,11 +32,12 @@ def _tree(tmp_path: Path) -> Path:
     return here
 
 
-def _run(here: Path, cache: Path, log: Path) -> list[str]:
+def _run(here: Path, cache: Path | str, log: Path, cwd: Path | None = None) -> list[str]:
     log.write_text("")
     env = {**os.environ, "PATH": f"{here.parent / 'bin'}:{os.environ['PATH']}", "FAKE_GO_LOG": str(log),
            "DRA_WEBHOOK_UPSTREAM_CACHE": str(cache), "UPSTREAM_RELEASES": "1.34"}
-    result = subprocess.run(["bash", str(here / "build.sh")], capture_output=True, text=True, timeout=120, env=env)
+    result = subprocess.run(["bash", str(here / "build.sh")], capture_output=True, text=True, timeout=120, env=env,
+                            cwd=cwd)
     assert result.returncode == 0, result.stderr
     return log.read_text().split()
 
@@ -57,3 +58,12 @@ def test_build_rebuilds_what_changed_and_what_was_swapped(tmp_path):
     (here / "kube-1.34" / "cmd" / "oracle" / "a b.go").write_text("package main\n")
     assert _run(here, cache, log) == ["./cmd/oracle"]
     assert not list(cache.rglob("*.tmp*"))
+
+
+def test_a_relative_cache_directory_is_the_callers(tmp_path):
+    # `go build -o` runs in the module's directory: a relative cache put the binary there, and the run failed.
+    here = _tree(tmp_path)
+    log = tmp_path / "built.log"
+    assert len(_run(here, "rel cache", log, cwd=tmp_path)) == 3
+    assert (tmp_path / "rel cache").is_dir() and not (here / "kube-1.34" / "rel cache").exists()
+    assert _run(here, "rel cache", log, cwd=tmp_path) == []

@@ -13,6 +13,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${DRA_WEBHOOK_UPSTREAM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dra-webhook-upstream}"
+mkdir -p -- "$cache" && cache="$(cd -- "$cache" && pwd)"  # absolute: `go build -o` runs in the module's directory
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-mod=readonly -trimpath"
 command -v go >/dev/null || { echo "build.sh: Go is not installed (need Go >= 1.26 with GOTOOLCHAIN=local)" >&2; exit 2; }
 
