@@ -51,9 +51,9 @@ async def client(kubeconfig: str | None = None, context: str | None = None):
 
 
 async def _from_kubeconfig(path: str, context: str | None):
-    """A client from a kubeconfig file read as kubectl reads it (sigs.k8s.io/yaml), bounded: a regular file of
-    at most MAX_KUBECONFIG_BYTES, aliases charged. The client library's own reader would wait on a FIFO
-    forever and read a device to its end. Like kubectl, an `exec` credential plugin the file names is run:
+    """A client from a kubeconfig file read as kubectl reads it (sigs.k8s.io/yaml), bounded: a regular file
+    (or a pipe: `<(command)`) of at most MAX_KUBECONFIG_BYTES, aliases charged. The client library's own
+    reader read a device such as /dev/zero to its end and expanded aliases without a budget. Like kubectl, an `exec` credential plugin the file names is run:
     the kubeconfig is the user's own choice, never taken from the files under review."""
     from kubernetes_asyncio import client as k8s
     from kubernetes_asyncio.config.kube_config import KubeConfigLoader
@@ -62,7 +62,7 @@ async def _from_kubeconfig(path: str, context: str | None):
     from webhook.regularfile import read_regular
 
     try:
-        documents = yamlload.load_all(read_regular(path, MAX_KUBECONFIG_BYTES).decode("utf-8"))
+        documents = yamlload.load_all(read_regular(path, MAX_KUBECONFIG_BYTES, pipes=True).decode("utf-8"))
     except (UnicodeDecodeError, yamlload.yaml.YAMLError, RecursionError) as error:
         raise ValueError(f"{path}: not a kubeconfig: {getattr(error, 'problem', None) or error}") from None
     if len(documents) != 1 or not isinstance(documents[0], dict):
