@@ -87,8 +87,8 @@ RESOURCES = {
 def cache_dir() -> Path:
     base = os.environ.get("DRA_WEBHOOK_UPSTREAM_CACHE")
     if base:
-        return Path(base)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dra-webhook-upstream"
+        return Path(base).absolute()  # the caller's, as build.sh reads it, whatever a test's cwd later
+    return (Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dra-webhook-upstream").absolute()
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ class Binaries:
 def binaries(release: str = DEFAULT_RELEASE) -> Binaries | None:
     # The suite points XDG_CACHE_HOME at a fresh directory for the processes it starts (conftest.py), so the
     # build cache is resolved from the home directory the run began with.
-    cache = Path(os.environ.get("DRA_WEBHOOK_UPSTREAM_CACHE") or _ORIGINAL_CACHE)
+    cache = _ORIGINAL_CACHE
     apiserver, etcd = cache / TAGS[release] / "kube-apiserver", cache / ETCD / "etcd"
     kubectl = cache / TAGS[DEFAULT_RELEASE] / "kubectl"
     if not (os.access(apiserver, os.X_OK) and os.access(etcd, os.X_OK)):

@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Where tests/upstream/build.sh (`make upstream`) puts upstream's binaries; read before conftest points
 # XDG_CACHE_HOME at a temporary directory for the processes the suite starts.
 UPSTREAM_CACHE = Path(os.environ.get("DRA_WEBHOOK_UPSTREAM_CACHE")
-                      or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dra-webhook-upstream")
+                      or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dra-webhook-upstream"
+                      ).absolute()  # a relative one is the caller's, as build.sh reads it, whatever a test's cwd
 KUBERNETES_TAG = "v1.36.3"  # the default release's tag in tests/upstream/build.sh
 # Tools built from a module of their own sit in a directory named for that module's version (build.sh).
 TOOL_DIRS = {"helm": "helm-v4.3.2"}  # tests/upstream/helm-4/go.mod

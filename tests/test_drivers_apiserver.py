@@ -6,21 +6,17 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import ssl
 import subprocess
 import time
-from pathlib import Path
 
 import httpx
 import pytest
 
 from drivercases import claim_with
-from support import cli, free_port, start_server, stop_process
+from support import UPSTREAM_CACHE, cli, free_port, start_server, stop_process
 
-# As tests/upstream/build.sh finds it (read when the module is collected, before conftest moves XDG_CACHE_HOME).
-CACHE = Path(os.environ.get("DRA_WEBHOOK_UPSTREAM_CACHE")
-             or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dra-webhook-upstream")
+CACHE = UPSTREAM_CACHE  # as tests/upstream/build.sh finds it (support.py reads it before conftest moves XDG_CACHE_HOME)
 APISERVER = CACHE / "v1.36.3" / "kube-apiserver"
 ETCD = CACHE / "etcd-v3.6.8" / "etcd"
 TOKEN = "dra-webhook-e2e-token"

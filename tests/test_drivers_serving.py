@@ -134,3 +134,26 @@ def test_broken_profile_stops_the_start_with_file_and_line(tmp_path):
     assert listed.returncode == 0
     assert [line.split()[0] for line in listed.stdout.splitlines()] == [
         "compute-domain.nvidia.com", "dra.cpu", "dra.net", "gpu.example.com", "gpu.nvidia.com"]
+
+
+def test_as_in_a_cluster_the_drivers_refusal_stays_a_denial(tmp_path):
+    """Without --enforce-builtin-rules (serve's default, as in a cluster) a built-in rule's failure is a
+    profile mismatch, answered allowed; the drivers' checks are no built-in rule (the API server cannot make
+    them): what they refuse stays refused, alone. Before, every driver denial was answered allowed."""
+    profiles = tmp_path / "profiles"
+    profiles.mkdir()
+    _publish(profiles, USER_PROFILE, 1)
+    server = start_server(tmp_path, "--driver-profiles", str(profiles), "--workers", "1", enforce=False)
+    try:
+        response = server.review("/validate", review_body(claim_with(DRIVER, GOOD, SHARED_FAST)))
+        assert response["allowed"] is False
+        assert _causes(response) == [("spec.devices.config[1].opaque.parameters.clockMHz", "FieldValueInvalid")]
+        claim = claim_with(DRIVER, GOOD, SHARED_FAST)
+        claim["metadata"]["labels"] = {"bad label!": "x"}  # a built-in rule's failure beside the driver's
+        response = server.review("/validate", review_body(claim))
+        assert response["allowed"] is False
+        assert _causes(response) == [("spec.devices.config[1].opaque.parameters.clockMHz", "FieldValueInvalid")]
+        assert any(w.startswith("[profile-mismatch]") and "metadata.labels" in w for w in response["warnings"])
+        assert server.review("/validate", review_body(claim_with(DRIVER, GOOD)))["allowed"] is True
+    finally:
+        server.stop()

@@ -108,6 +108,42 @@ def test_values_schema_refuses_a_wrong_value(value, where):
     assert where in result.stderr
 
 
+INJECTIONS = {  # each smuggled a flag or a field into the rendered objects before the schema and quoting
+    "webhook.featureGates": "A=true\n            - --kubeconfig=/etc/evil",
+    "webhook.runtimeConfig": "x\n            - --kubeconfig=/etc/evil",
+    "podDisruptionBudget.minAvailable": "1\n  maxUnavailable: 3",
+    "priorityClassName": "a\n      hostNetwork: true",
+    "certificates.secret.name": "a\n            readOnly: false",
+    "driverProfiles.\\.hidden\\.yaml": "x",  # a hidden key the webhook's directory listing skips
+}
+
+
+@pytest.mark.parametrize("key", sorted(INJECTIONS))
+def test_values_that_would_inject_yaml_or_flags_are_refused_by_the_schema(key):
+    extra = ["--set", "certificates.mode=secret", "--set", "certificates.secret.caBundle=QUJD"]
+    result = helm("template", "dra-webhook", str(CHART), *IMAGE, *extra, "--set-string", f"{key}={INJECTIONS[key]}",
+                  check=False)
+    assert result.returncode != 0, result.stdout
+    assert "values don't meet the specifications of the schema" in result.stderr, result.stderr
+
+
+def test_a_release_name_that_makes_no_service_name_is_refused_at_render():
+    # Helm takes "a.b"; the Service "a.b-dra-webhook" was refused by the API server at install, after the hooks.
+    result = helm("template", "a.b", str(CHART), *IMAGE, check=False)
+    assert result.returncode != 0
+    assert 'the release name "a.b" makes the Service name "a.b-dra-webhook", which is not a DNS label' in result.stderr
+
+
+def test_flag_values_are_quoted_whole_into_the_arguments():
+    docs = template(*IMAGE, "--set-string", "webhook.featureGates=DRADeviceTaints=true\\,DRAPartitionableDevices=false",
+                    "--set-string", "webhook.runtimeConfig=resource.k8s.io/v1beta2=true",
+                    "--set-string", "podDisruptionBudget.minAvailable=50%")
+    args = find(docs, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert "--feature-gates=DRADeviceTaints=true,DRAPartitionableDevices=false" in args
+    assert "--runtime-config=resource.k8s.io/v1beta2=true" in args
+    assert find(docs, "PodDisruptionBudget")["spec"]["minAvailable"] == "50%"
+
+
 def test_a_digest_is_preferred_over_the_tag():
     digest = "sha256:" + "ab" * 32
     docs = template(*IMAGE, "--set", f"image.digest={digest}")

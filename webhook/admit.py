@@ -157,6 +157,7 @@ def _check_objects(request: AdmissionRequest, target: Target, obj: dict, old: di
                                               f"{target.kind} is not handled; allowed without checks"])
     else:
         errors = kind.update(obj, old or {}, opts)
+    driver_errors: list = []
     if request.operation in ("CREATE", "UPDATE") and not request.sub_resource:
         # The drivers' own checks of their opaque parameters (webhook.drivers), after the built-in rules.
         driver_errors, driver_warnings = drivers.check_object(target.kind, obj, old if request.operation == "UPDATE"
@@ -170,7 +171,10 @@ def _check_objects(request: AdmissionRequest, target: Target, obj: dict, old: di
         if not errors:  # rest.BeforeCreate/BeforeUpdate return the errors before asking for the warnings
             warnings = warnings + strategy_warnings
     if errors:
-        return deny(request.uid, status_invalid(GROUP, target.kind, target.name, errors), warnings)
+        response = deny(request.uid, status_invalid(GROUP, target.kind, target.name, errors), warnings)
+        if driver_errors:
+            response.drivers_status = status_invalid(GROUP, target.kind, target.name, driver_errors)
+        return response
     return allow(request.uid, warnings)
 
 

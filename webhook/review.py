@@ -47,6 +47,9 @@ class AdmissionResponse:
     status: dict | None = None
     warnings: list[str] = field(default_factory=list)
     patch: list[dict] | None = None
+    # The denial the drivers' own checks make alone (never sent as such): what stays a denial in a cluster,
+    # where a built-in rule's failure is a profile mismatch (serving/mismatch.py).
+    drivers_status: dict | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self, with_patch: bool = True) -> dict:
         out: dict[str, Any] = {"uid": self.uid, "allowed": self.allowed}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds upstream's own binaries from the pinned Go modules under tests/upstream/ into a cache outside the
 # repository, keyed by tag: $DRA_WEBHOOK_UPSTREAM_CACHE (default ~/.cache/dra-webhook-upstream)/<tag>/<name>.
-# A binary is rebuilt only when its inputs change (go.mod, go.sum, our Go sources in that module).
+# A binary is rebuilt only when its inputs change (go.mod, go.sum, our Go sources in that module), or when it
+# is not the binary that was built (<name>.sha256 beside it: a swapped or stale binary is rebuilt).
 #
 #   tests/upstream/build.sh                 # what `make test` needs (see UPSTREAM_* below)
 #   tests/upstream/build.sh all             # every binary of every release
@@ -14,6 +15,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${DRA_WEBHOOK_UPSTREAM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dra-webhook-upstream}"
+mkdir -p -- "$cache" && cache="$(cd -- "$cache" && pwd)"  # absolute: `go build -o` runs in the module's directory
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-mod=readonly -trimpath"
 command -v go >/dev/null || { echo "build.sh: Go is not installed (need Go >= 1.26 with GOTOOLCHAIN=local)" >&2; exit 2; }
 
@@ -25,20 +27,33 @@ if [ "${1:-}" = all ]; then server_releases="1.34 1.35 1.36 1.37"; fi
 stamp_of() {  # the inputs a binary depends on: the module files and our own Go sources in the module
   local dir="$1"; shift  # (find -L: a source shared by the releases is a symlink into tests/upstream/)
   { cat "$dir/go.mod" "$dir/go.sum" 2>/dev/null; go version; echo "$*";
-    find -L "$dir" -name '*.go' -type f | sort | xargs -r cat; } | sha256sum | cut -d' ' -f1
+    find -L "$dir" -name '*.go' -type f -print0 | sort -z | xargs -0 -r cat; } | sha256sum | cut -d' ' -f1
+}
+
+digest() { sha256sum "$1" | cut -d' ' -f1; }
+
+up_to_date() {  # up_to_date <binary> <inputs stamp>: built from these inputs, and the binary is the one built
+  local bin="$1" want="$2"
+  [ -x "$bin" ] && [ -f "$bin" ] && [ -f "$bin.stamp" ] && [ "$(head -c 200 "$bin.stamp")" = "$want" ] || return 1
+  if [ ! -f "$bin.sha256" ]; then  # built before binaries were hashed: record it now
+    digest "$bin" > "$bin.sha256"; return 0
+  fi
+  [ "$(head -c 200 "$bin.sha256")" = "$(digest "$bin")" ]
 }
 
 build() {  # build <module dir> <out dir> <name> <package> [ldflags]
   local dir="$1" out="$2" name="$3" pkg="$4" ldflags="${5:-}"
   local want; want="$(stamp_of "$dir" "$pkg $ldflags")"
-  if [ -x "$out/$name" ] && [ "$(cat "$out/$name.stamp" 2>/dev/null)" = "$want" ]; then
+  if up_to_date "$out/$name" "$want"; then
     echo "upstream: $out/$name is up to date"; return 0
   fi
   mkdir -p "$out"
-  local t0=$SECONDS
+  local t0=$SECONDS tmp="$out/$name.tmp.$$"  # per process: two builds into one shared cache never mix
   echo "upstream: building $name from $pkg ($(basename "$dir"))"
-  (cd "$dir" && go build -tags selinux,notest -ldflags "-s -w $ldflags" -o "$out/$name.tmp" "$pkg")
-  mv "$out/$name.tmp" "$out/$name"; echo "$want" > "$out/$name.stamp"
+  rm -f "$out/$name.stamp"
+  (cd "$dir" && go build -tags selinux,notest -ldflags "-s -w $ldflags" -o "$tmp" "$pkg")
+  digest "$tmp" > "$tmp.sha256"
+  mv "$tmp.sha256" "$out/$name.sha256"; mv "$tmp" "$out/$name"; echo "$want" > "$out/$name.stamp"
   echo "upstream: built $name in $((SECONDS - t0)) s"
 }
 

@@ -12,6 +12,7 @@ class NoCredentials(Exception):
 
 
 IN_CLUSTER_ENV = "KUBERNETES_SERVICE_HOST"
+MAX_KUBECONFIG_BYTES = 16 * 1024 * 1024
 
 
 def credentials_available(kubeconfig: str | None) -> bool:
@@ -35,19 +36,42 @@ async def client(kubeconfig: str | None = None, context: str | None = None):
 
     try:
         if kubeconfig:
-            return await config.new_client_from_config(config_file=kubeconfig, context=context,
-                                                       persist_config=False)
+            return await _from_kubeconfig(kubeconfig, context)
         if os.environ.get(IN_CLUSTER_ENV):
             configuration = k8s.Configuration()
             config.load_incluster_config(client_configuration=configuration)
             return k8s.ApiClient(configuration)
         found = _default_kubeconfig()
         if found:
-            return await config.new_client_from_config(config_file=found, context=context, persist_config=False)
-    except (ConfigException, OSError, ValueError, KeyError, TypeError) as error:
+            return await _from_kubeconfig(found, context)
+    except (ConfigException, OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise NoCredentials(f"cannot read the credentials: {error}") from None
     raise NoCredentials("no credentials: not in a pod with a service account, and no kubeconfig "
                         "(--kubeconfig, $KUBECONFIG or ~/.kube/config)")
+
+
+async def _from_kubeconfig(path: str, context: str | None):
+    """A client from a kubeconfig file read as kubectl reads it (sigs.k8s.io/yaml), bounded: a regular file
+    (or a pipe: `<(command)`) of at most MAX_KUBECONFIG_BYTES, aliases charged. The client library's own
+    reader read a device such as /dev/zero to its end and expanded aliases without a budget. Like kubectl, an `exec` credential plugin the file names is run:
+    the kubeconfig is the user's own choice, never taken from the files under review."""
+    from kubernetes_asyncio import client as k8s
+    from kubernetes_asyncio.config.kube_config import KubeConfigLoader
+
+    from webhook.offline import yamlload
+    from webhook.regularfile import read_regular
+
+    try:
+        documents = yamlload.load_all(read_regular(path, MAX_KUBECONFIG_BYTES, pipes=True).decode("utf-8"))
+    except (UnicodeDecodeError, yamlload.yaml.YAMLError, RecursionError) as error:
+        raise ValueError(f"{path}: not a kubeconfig: {getattr(error, 'problem', None) or error}") from None
+    if len(documents) != 1 or not isinstance(documents[0], dict):
+        raise ValueError(f"{path}: not a kubeconfig (want one YAML mapping)")
+    configuration = k8s.Configuration()
+    loader = KubeConfigLoader(config_dict=documents[0], active_context=context,
+                              config_base_path=os.path.abspath(os.path.dirname(path)))
+    await loader.load_and_set(configuration)
+    return k8s.ApiClient(configuration)
 
 
 async def get_raw(api, path: str, timeout: float, limit: int) -> bytes:

@@ -84,13 +84,13 @@ def run(args: argparse.Namespace) -> int:
     from webhook.offline.visible import visible
 
     if args.profiles_command == "check":
-        from webhook.drivers.profiles import read_profile
+        from webhook.drivers.profiles import MAX_PROFILE_BYTES, read_profile
+        from webhook.regularfile import read_regular
 
         failed = False
         for path in args.files:
             try:
-                with open(path, encoding="utf-8") as handle:
-                    profile = read_profile(handle.read(2 * 1024 * 1024), path)
+                profile = read_profile(read_regular(path, MAX_PROFILE_BYTES).decode("utf-8"), path)
             except ProfileFileError as error:
                 for line in _lines(error):
                     print(line)

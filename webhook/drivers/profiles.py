@@ -98,13 +98,14 @@ def read_profile(text: str, file: str, compile_rules: bool = True) -> DriverProf
 
     try:
         nodes = [n for n in yamlload.compose_all(text) if n is not None]
+        if len(nodes) != 1:
+            raise ProfileFileError([f"{file}: want exactly one YAML document, found {len(nodes)}"])
+        _refuse_cycles(nodes[0], file)
+        raw = yamlload.build(nodes[0])  # AliasBudgetError (a YAMLError) when its aliases expand too far
     except (yaml.YAMLError, RecursionError) as error:
         mark = getattr(error, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
         raise ProfileFileError([f"{file}{line}: not YAML: {getattr(error, 'problem', None) or error}"]) from None
-    if len(nodes) != 1:
-        raise ProfileFileError([f"{file}: want exactly one YAML document, found {len(nodes)}"])
-    raw = yamlload.build(nodes[0])
     problems: list[tuple[tuple, str]] = []
     profile = _read(raw, file, problems)
     if not problems and profile is not None and compile_rules:
@@ -118,6 +119,36 @@ def read_profile(text: str, file: str, compile_rules: bool = True) -> DriverProf
             rendered.append(f"{file}:{mark.line + 1}: {where + ': ' if where else ''}{message}")
         raise ProfileFileError(rendered)
     return profile
+
+
+def _refuse_cycles(root, file: str) -> None:
+    """ProfileFileError when an alias refers to a node it is inside (`&a {x: *a}`): a schema that contains
+    itself has no end (goyaml refuses it too). Iterative, each node visited once."""
+    from yaml.nodes import MappingNode, SequenceNode
+
+    def children(node):
+        if isinstance(node, SequenceNode):
+            return iter(node.value)
+        if isinstance(node, MappingNode):
+            return (x for pair in node.value for x in pair)
+        return iter(())
+
+    done: set[int] = set()
+    open_nodes = {id(root)}
+    stack = [(root, children(root))]
+    while stack:
+        node, pending = stack[-1]
+        child = next(pending, None)
+        if child is None:
+            stack.pop()
+            open_nodes.discard(id(node))
+            done.add(id(node))
+        elif id(child) in open_nodes:
+            raise ProfileFileError([f"{file}:{child.start_mark.line + 1}: not YAML: an alias refers to a node it is "
+                                    f"inside (a schema that contains itself)"])
+        elif id(child) not in done:
+            open_nodes.add(id(child))
+            stack.append((child, children(child)))
 
 
 def _compile_rules(profile: DriverProfile) -> list[tuple[tuple, str]]:

@@ -18,7 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 
-from webhook.drivers.profiles import DriverProfile, ProfileFileError, read_profile
+from webhook.drivers.profiles import MAX_PROFILE_BYTES, DriverProfile, ProfileFileError, read_profile
+from webhook.regularfile import read_regular
 
 BUNDLED_DIR = FilePath(__file__).parent / "bundled"
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -111,9 +112,8 @@ class DriverSource:
         paths = self.paths()
         bundled = set(self.bundled_paths())
         for path in paths:
-            try:
-                with open(path, encoding="utf-8") as handle:
-                    text = handle.read(2 * 1024 * 1024)
+            try:  # a FIFO or a device in the directory must not block a reload (it holds the lock)
+                text = read_regular(path, MAX_PROFILE_BYTES).decode("utf-8")
             except (OSError, UnicodeDecodeError) as error:
                 problems.append(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}")
                 continue

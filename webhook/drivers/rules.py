@@ -11,6 +11,10 @@ Cost (apiextensions-apiserver, as for a CRD): each rule's estimated cost, cel-go
 schema's bounds (`sizes.SchemaSizes`), times the number of times the rule can run (the bounds of
 the lists and maps above it), must stay within 10,000,000, and all of a kind's rules within
 100,000,000. An opaque configuration is at most 10 KiB, which bounds what the schema leaves open.
+At runtime the API server stops an evaluation whose actual cost passes 1,000,000 (PerCallLimit); the
+engine here counts no actual cost, so a rule estimated above that, for the value at hand, is not run
+(`over_call_limit`): run, it could build strings of gigabytes (`'a…'.replace('a', 'a…')` five times over)
+that the API server stops.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from webhook.drivers.schema import Rule, Schema
 
 PER_RULE_COST_LIMIT = 10_000_000  # apiextensions StaticEstimatedCostLimit
 PER_KIND_COST_LIMIT = 100_000_000  # apiextensions StaticEstimatedCRDCostLimit
+PER_CALL_LIMIT = 1_000_000  # celconfig.PerCallLimit: the API server stops one evaluation past this actual cost
 VARIABLES = ("self", "oldSelf", "params")
 _OLD_SELF = re.compile(r"\boldSelf\b")
 _STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
@@ -42,15 +47,15 @@ def _environment():
     return rule_environment(VARIABLES)
 
 
-def _estimate(program, node: Schema) -> int:
-    """cel-go's estimated maximum cost of one compiled rule at `node`."""
+def _estimate(program, node: Schema, sizes=None) -> int:
+    """cel-go's estimated maximum cost of one compiled rule at `node` (or for the value `sizes` describes)."""
     from webhook.cel.checked import build, parse
     from webhook.cel.cost import Coster
     from webhook.drivers.sizes import SchemaSizes
 
     serialized = program.serialize()
     ast = build(parse(serialized), serialized)
-    return Coster(ast, SchemaSizes(node)).cost(ast.root)[1]
+    return Coster(ast, sizes or SchemaSizes(node)).cost(ast.root)[1]
 
 
 def compile_rules(root: Schema) -> list[tuple[tuple, str]]:
@@ -78,6 +83,7 @@ def compile_rules(root: Schema) -> list[tuple[tuple, str]]:
             except Exception as error:  # noqa: BLE001 - an estimator gap is the profile's problem, at load
                 problems.append((rule.location + ("rule",), f"cost estimation failed: {error}"))
                 continue
+            rule.cost = cost
             cost = min(cost * cardinality, (1 << 64) - 1)
             if cost > PER_RULE_COST_LIMIT:
                 factor = cost / PER_RULE_COST_LIMIT
@@ -110,6 +116,23 @@ def _nodes_with_cardinality(node: Schema, cardinality: int):
     for child in (node.items, node.additional):
         if child is not None:
             yield from _nodes_with_cardinality(child, cardinality * max_elements(node))
+
+
+def over_call_limit(rule: Rule, value) -> str:
+    """Why `rule` is not evaluated on `value` here, or "" (see the module's docstring). A rule estimated
+    above the limit is estimated again with this value's own sizes, which bound its actual cost."""
+    if rule.cost <= PER_CALL_LIMIT:
+        return ""
+    from webhook.drivers.sizes import ValueSizes
+
+    try:
+        cost = _estimate(rule.program, None, ValueSizes(value))
+    except Exception:  # noqa: BLE001 - no estimate: not run
+        cost = rule.cost
+    if cost <= PER_CALL_LIMIT:
+        return ""
+    return (f"its estimated cost for this value, {cost:,}, is above the API server's runtime limit of "
+            f"{PER_CALL_LIMIT:,} per evaluation, which stops it on its actual cost, which this engine does not count")
 
 
 def default_message(rule: Rule) -> str:

@@ -36,6 +36,7 @@ class Rule:
     location: tuple
     program: Any = None
     uses_old_self: bool = False
+    cost: int = 0  # cel-go's estimated cost of one evaluation (at load)
 
 
 @dataclass

@@ -59,3 +59,34 @@ class SchemaSizes:
         if node is None:
             return None
         return (0, max_elements(node))
+
+
+class ValueSizes:
+    """The estimator's view of one rule's `self` when the value is known: each size is the largest the
+    value has at that path, so the estimate bounds what this evaluation can cost (cel-go's actual cost)."""
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def _at(self, path: tuple[str, ...]) -> list:
+        found = [self.value]
+        for name in path[1:]:
+            step = []
+            for v in found:
+                if name in ("@items", "@values"):
+                    step.extend(v if isinstance(v, list) else v.values() if isinstance(v, dict) else ())
+                elif name in ("@keys", "@indices"):
+                    step.extend(v.keys() if isinstance(v, dict) else ())
+                elif isinstance(v, dict) and name in v:
+                    step.append(v[name])
+            found = step
+        return found
+
+    def value_type(self, path: tuple[str, ...] | None) -> tuple | None:
+        return None
+
+    def estimate(self, path: tuple[str, ...] | None) -> Estimate | None:
+        if not path or path[0] != "self":
+            return None
+        sizes = [len(v) for v in self._at(path) if isinstance(v, (str, list, dict))]
+        return (0, max(sizes, default=0))

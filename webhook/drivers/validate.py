@@ -190,6 +190,11 @@ class _Walk:
                     continue  # transition rules never run on a create; a rule not compiled was a load error
                 check_deadline()  # a served request's deadline (DeadlineExceeded: a failed call, not a verdict)
                 at = _rule_path(path, rule.field_path)
+                too_costly = cel_rules.over_call_limit(rule, value)
+                if too_costly:
+                    self.errors.append(internal_error(at, f"{cel_rules.default_message(rule)}: not evaluated: "
+                                                          f"{too_costly}"))
+                    continue
                 try:
                     passed, error = cel_rules.evaluate(rule, value, self.params)
                 except cel_rules.EngineLimit as limit:

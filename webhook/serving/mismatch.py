@@ -7,6 +7,10 @@ wrong: refusing would only block a write the cluster accepts (with `failurePolic
 So `serve` answers it allowed, with a `[profile-mismatch]` warning per failed rule (the rule, the field,
 what it means), and the server counts it by kind and rule and logs one line.
 
+The drivers' checks of their own parameters (webhook.drivers) are no built-in rule: the API server cannot
+make them, so what they refuse stays a denial (with only their causes); the built-in causes beside them
+become the warnings.
+
 `serve --enforce-builtin-rules --kubernetes-version V` keeps the denials, for fleets that want every
 object valid on release V too. Offline `review` and `test` never pass through here: they stay strict.
 """
@@ -35,6 +39,12 @@ def relax(response: AdmissionResponse, kind: str, profile: Profile) -> tuple[Adm
     causes = [c for c in details.get("causes") or [] if isinstance(c, dict)]
     if not causes and status.get("code") == 400 and "cannot be handled as" not in str(status.get("message")):
         return response, ()  # a broken request (no object), which no API server sends: still a refusal
+    # The drivers' own checks are no built-in rule: what they refuse stays refused (alone).
+    drivers_status = response.drivers_status
+    drivers_causes = ((drivers_status.get("details") or {}).get("causes") or []) if drivers_status else []
+    causes = [c for c in causes if c not in drivers_causes]
+    if drivers_status is not None and not causes:
+        return response, ()
     meaning = MEANING.format(profile=profile.describe())
     warnings = list(response.warnings)
     rules = []
@@ -43,4 +53,7 @@ def relax(response: AdmissionResponse, kind: str, profile: Profile) -> tuple[Adm
         rules.append(rule)
         where = f"{cause['field']}: " if cause.get("field") else ""
         warnings.append(f"{PREFIX}{kind} {rule} at {where}{cause.get('message') or ''} ({meaning})")
+    if drivers_status is not None:
+        return AdmissionResponse(uid=response.uid, allowed=False, status=drivers_status, warnings=warnings), \
+            tuple(rules)
     return AdmissionResponse(uid=response.uid, allowed=True, warnings=warnings, patch=response.patch), tuple(rules)

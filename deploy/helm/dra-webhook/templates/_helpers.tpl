@@ -32,7 +32,16 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 {{- end -}}
 
-{{- define "dra-webhook.serviceName" -}}{{ include "dra-webhook.fullname" . }}{{- end -}}
+{{/* A Service's name is a DNS label: Helm takes release names with dots (a.b) that make one the API server
+refuses at install, after the hooks ran; refused here, at render, with the rule named. (A leading digit is
+left to the API server: releases with RelaxedServiceNameValidation accept it.) */}}
+{{- define "dra-webhook.serviceName" -}}
+{{- $name := include "dra-webhook.fullname" . -}}
+{{- if not (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" $name) -}}
+{{- fail (printf "the release name %q makes the Service name %q, which is not a DNS label (lower-case letters, digits and '-'): choose a release name without dots" .Release.Name $name) -}}
+{{- end -}}
+{{- $name -}}
+{{- end -}}
 {{- define "dra-webhook.tlsSecretName" -}}
 {{- if and (eq .Values.certificates.mode "secret") .Values.certificates.secret.name -}}
 {{- .Values.certificates.secret.name -}}
