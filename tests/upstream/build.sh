@@ -7,7 +7,8 @@
 #   tests/upstream/build.sh all             # every binary of every release
 #
 # UPSTREAM_RELEASES       releases whose oracle/allocator are built (default: all four)
-# UPSTREAM_SERVER_RELEASES releases whose kube-apiserver is built (default: 1.36)
+# UPSTREAM_SERVER_RELEASES releases whose kube-apiserver is built (default: 1.34 1.36; 1.34 for the cluster-profile
+#                         end-to-end tests, tests/test_cluster_apiserver.py)
 # UPSTREAM_PROGRAMS       only these cmd/<name> programs (e.g. allocator), nothing else (default: everything)
 # Also: kubectl (1.36), etcd (etcd-*/) and helm (helm-*/), each from its own pinned module.
 set -euo pipefail
@@ -18,7 +19,7 @@ command -v go >/dev/null || { echo "build.sh: Go is not installed (need Go >= 1.
 
 declare -A TAG=([1.34]=v1.34.4 [1.35]=v1.35.4 [1.36]=v1.36.3 [1.37]=v1.37.2)
 releases="${UPSTREAM_RELEASES:-1.34 1.35 1.36 1.37}"
-server_releases="${UPSTREAM_SERVER_RELEASES:-1.36}"
+server_releases="${UPSTREAM_SERVER_RELEASES:-1.34 1.36}"
 if [ "${1:-}" = all ]; then server_releases="1.34 1.35 1.36 1.37"; fi
 
 stamp_of() {  # the inputs a binary depends on: the module files and our own Go sources in the module
