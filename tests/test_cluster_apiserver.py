@@ -124,7 +124,10 @@ def test_serve_without_version_flags_creates_counters_beside_devices_on_1_34(pla
     in_cluster = serve_registered(plane_1_34, tmp_path, profile_args=("--kubeconfig", reader_1_34),
                                   enforce=False)
     try:
-        assert 'dra_webhook_cluster_profile_reads_total{result="success"}' in metrics_of(in_cluster)
+        [read] = [line for line in in_cluster.log_lines() if line.get("gitVersion")]
+        assert read["gitVersion"] == realserver.TAGS["1.34"], read
+        assert read["flags"].startswith("--kubernetes-version 1.34 --feature-gates DRAPartitionableDevices=true"), read
+        assert metric(in_cluster, 'dra_webhook_cluster_profile_reads_total{result="success"}') >= 1.0
         assert metric(in_cluster, "dra_webhook_cluster_profile_disagreements") == 0.0
         obj = partitioned_slice()
         reply = plane_1_34.create(obj)
