@@ -43,6 +43,9 @@ class ApiServerDouble:
         self.compacted = 0  # a watch from a resourceVersion below this gets 410 Gone
         self.requests: list[str] = []  # "GET /path?query", in order
         self.metrics_allowed = True
+        # Series served ahead of kubernetes_feature_enabled: a real kube-apiserver's /metrics has over a MiB
+        # of them (apiserver_*, etcd_*, ...), which reaches a client in many chunks.
+        self.metrics_series_before = 0
         self.stream_epoch = 0
         self._changed = threading.Condition()
         self._server: ThreadingHTTPServer | None = None
@@ -166,7 +169,9 @@ def _handler(double: ApiServerDouble):
             if path == "/metrics":
                 if not double.metrics_allowed:
                     return self._status(403, "Forbidden", 'forbidden: User cannot get path "/metrics"')
-                lines = ["# HELP kubernetes_feature_enabled [BETA] This metric records the data about the stage "
+                lines = [f'apiserver_request_total{{resource="r{i}",verb="GET",code="200"}} {i}'
+                         for i in range(double.metrics_series_before)]
+                lines += ["# HELP kubernetes_feature_enabled [BETA] This metric records the data about the stage "
                          "and enablement of a k8s feature.", "# TYPE kubernetes_feature_enabled gauge"]
                 lines += [f'kubernetes_feature_enabled{{name="{n}",stage="BETA"}} {int(v)}'
                           for n, v in sorted(double.gates.items())]

@@ -516,11 +516,11 @@ class InCluster:
 
 def serve_registered(plane: ControlPlane, workdir: Path, *serve_args: str, configure=None,
                      canary_labels: dict | None = None, profile_args: tuple[str, ...] | None = None,
-                     wait: bool = True) -> InCluster:
+                     wait: bool = True, enforce: bool = True) -> InCluster:
     """Starts `dra-webhook serve` with fresh certificates (IP SAN 127.0.0.1) and the plane's gates and
     served versions (or `profile_args`), registers deploy/base's configurations for it (passed through
     `configure(configurations) -> configurations` first, e.g. `renamed`), and waits until the API server
-    calls it."""
+    calls it. `enforce=False`: no --enforce-builtin-rules, as deployed (built-in failures are warnings)."""
     import support
 
     cert_dir = workdir / "certs"
@@ -529,7 +529,8 @@ def serve_registered(plane: ControlPlane, workdir: Path, *serve_args: str, confi
     if profile_args is None:
         profile_args = (f"--kubernetes-version={plane.release}", f"--feature-gates={plane.feature_gates}",
                         f"--runtime-config={plane.runtime_config}")
-    server = support.start_server(workdir, "--log-level", "debug", *profile_args, *serve_args, cert_dir=cert_dir)
+    server = support.start_server(workdir, "--log-level", "debug", *profile_args, *serve_args, cert_dir=cert_dir,
+                                  enforce=enforce)
     configurations = webhook_configurations(server.url, (cert_dir / "ca.crt").read_bytes())
     if configure is not None:
         configurations = configure(configurations)

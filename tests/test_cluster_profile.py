@@ -44,6 +44,16 @@ def test_profile_from_cluster_is_the_clusters(double):
     assert double.count("GET /apis/resource.k8s.io") >= 1
 
 
+def test_feature_gates_read_past_a_mib_of_other_series(double):
+    """kube-apiserver 1.34's /metrics is 1.5 MiB, its gates after 1.4 MiB of other series: the whole answer is
+    read, not the first chunks the connection delivers (found against the real kube-apiserver)."""
+    double.metrics_series_before = 30_000
+    out = json.loads(cli("profile", "--from-cluster", "--kubeconfig", str(double.kubeconfig_file), "-o",
+                         "json").stdout)
+    assert out["cluster"]["problems"] == []
+    assert out["featureGates"]["DRAPartitionableDevices"] is True
+
+
 def test_profile_json_and_disagreement(double):
     result = cli("profile", "--from-cluster", "--kubeconfig", str(double.kubeconfig_file), "-o", "json",
                  "--kubernetes-version", "1.36", "--feature-gates", "DRAPartitionableDevices=false")

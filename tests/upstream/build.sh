@@ -8,8 +8,8 @@
 #   tests/upstream/build.sh all             # every binary of every release
 #
 # UPSTREAM_RELEASES       releases whose oracle/allocator are built (default: all four)
-# UPSTREAM_SERVER_RELEASES releases whose kube-apiserver is built (default: all four: the chart and the
-#                          verdict sample are checked against each)
+# UPSTREAM_SERVER_RELEASES releases whose kube-apiserver is built (default: all four: the chart's values matrix is
+#                          dry-run applied on each; 1.34 also serves tests/test_cluster_apiserver.py)
 # UPSTREAM_PROGRAMS       only these cmd/<name> programs (e.g. allocator), nothing else (default: everything)
 # Also: kubectl (1.36), etcd (etcd-*/) and helm (helm-*/), each from its own pinned module.
 set -euo pipefail

@@ -84,7 +84,15 @@ async def get_raw(api, path: str, timeout: float, limit: int) -> bytes:
     try:
         if response.status >= 400:
             raise ApiException(status=response.status, reason=response.reason)
-        body = await response.content.read(limit + 1)
+        # StreamReader.read(n) returns what one chunk brings (up to n bytes), not the whole answer: read on
+        # until the end or past the limit (a real kube-apiserver's /metrics is over a MiB, in many chunks).
+        body = bytearray()
+        while len(body) <= limit:
+            chunk = await response.content.read(limit + 1 - len(body))
+            if not chunk:
+                break
+            body += chunk
+        body = bytes(body)
     finally:
         response.release()
     if len(body) > limit:
