@@ -31,10 +31,13 @@ def test_same_warnings_in_every_format(tmp_path, dump, output):
     claims.write_text(yaml.safe_dump_all([gpu_claim("gpu", count=3, name="three"), gpu_claim("nope", name="lost")]))
     result = cli("review", "--cluster-state", str(dump), "-o", output, str(claims))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "[count-above-devices] ResourceClaim request gpus (DeviceClass gpu): asks for 3 devices, 2 in the whole " \
-           "cluster match" in result.stdout
-    assert "[missing-device-class] ResourceClaim request gpus: DeviceClass nope does not exist" in result.stdout
-    assert "[count-above-devices] [count-above-devices]" not in result.stdout
+    assert "count-above-devices" in result.stdout and "missing-device-class" in result.stdout
+    assert "ResourceClaim request gpus (DeviceClass gpu): asks for 3 devices, 2 in the whole cluster match" \
+        in result.stdout
+    assert "ResourceClaim request gpus: DeviceClass nope does not exist" in result.stdout
+    # The code once: a reporter that prints it beside the warning takes it off the warning's start.
+    for doubled in ("[count-above-devices] [count-above-devices]", "[count-above-devices]: [count-above-devices]"):
+        assert doubled not in result.stdout
     if output == "json":
         json.loads(result.stdout)
 

@@ -35,7 +35,8 @@ def _tree(tmp_path: Path) -> Path:
 def _run(here: Path, cache: Path | str, log: Path, cwd: Path | None = None) -> list[str]:
     log.write_text("")
     env = {**os.environ, "PATH": f"{here.parent / 'bin'}:{os.environ['PATH']}", "FAKE_GO_LOG": str(log),
-           "DRA_WEBHOOK_UPSTREAM_CACHE": str(cache), "UPSTREAM_RELEASES": "1.34"}
+           "DRA_WEBHOOK_UPSTREAM_CACHE": str(cache), "UPSTREAM_RELEASES": "1.34",
+           "UPSTREAM_SERVER_RELEASES": "1.36"}  # the two modules _tree makes
     result = subprocess.run(["bash", str(here / "build.sh")], capture_output=True, text=True, timeout=120, env=env,
                             cwd=cwd)
     assert result.returncode == 0, result.stderr

@@ -64,6 +64,13 @@ def code(warning: str) -> str:
     return "other"
 
 
+def unlabelled(warning: str) -> str:
+    """The warning without the `[code] ` it may carry at its start (a cluster's warnings do, for kubectl): the
+    reporters that print the code beside it print it once."""
+    prefix = f"[{code(warning)}] "
+    return warning[len(prefix):] if warning.startswith(prefix) else warning
+
+
 def labelled(warning: str) -> str:
     """`[code] warning`: how the reporters show a warning (once: a warning may carry its code already)."""
     name = code(warning)

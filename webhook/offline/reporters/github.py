@@ -7,7 +7,7 @@ from typing import TextIO
 from webhook.offline.results import ERROR, FAILED, Result, Run
 from webhook.offline.utf16 import Columns
 from webhook.offline.visible import visible
-from webhook.offline.warningcodes import code
+from webhook.offline.warningcodes import code, unlabelled
 
 
 def write(run: Run, out: TextIO) -> None:
@@ -26,7 +26,7 @@ def write(run: Run, out: TextIO) -> None:
                                  for m in rest)
                 out.write(_command("error", title, text or result.verdict, result))
         for warning in result.warnings:
-            out.write(_command("warning", f"{result.name}: warning [{code(warning)}]", visible(warning), result))
+            out.write(_command("warning", f"{result.name}: warning [{code(warning)}]", visible(unlabelled(warning)), result))
     for note in run.notes:
         out.write(f"::notice title=dra-webhook review::{_escape_data(visible(note))}\n")
     out.write(visible(run.summary_line()) + "\n")

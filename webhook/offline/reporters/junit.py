@@ -7,7 +7,7 @@ from xml.etree import ElementTree as ET
 
 from webhook.offline.results import ERROR, FAILED, SKIPPED, Result, Run
 from webhook.offline.visible import visible
-from webhook.offline.warningcodes import code
+from webhook.offline.warningcodes import code, unlabelled
 
 # Every string from the inputs goes through `visible`: XML 1.0 cannot hold most control characters at
 # all (not even as references), and a reader's terminal should not get the others.
@@ -50,7 +50,7 @@ def _case(parent: ET.Element, classname: str, result: Result) -> None:
     elif result.outcome == SKIPPED:
         ET.SubElement(case, "skipped", message=first)
     if result.warnings:
-        ET.SubElement(case, "system-out").text = "\n".join(f"warning [{code(w)}]: {visible(w)}"
+        ET.SubElement(case, "system-out").text = "\n".join(f"warning [{code(w)}]: {visible(unlabelled(w))}"
                                                            for w in result.warnings)
 
 

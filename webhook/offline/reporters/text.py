@@ -8,7 +8,7 @@ from typing import TextIO
 
 from webhook.offline.results import ERROR, FAILED, Result, Run
 from webhook.offline.visible import Lines
-from webhook.offline.warningcodes import code
+from webhook.offline.warningcodes import code, unlabelled
 
 
 def write(run: Run, out: TextIO) -> None:
@@ -51,6 +51,6 @@ def _result(result: Result, out: TextIO, verbose: bool) -> None:
         if message.hint:
             out.write(f"    hint: {message.hint}\n")
     for warning in result.warnings:
-        out.write(f"  warning [{code(warning)}]: {warning}\n")
+        out.write(f"  warning [{code(warning)}]: {unlabelled(warning)}\n")
     if verbose and result.patch:
         out.write(f"  defaults: {len(result.patch)} JSON Patch operation(s) (--output json shows them)\n")
