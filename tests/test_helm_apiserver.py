@@ -106,6 +106,7 @@ class StandIn(threading.Thread):
         self.stopped = threading.Event()
         self.events: list[tuple[float, str]] = []
         self.error: BaseException | None = None
+        self.registered_when_deleted: bool | None = None
 
     def note(self, what: str) -> None:
         self.events.append((time.monotonic(), what))
@@ -151,6 +152,8 @@ class StandIn(threading.Thread):
                     self.note(f"deployment ready (generation {generation})")
             elif reply.status_code == 404 and seen_deployment:
                 self.note("deployment deleted")
+                # What the pods' going away would meet: the configurations must be gone already.
+                self.registered_when_deleted = self.registered()
                 self.server.stop()  # the kubelet stops the pod
                 self.note("webhook stopped")
                 return
@@ -183,6 +186,8 @@ def test_install_upgrade_uninstall_never_leave_dra_writes_to_a_missing_webhook(k
         assert "STATUS: deployed" in installed.stdout, installed.stdout
         assert stand_in.error is None, stand_in.error
         assert stand_in.registered(), stand_in.events
+        plane.wait_for(lambda: any(event == "registered" for _, event in stand_in.events),
+                       "the stand-in seeing the configurations registered")  # it polls; helm has returned
         # Registered by the post-install hook only after helm saw the Deployment ready.
         assert stand_in.first("deployment ready") < stand_in.first("registered")
 
@@ -206,6 +211,7 @@ def test_install_upgrade_uninstall_never_leave_dra_writes_to_a_missing_webhook(k
         stand_in.join(timeout=60)
         # Both configurations were gone before the Deployment (and with it the webhook) was.
         assert stand_in.first("unregistered", before_uninstall) < stand_in.first("deployment deleted", before_uninstall)
+        assert stand_in.registered_when_deleted is False
         assert not stand_in.registered()
         time.sleep(1)  # writes after the webhook stopped: still nothing refused
     finally:
