@@ -7,12 +7,14 @@ must be one listed in tests/data/apiserver_differences.yaml; the full sample, ev
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 
 import pytest
 
 import apiserver_sample
 import realserver
+from upstream import corpus, oracle  # at import: the session moves XDG_CACHE_HOME, where the binaries are found
 
 pytestmark = pytest.mark.upstream
 
@@ -49,3 +51,21 @@ def test_every_disagreement_is_listed_with_its_cause(results):
     for tag, entry in apiserver_sample.DIFFERENCES.items():
         assert {"what", "upstream", "product"} <= set(entry), tag
     assert sum(r.agree for r in results) >= 0.8 * len(results)
+
+
+def test_the_oracle_gives_the_real_servers_verdict(results):
+    """Oracle drift: upstream's registry code run in process (tests/upstream's oracle, the volume behind the verdict
+    differential) against the real kube-apiserver of the same release, on every create of the sample it answered."""
+    if oracle.missing("1.36"):
+        realserver.skip_or_fail("the 1.36 oracle is not built")
+    creates = [r for r in results if not r.source.startswith("update ") and r.server.code not in (0, 404)]
+    requests = [corpus.request(r.source, copy.deepcopy(r.obj)) for r in creates]
+    assert all(requests) and len(creates) >= 200
+    answers = oracle.ask("1.36", requests, namespaces=apiserver_sample.NAMESPACES)
+    drift = []
+    for r, answer in zip(creates, answers):
+        causes = Counter((c.get("field", ""), c.get("reason", "")) for c in answer.get("causes") or [])
+        if answer["allowed"] != r.server.allowed or (not answer["allowed"] and causes != r.server.causes):
+            drift.append(f"{r.source}: server {r.server.allowed} {dict(r.server.causes)}, "
+                         f"oracle {answer['allowed']} {dict(causes)}")
+    assert not drift, "\n".join(drift)
