@@ -46,13 +46,12 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import allocator_scenarios  # noqa: E402
+from support import UPSTREAM_CACHE  # noqa: E402
 
 RELEASES = ("1.34", "1.35", "1.36", "1.37")
 HOW_TO_GET = ("install Go >= 1.26 (GOTOOLCHAIN=local) and run `make upstream` (tests/upstream/build.sh) to build "
               "the upstream allocators")
-# Read when this module is imported (the test session later points XDG_CACHE_HOME elsewhere).
-CACHE = Path(os.environ.get("DRA_WEBHOOK_UPSTREAM_CACHE")
-             or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dra-webhook-upstream")
+CACHE = UPSTREAM_CACHE  # where build.sh puts the binaries (support.py: read at import, one place)
 
 
 def tags() -> dict:

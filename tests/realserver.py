@@ -49,7 +49,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from support import free_port
+from support import UPSTREAM_CACHE, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
@@ -84,13 +84,6 @@ RESOURCES = {
 }
 
 
-def cache_dir() -> Path:
-    base = os.environ.get("DRA_WEBHOOK_UPSTREAM_CACHE")
-    if base:
-        return Path(base).absolute()  # the caller's, as build.sh reads it, whatever a test's cwd later
-    return (Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dra-webhook-upstream").absolute()
-
-
 @dataclass(frozen=True)
 class Binaries:
     kube_apiserver: Path
@@ -99,17 +92,14 @@ class Binaries:
 
 
 def binaries(release: str = DEFAULT_RELEASE) -> Binaries | None:
-    # The suite points XDG_CACHE_HOME at a fresh directory for the processes it starts (conftest.py), so the
-    # build cache is resolved from the home directory the run began with.
-    cache = _ORIGINAL_CACHE
+    # support.UPSTREAM_CACHE: read at import, before the suite points XDG_CACHE_HOME elsewhere (conftest.py).
+    cache = UPSTREAM_CACHE
     apiserver, etcd = cache / TAGS[release] / "kube-apiserver", cache / ETCD / "etcd"
     kubectl = cache / TAGS[DEFAULT_RELEASE] / "kubectl"
     if not (os.access(apiserver, os.X_OK) and os.access(etcd, os.X_OK)):
         return None
     return Binaries(apiserver, etcd, kubectl if os.access(kubectl, os.X_OK) else None)
 
-
-_ORIGINAL_CACHE = cache_dir()
 
 
 def upstream_missing() -> str:
