@@ -14,7 +14,6 @@ import ipaddress
 import os
 import re
 import secrets
-import stat
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -24,6 +23,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from webhook.regularfile import read_regular
 
 DEFAULT_SERVICE = "dra-webhook"
 DEFAULT_NAMESPACE = "dra-webhook"
@@ -298,19 +299,8 @@ def renew(out_dir: str | os.PathLike, *, service: str = DEFAULT_SERVICE, namespa
 def _read_pem(path: Path) -> bytes:
     """A PEM file's bytes: a regular file (a link to one is fine, as a mounted Secret's are) of at most
     MAX_PEM_BYTES; OSError for anything else, so a FIFO or /dev/zero under the name never blocks or
-    fills memory. O_NONBLOCK: opening a FIFO does not wait for a writer."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
-        data = b""
-        while len(data) <= MAX_PEM_BYTES and (chunk := os.read(fd, MAX_PEM_BYTES + 1 - len(data))):
-            data += chunk
-        if len(data) > MAX_PEM_BYTES:
-            raise OSError(errno.EFBIG, "larger than a PEM file", str(path))
-        return data
-    finally:
-        os.close(fd)
+    fills memory."""
+    return read_regular(str(path), MAX_PEM_BYTES)
 
 
 def _signing_hash(key):
