@@ -30,6 +30,7 @@ from webhook.review import (
     status_not_found,
 )
 from webhook.strategy.status import reset_for_status
+from webhook.validation.commonfields import one_per_message, validate_common_fields
 from webhook.validation.options import Options
 
 
@@ -164,12 +165,17 @@ def _check_objects(request: AdmissionRequest, target: Target, obj: dict, old: di
                                                               else None, opts.profile.drivers)
         errors, warnings = errors + driver_errors, warnings + driver_warnings
     errors = paths.to_request_version(target.kind, target.version, errors, opts.profile)
+    strategy_warnings: list[str] = []
     if kind.strategy_checks is not None:  # upstream reports these before the validation errors
         strategy_errors, strategy_warnings = kind.strategy_checks(obj, old if request.operation == "UPDATE" else None,
                                                                   opts)
         errors = strategy_errors + errors
-        if not errors:  # rest.BeforeCreate/BeforeUpdate return the errors before asking for the warnings
-            warnings = warnings + strategy_warnings
+    if request.operation == "UPDATE":  # rest.BeforeUpdate checks the common metadata before the strategy does
+        errors = validate_common_fields(obj, old or {}, kind.namespaced) + errors
+    if opts.profile.behaviours.handwritten_errors_deduplicated:
+        errors = one_per_message(errors)
+    if not errors:  # rest.BeforeCreate/BeforeUpdate return the errors before asking for the warnings
+        warnings = warnings + strategy_warnings
     if errors:
         response = deny(request.uid, status_invalid(GROUP, target.kind, target.name, errors), warnings)
         if driver_errors:

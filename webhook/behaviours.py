@@ -73,6 +73,9 @@ _TABLE: dict[str, tuple] = {
     "all_mode_static_capacity":        (False,     False,     False,     True),
     "distinct_attribute_dropped":      (False,     True,      True,      True),
     "update_revalidates_object":       (True,      False,     False,     False),
+    "update_validates_object_meta":    (False,     True,      True,      True),
+    "immutable_spec_revalidated":      (True,      False,     False,     False),
+    "handwritten_errors_deduplicated": (False,     False,     False,     True),
     "empty_driver_name_also_invalid":  (True,      False,     False,     False),
     "claim_tolerations_never_dropped": (True,      False,     False,     False),
     "uppercase_driver_warning":        (False,     True,      True,      True),
@@ -234,6 +237,16 @@ class Behaviours:
     # before Validate*Update (1.34: `ValidateDeviceClass(new)` + `ValidateDeviceClassUpdate(new, old)`), so the
     # spec's causes of an update come twice; 1.35 calls Validate*Update alone.
     update_revalidates_object: bool
+    # ValidateResourceClaimUpdate and ValidateDeviceClassUpdate begin with ValidateObjectMeta of the new object
+    # (1.35); 1.34's begin with ValidateObjectMetaUpdate.
+    update_validates_object_meta: bool
+    # ValidateResourceClaimUpdate and ValidateResourceClaimTemplateUpdate validate the (immutable) spec again,
+    # as stored, after the immutability check (1.34); 1.35 checks immutability alone.
+    immutable_spec_revalidated: bool
+    # Every resource.k8s.io strategy validates declaratively with the hand-written errors in hand (1.37:
+    # rest.ValidateCreate/ValidateUpdate), and FilterCoveredHandwrittenErrors' ErrorList.Filter leaves one
+    # hand-written error per message (webhook.validation.commonfields).
+    handwritten_errors_deduplicated: bool
     # ValidateCSIDriverName goes on after Required for an empty name (also Invalid as a DNS subdomain); 1.35
     # returns at Required.
     empty_driver_name_also_invalid: bool

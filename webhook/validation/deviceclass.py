@@ -59,7 +59,8 @@ def validate_device_class(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorLi
 
 
 def validate_device_class_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
-    errs = validate_object_meta_with_opts(new.get("metadata"), namespaced=False)
+    errs = validate_object_meta_with_opts(new.get("metadata"), namespaced=False) \
+        if opts.profile.behaviours.update_validates_object_meta else []
     errs.extend(validate_object_meta_update(new.get("metadata"), old.get("metadata")))
     errs.extend(validate_device_class_spec(new.get("spec"), as_dict(old.get("spec")), Path("spec"), opts))
     return errs

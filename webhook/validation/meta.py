@@ -41,6 +41,13 @@ def name_is_dns_label(name: str, prefix: bool) -> tuple[str, ...]:
     return is_dns1123_label(_mask_trailing_dash(name) if prefix else name)
 
 
+def name_is_path_segment(name: str, prefix: bool) -> tuple[str, ...]:
+    """apimachinery's ValidatePathSegmentName: what a name must be to sit in a URL path (the registry's own check)."""
+    if not prefix and name in (".", ".."):
+        return (f"may not be '{name}'",)
+    return tuple(f"may not contain '{c}'" for c in ("/", "%") if c in name)
+
+
 def _str(meta: dict, key: str) -> str:
     value = meta.get(key)
     return as_str(value)
@@ -184,7 +191,16 @@ def _validate_common(meta: dict, namespaced: bool, path: Path) -> ErrorList:
 
 def validate_object_meta(meta: dict | None, namespaced: bool, name_fn: NameFunc = name_is_dns_subdomain,
                          path: Path | None = None) -> ErrorList:
-    """core's ValidateObjectMeta (create)."""
+    """core's ValidateObjectMeta (create): apimachinery's, plus the kube finalizer names."""
+    path = path or Path("metadata")
+    errs = validate_object_meta_accessor(meta, namespaced, name_fn, path)
+    errs.extend(_validate_kube_finalizers((meta or {}).get("finalizers"), path.child("finalizers")))
+    return errs
+
+
+def validate_object_meta_accessor(meta: dict | None, namespaced: bool, name_fn: NameFunc,
+                                  path: Path | None = None) -> ErrorList:
+    """apimachinery's ValidateObjectMetaAccessor."""
     meta = meta or {}
     path = path or Path("metadata")
     errs: ErrorList = []
@@ -199,7 +215,6 @@ def validate_object_meta(meta: dict | None, namespaced: bool, name_fn: NameFunc 
         if messages := name_fn(name, False):
             errs.extend(invalid(path.child("name"), name, m) for m in messages)
     errs.extend(_validate_common(meta, namespaced, path))
-    errs.extend(_validate_kube_finalizers(meta.get("finalizers"), path.child("finalizers")))
     return errs
 
 
@@ -223,7 +238,15 @@ def validate_object_meta_with_opts(meta: dict | None, namespaced: bool, path: Pa
 
 
 def validate_object_meta_update(new: dict | None, old: dict | None, path: Path | None = None) -> ErrorList:
-    """core's ValidateObjectMetaUpdate."""
+    """core's ValidateObjectMetaUpdate: apimachinery's, plus the kube finalizer names."""
+    path = path or Path("metadata")
+    errs = validate_object_meta_accessor_update(new, old, path)
+    errs.extend(_validate_kube_finalizers((new or {}).get("finalizers"), path.child("finalizers")))
+    return errs
+
+
+def validate_object_meta_accessor_update(new: dict | None, old: dict | None, path: Path | None = None) -> ErrorList:
+    """apimachinery's ValidateObjectMetaAccessorUpdate."""
     new, old = new or {}, old or {}
     path = path or Path("metadata")
     errs: ErrorList = []
@@ -245,7 +268,6 @@ def validate_object_meta_update(new: dict | None, old: dict | None, path: Path |
     errs.extend(validate_annotations(new.get("annotations"), path.child("annotations")))
     errs.extend(validate_owner_references(new.get("ownerReferences"), path.child("ownerReferences")))
     errs.extend(validate_managed_fields(new.get("managedFields"), path.child("managedFields")))
-    errs.extend(_validate_kube_finalizers(new.get("finalizers"), path.child("finalizers")))
     return errs
 
 

@@ -1,7 +1,7 @@
 """ResourceClaim validation: create, update of the main resource, status update.
 
 Composition follows the registry strategy: create is ValidateResourceClaim, update is
-ValidateResourceClaimUpdate (the spec is immutable and not re-validated), status is
+ValidateResourceClaimUpdate (the spec is immutable; 1.34 validates it again, as stored), status is
 ValidateResourceClaimStatusUpdate. The admin-access namespace check of the strategy needs the
 namespace object: `resource_claim_strategy_checks`.
 """
@@ -32,10 +32,14 @@ def validate_resource_claim(obj: dict, opts: Options = DEFAULT_OPTIONS) -> Error
 
 
 def validate_resource_claim_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
-    errs = validate_object_meta(new.get("metadata"), namespaced=True)
+    behaviours = opts.profile.behaviours
+    errs = validate_object_meta(new.get("metadata"), namespaced=True) if behaviours.update_validates_object_meta \
+        else []
     errs.extend(validate_object_meta_update(new.get("metadata"), old.get("metadata")))
     if not semantic_equal(as_dict(new.get("spec")), as_dict(old.get("spec"))):
         errs.append(invalid(Path("spec"), new.get("spec"), FIELD_IMMUTABLE))
+    if behaviours.immutable_spec_revalidated:  # "all CEL expressions in it must have been stored"
+        errs.extend(validate_resource_claim_spec(new.get("spec"), Path("spec"), opts.with_stored(True)))
     return errs
 
 

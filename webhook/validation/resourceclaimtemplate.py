@@ -1,7 +1,7 @@
 """ResourceClaimTemplate validation (ValidateResourceClaimTemplate, ValidateResourceClaimTemplateUpdate).
 
 Update follows the registry strategy: the full create validation of the new object, then
-ValidateResourceClaimTemplateUpdate (metadata update rules and an immutable spec).
+ValidateResourceClaimTemplateUpdate (metadata update rules and an immutable spec, which 1.34 validates again).
 """
 
 from __future__ import annotations
@@ -35,17 +35,19 @@ def validate_resource_claim_template(obj: dict, opts: Options = DEFAULT_OPTIONS)
     return errs
 
 
-def validate_resource_claim_template_update_only(new: dict, old: dict) -> ErrorList:
+def validate_resource_claim_template_update_only(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     """Upstream's ValidateResourceClaimTemplateUpdate."""
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
     if not semantic_equal(as_dict(new.get("spec")), as_dict(old.get("spec"))):
         errs.append(invalid(Path("spec"), new.get("spec"), FIELD_IMMUTABLE))
+    if opts.profile.behaviours.immutable_spec_revalidated:  # as stored: the spec is immutable
+        errs.extend(validate_resource_claim_template_spec(new.get("spec"), Path("spec"), opts.with_stored(True)))
     return errs
 
 
 def validate_resource_claim_template_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     """As the registry strategy composes it: create validation of `new`, then the update rules."""
-    return validate_resource_claim_template(new, opts) + validate_resource_claim_template_update_only(new, old)
+    return validate_resource_claim_template(new, opts) + validate_resource_claim_template_update_only(new, old, opts)
 
 
 def resource_claim_template_strategy_checks(obj: dict, old: dict | None, opts: Options) -> tuple[ErrorList, list[str]]:
