@@ -1,11 +1,12 @@
 """DeviceClass validation (ValidateDeviceClass, ValidateDeviceClassUpdate).
 
-Update runs ValidateDeviceClassUpdate(new, old) alone. It re-validates the metadata (create rules
-plus update rules) and the spec, the latter with "stored" semantics for a selectors or config list
-that is unchanged, so that an unchanged over-long opaque configuration stays valid. Upstream's own
-update table expects exactly that: one TooLong for a changed over-long configuration and none for an
-unchanged one. Running the create validation as well would report every spec error twice and
-reject the unchanged configuration.
+Update is ValidateDeviceClassUpdate(new, old): the metadata (the create rules too from 1.35, then the
+update rules) and the spec, the latter with "stored" semantics for a selectors or config list that is
+unchanged, so that an unchanged over-long opaque configuration stays valid (upstream's own update table:
+one TooLong for a changed over-long configuration, none for an unchanged one). 1.34's strategy runs
+ValidateDeviceClass(new) first (kinds.py, behaviour update_revalidates_object): there every spec error
+comes twice. From 1.37 declarative validation checks a new or changed extendedResourceName in place of
+the hand-written rule.
 """
 
 from __future__ import annotations
@@ -17,12 +18,11 @@ from webhook.limits import DEVICE_CONFIG_MAX_SIZE, DEVICE_SELECTORS_MAX_SIZE
 from webhook.validation._helpers import as_dict, as_list, validate_slice
 from webhook.validation.deviceconfig import validate_device_configuration
 from webhook.validation.equality import semantic_equal
+from webhook.validation import declarative
 from webhook.validation.meta import validate_object_meta_update, validate_object_meta_with_opts
-from webhook.validation.names import is_native_resource, is_qualified_name
+from webhook.validation.names import DEFAULT_RESOURCE_REQUESTS_PREFIX, is_native_resource, is_qualified_name
 from webhook.validation.options import DEFAULT_OPTIONS, Options
 from webhook.validation.selectors import validate_selector
-
-DEFAULT_RESOURCE_REQUESTS_PREFIX = "requests."
 
 
 def is_extended_resource_name(name: str) -> bool:
@@ -47,9 +47,18 @@ def validate_device_class_spec(spec: Any, old_spec: Any, path: Path, opts: Optio
                                lambda entry, p: validate_device_configuration(entry, p, stored), path.child("config"),
                                opts.profile.behaviours.list_size_short_circuit))
     name = spec.get("extendedResourceName")
-    if isinstance(name, str) and not is_extended_resource_name(name):
-        errs.append(invalid(path.child("extendedResourceName"), name, "must be a valid extended resource name"))
+    if isinstance(name, str):
+        errs.extend(_validate_extended_resource_name(name, old_spec, path.child("extendedResourceName"), opts))
     return errs
+
+
+def _validate_extended_resource_name(name: str, old_spec: Any, path: Path, opts: Options) -> ErrorList:
+    errs = [] if is_extended_resource_name(name) else [invalid(path, name, "must be a valid extended resource name")]
+    if not opts.profile.behaviours.declarative_validation:
+        return errs
+    if old_spec is not None and as_dict(old_spec).get("extendedResourceName") == name:
+        return errs  # declarative validation does not validate an unchanged value again
+    return declarative.merge_covered(errs, declarative.extended_resource_name(name, path))
 
 
 def validate_device_class(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:

@@ -182,6 +182,7 @@ def validate_driver_name(value: str, path: Path, empty_also_invalid: bool = Fals
 
 
 RESOURCE_DEFAULT_NAMESPACE_PREFIX = "kubernetes.io/"
+DEFAULT_RESOURCE_REQUESTS_PREFIX = "requests."  # a quota's name for a resource
 
 
 def is_native_resource(name: str) -> bool:
