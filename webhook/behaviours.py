@@ -76,6 +76,7 @@ _TABLE: dict[str, tuple] = {
     "update_validates_object_meta":    (False,     True,      True,      True),
     "immutable_spec_revalidated":      (True,      False,     False,     False),
     "handwritten_errors_deduplicated": (False,     False,     False,     True),
+    "class_meta_with_opts":            (False,     True,      True,      True),
     "empty_driver_name_also_invalid":  (True,      False,     False,     False),
     "claim_tolerations_never_dropped": (True,      False,     False,     False),
     "uppercase_driver_warning":        (False,     True,      True,      True),
@@ -247,6 +248,9 @@ class Behaviours:
     # rest.ValidateCreate/ValidateUpdate), and FilterCoveredHandwrittenErrors' ErrorList.Filter leaves one
     # hand-written error per message (webhook.validation.commonfields).
     handwritten_errors_deduplicated: bool
+    # ValidateDeviceClass checks the metadata with ValidateObjectMetaWithOpts (1.35: generateName is not checked,
+    # an InternalError for one without a name); 1.34 with ValidateObjectMeta and ValidateClassName.
+    class_meta_with_opts: bool
     # ValidateCSIDriverName goes on after Required for an empty name (also Invalid as a DNS subdomain); 1.35
     # returns at Required.
     empty_driver_name_also_invalid: bool

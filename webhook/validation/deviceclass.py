@@ -19,7 +19,7 @@ from webhook.validation._helpers import as_dict, as_list, validate_slice
 from webhook.validation.deviceconfig import validate_device_configuration
 from webhook.validation.equality import semantic_equal
 from webhook.validation import declarative
-from webhook.validation.meta import validate_object_meta_update, validate_object_meta_with_opts
+from webhook.validation.meta import validate_object_meta, validate_object_meta_update, validate_object_meta_with_opts
 from webhook.validation.names import DEFAULT_RESOURCE_REQUESTS_PREFIX, is_native_resource, is_qualified_name
 from webhook.validation.options import DEFAULT_OPTIONS, Options
 from webhook.validation.selectors import validate_selector
@@ -62,7 +62,10 @@ def _validate_extended_resource_name(name: str, old_spec: Any, path: Path, opts:
 
 
 def validate_device_class(obj: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
-    errs = validate_object_meta_with_opts(obj.get("metadata"), namespaced=False)
+    if opts.profile.behaviours.class_meta_with_opts:
+        errs = validate_object_meta_with_opts(obj.get("metadata"), namespaced=False)
+    else:
+        errs = validate_object_meta(obj.get("metadata"), namespaced=False)
     errs.extend(validate_device_class_spec(obj.get("spec"), None, Path("spec"), opts))
     return errs
 
