@@ -397,10 +397,7 @@ def explain(r: Compared) -> list[str] | None:
         ours.causes = server.causes
     if r.release == "1.34" and server.code == ours.code == 422 and server.causes != ours.causes and \
             not ours.causes - server.causes:
-        if r.source.startswith("update ") and any(count >= 2 for count in server.causes.values()):
-            tags.append("update-validates-twice-1-34")
-            ours.causes = server.causes
-        elif "exactly one of `exactly` or `firstAvailable` is required" in server.message:
+        if "exactly one of `exactly` or `firstAvailable` is required" in server.message:
             tags.append("exactly-and-first-available-1-34")
             ours.causes = server.causes
     server.code = ours.code = 0  # 201 vs 200: created vs allowed

@@ -33,6 +33,7 @@ class Case:
     v135: dict
     warnings_134: list[str] = field(default_factory=list)
     warnings_135: list[str] = field(default_factory=list)
+    old: dict | None = None  # an update of this stored object
 
 
 def _counters(n: int, prefix: str = "c") -> dict:
@@ -75,6 +76,25 @@ _EXPENSIVE = (f"{_TEN}.all(x, {_TEN}.all(y, {_TEN}.all(z, {_TEN}.all(z2, {_TEN}.
 _LONG_CEL = 'device.driver == "' + "x" * (10 * 1024 - len('device.driver == ""') + 1) + '"'
 _SET = {"name": "gpu-set", "counters": {"memory": {"value": "8Gi"}, "cores": {"value": "8"}}}
 _EXPR = "spec.devices.requests[0].exactly.selectors[0].cel.expression"
+
+def _labelled(obj: dict, **labels: str) -> dict:
+    return {**obj, "metadata": {**obj["metadata"], "labels": labels}}
+
+
+def _class(**spec) -> dict:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": {"name": "gpu.example.com", "resourceVersion": "1"}, "spec": spec}
+
+
+def _template(claim_obj: dict) -> dict:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "template", "namespace": "default", "resourceVersion": "1"},
+            "spec": {"spec": claim_obj["spec"]}}
+
+
+_CLAIM = claim(exact())
+_UNKNOWN_REF = claim(exact(), constraints=[{"requests": ["missing"], "matchAttribute": "example.com/model"}])
+_REF = "spec.devices.constraints[0].requests[0]"
 
 CASES = [
     # validation_resourceslice_test.go "bad-attribute": Required (not Invalid) for an attribute with no value.
@@ -254,6 +274,29 @@ CASES = [
     Case("cel-without-lists-extension",
          claim(exact(selectors=[{"cel": {"expression": '[1, 2].exists(x, x > 1) && device.driver == "x"'}}])),
          {}, {}),
+    # Updates. Every one: rest.BeforeUpdate's own metadata checks (new object, then update rules) before the
+    # strategy's. 1.34's claim and class strategies validate the new object in full first (ValidateX(new)), and
+    # its Validate*Update begin with ValidateObjectMetaUpdate (1.35: ValidateObjectMeta, then the update rules).
+    Case("update-bad-label-claim", _labelled(_CLAIM, app="demo-"),
+         {("metadata.labels", INVALID): 4}, {("metadata.labels", INVALID): 4}, old=_CLAIM),
+    Case("update-bad-label-class", _labelled(_class(), app="demo-"),
+         {("metadata.labels", INVALID): 4}, {("metadata.labels", INVALID): 4}, old=_class()),
+    Case("update-bad-label-template", _labelled(_template(_CLAIM), app="demo-"),
+         {("metadata.labels", INVALID): 4}, {("metadata.labels", INVALID): 4}, old=_template(_CLAIM)),
+    # 1.34's ValidateResourceClaim[Template]Update validate the immutable spec again, as stored: each spec cause
+    # comes twice beside "field is immutable"; 1.35 checks immutability alone (the template strategy still
+    # validates the new template first).
+    Case("update-claim-spec-revalidated", _UNKNOWN_REF,
+         {(_REF, INVALID): 2, ("spec", INVALID): 1}, {("spec", INVALID): 1}, old=_CLAIM),
+    Case("update-template-spec-revalidated", _template(_UNKNOWN_REF),
+         {("spec.spec." + _REF[5:], INVALID): 2, ("spec", INVALID): 1},
+         {("spec.spec." + _REF[5:], INVALID): 1, ("spec", INVALID): 1}, old=_template(_CLAIM)),
+    Case("update-class-spec-validated-twice", _class(extendedResourceName="foo"),
+         {("spec.extendedResourceName", INVALID): 2}, {("spec.extendedResourceName", INVALID): 1}, old=_class()),
+    # 1.34's ValidateDeviceClass checks generateName (ValidateObjectMeta); 1.35's ValidateObjectMetaWithOpts not.
+    Case("class-generate-name-checked",
+         {**_class(), "metadata": {"name": "gpu.example.com", "generateName": "Bad_"}},
+         {("metadata.generateName", INVALID): 1}, {}),
 ]
 
 

@@ -92,6 +92,12 @@ _taint_slice_new = slice_({"name": "gpu-0", "taints": [{"key": "k", "effect": "B
 _capacity_old = slice_(multi(policy_range("10", "0", min="1")))
 _capacity_new = slice_(multi(policy_range("10", "0", min="1")), {"name": "gpu-1"})
 _claim_plain = claim(exact())
+_class_plain = {"apiVersion": f"{GROUP}/v1", "kind": "DeviceClass", "metadata": {"name": "gpu", "resourceVersion": "1"},
+                "spec": {}}
+
+
+def _with(obj: dict, metadata: dict | None = None, **spec) -> dict:
+    return {**obj, "metadata": {**obj["metadata"], **(metadata or {})}, "spec": {**obj["spec"], **spec}}
 
 
 def pool_status_request(status: dict | None = None, **spec) -> dict:
@@ -263,6 +269,25 @@ CASES = [
          pool_status_request(defaultPartitionTypeAttribute="profile"),
          {}, {("spec.defaultPartitionTypeAttribute", INVALID): 1},
          warnings_136=['unknown field "spec.defaultPartitionTypeAttribute"']),
+    # Updates: rest.BeforeUpdate's own metadata checks, then the strategy's (ValidateObjectMeta and
+    # ValidateObjectMetaUpdate of the claim): four copies of a bad label in 1.36. 1.37 validates declaratively
+    # with the hand-written errors in hand, and ErrorList.Filter leaves one per message.
+    Case("update-bad-label-copies", _with(_claim_plain, {"labels": {"app": "demo-"}}), {("metadata.labels", INVALID): 4},
+         {("metadata.labels", INVALID): 1}, old=_claim_plain),
+    Case("update-changed-uid-copies", _with(_claim_plain, {"uid": "9d4e2a71-6b3c-4f58-8a0e-7c1b5d3f2e69"}),
+         {("metadata.uid", INVALID): 2}, {("metadata.uid", INVALID): 1}, old=_claim_plain),
+    # 1.37: the declarative format k8s-extended-resource-name (beta, enforced) replaces the covered hand-written
+    # "must be a valid extended resource name", each of its messages a cause; an unchanged value is not checked
+    # declaratively again, so the hand-written error stays.
+    Case("extended-resource-name-declarative", _with(_class_plain, extendedResourceName="example."),
+         {("spec.extendedResourceName", INVALID): 1}, {("spec.extendedResourceName", INVALID): 2}),
+    Case("extended-resource-name-changed-on-update", _with(_class_plain, extendedResourceName="example."),
+         {("spec.extendedResourceName", INVALID): 1}, {("spec.extendedResourceName", INVALID): 2},
+         old=_with(_class_plain, extendedResourceName="example.com/gpu")),
+    Case("extended-resource-name-unchanged-on-update",
+         _with(_class_plain, {"labels": {"a": "b"}}, extendedResourceName="example."),
+         {("spec.extendedResourceName", INVALID): 1}, {("spec.extendedResourceName", INVALID): 1},
+         old=_with(_class_plain, extendedResourceName="example.")),
 ]
 
 

@@ -276,10 +276,11 @@ def validation_causes(body: dict, profile) -> tuple[Counter, list[str]]:
     return causes, response.warnings
 
 
-def same_request_verdicts(obj: dict, *versions: tuple) -> list[list[str]]:
-    """The same object under each (profile, expected causes, expected warnings): the causes are exactly those
-    expected, each expected warning is among the warnings; returns each version's warnings."""
-    verdicts = [validation_causes(review_body(obj), profile) for profile, _, _ in versions]
+def same_request_verdicts(obj: dict, *versions: tuple, old: dict | None = None) -> list[list[str]]:
+    """The same object (an update of `old` if given) under each (profile, expected causes, expected warnings): the
+    causes are exactly those expected, each expected warning is among the warnings; returns each version's warnings."""
+    body = review_body(obj, operation="UPDATE" if old is not None else "CREATE", old=old)
+    verdicts = [validation_causes(body, profile) for profile, _, _ in versions]
     assert tuple(c for c, _ in verdicts) == tuple(Counter(causes) for _, causes, _ in versions)
     for (_, warnings), (_, _, wanted) in zip(verdicts, versions):
         for expected in wanted:

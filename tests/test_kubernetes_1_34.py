@@ -24,7 +24,7 @@ PROFILE_1_35 = make_profile("1.35", ALL_GATES_1_35)
 @pytest.mark.parametrize("case", cases_by_id())
 def test_same_request_two_versions(case: Case):
     same_request_verdicts(case.obj, (PROFILE_1_34, case.v134, case.warnings_134),
-                          (PROFILE_1_35, case.v135, case.warnings_135))
+                          (PROFILE_1_35, case.v135, case.warnings_135), old=case.old)
 
 
 def test_gates_1_34_and_the_1_35_delta():
