@@ -116,3 +116,33 @@ def test_object_meta_update(name, new, old, expected):
 def test_template_meta_allows_only_labels_and_annotations():
     errors = meta.validate_template_object_meta({"name": "x", "uid": "u", "labels": {"a": "b"}}, Path("spec", "metadata"))
     assert error_keys(errors) == Counter([("spec.metadata.name", FORBIDDEN), ("spec.metadata.uID", FORBIDDEN)])
+
+
+@pytest.mark.parametrize("name,prefix,expected", [
+    ("gpu.example.com", False, ()), (".", False, ("may not be '.'",)), ("..", False, ("may not be '..'",)),
+    ("a/b%c", False, ("may not contain '/'", "may not contain '%'")), (".", True, ()), ("a%", True, ("may not contain '%'",)),
+])
+def test_path_segment_name(name, prefix, expected):
+    """apimachinery's ValidatePathSegmentName, the registry's own name check of an update."""
+    assert meta.name_is_path_segment(name, prefix) == expected
+
+
+def test_common_fields_of_an_update_check_the_new_metadata_and_the_update_rules():
+    """rest.BeforeUpdate's validateCommonFields: a bad label twice (create and update rules), a changed uid once,
+    a name that is no URL path segment; no kube finalizer rule (core's, not apimachinery's)."""
+    from webhook.validation.commonfields import validate_common_fields
+
+    old = {"metadata": {"name": "a%b", "namespace": "default", "uid": "u1", "resourceVersion": "1"}}
+    new = {"metadata": {**old["metadata"], "uid": "u2", "labels": {"app": "demo-"}, "finalizers": ["bad"]}}
+    assert error_keys(validate_common_fields(new, old, namespaced=True)) == Counter({
+        ("metadata.name", INVALID): 1, ("metadata.labels", INVALID): 2, ("metadata.uid", INVALID): 1})
+
+
+def test_one_per_message_keeps_declarative_errors_and_distinct_messages():
+    from webhook.field import invalid
+    from webhook.validation.commonfields import one_per_message
+    from webhook.validation.declarative import mark
+
+    bad, other = invalid(Path("f"), "x", "bad"), invalid(Path("f"), "x", "other")
+    declared = mark([invalid(Path("f"), "x", "bad")])
+    assert one_per_message([bad, other, bad] + declared + declared) == [bad, other] + declared + declared
