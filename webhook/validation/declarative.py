@@ -81,7 +81,7 @@ def extended_resource_name(value: str, path: Path) -> ErrorList:
     if value.startswith(DEFAULT_RESOURCE_REQUESTS_PREFIX):
         errs.append(invalid(path, value, f'must not have "{DEFAULT_RESOURCE_REQUESTS_PREFIX}" prefix'))
     errs.extend(invalid(path, value, m) for m in is_qualified_name(DEFAULT_RESOURCE_REQUESTS_PREFIX + value))
-    return errs
+    return mark(errs)
 
 
 def short_name(value: str, path: Path) -> ErrorList:

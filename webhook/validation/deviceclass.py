@@ -15,10 +15,10 @@ from typing import Any
 
 from webhook.field import ErrorList, Path, invalid
 from webhook.limits import DEVICE_CONFIG_MAX_SIZE, DEVICE_SELECTORS_MAX_SIZE
+from webhook.validation import declarative
 from webhook.validation._helpers import as_dict, as_list, validate_slice
 from webhook.validation.deviceconfig import validate_device_configuration
 from webhook.validation.equality import semantic_equal
-from webhook.validation import declarative
 from webhook.validation.meta import validate_object_meta, validate_object_meta_update, validate_object_meta_with_opts
 from webhook.validation.names import DEFAULT_RESOURCE_REQUESTS_PREFIX, is_native_resource, is_qualified_name
 from webhook.validation.options import DEFAULT_OPTIONS, Options
