@@ -193,7 +193,7 @@ def validate_resource_pool_status_request_status_update(new: dict, old: dict,
         if not semantic_equal(status, old_status):
             errs.append(invalid(Path("status"), status, FIELD_IMMUTABLE))
     elif isinstance(status, dict):
-        errs.extend(validate_conditions(status.get("conditions"), Path("status", "conditions")))
+        errs.extend(validate_conditions(status.get("conditions"), Path("status", "conditions"), opts.profile))
     if isinstance(status, dict) and not semantic_equal(status, old_status):
         errs.extend(_status(status, as_dict(old_status) if isinstance(old_status, dict) else None,
                             Path("status"), opts.profile))
