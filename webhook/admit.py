@@ -307,16 +307,33 @@ def _review(request: AdmissionRequest, profile: Profile, apply_defaults: bool, n
     def body(target: Target) -> AdmissionResponse:
         patch: list[dict] = []
         effective = request
-        if apply_defaults and not request.sub_resource:
-            after, patch = _defaulted(request, target, now or _now(), profile)
+        if apply_defaults and request.sub_resource in ("", "status"):
+            moment = now or _now()  # one clock reading for both objects
+            after, patch = _defaulted(request, target, moment, profile)
+            if request.sub_resource == "status":
+                after, patch = _status_defaults(request.object, after, patch)
             if after is not request.object:  # the same object when no default applies
                 effective = replace(request, object=after)
+            if isinstance(request.old_object, dict):  # the stored object: defaulted when written and when read
+                stored = kinds.default_with_patch(target.kind, target.version, request.old_object, None, "CREATE",
+                                                  moment, profile)[0]
+                if stored is not request.old_object:
+                    effective = replace(effective, old_object=stored)
         response = _validate_request(effective, target, profile, manifest)
         if patch:
             response.patch = patch
         return response
 
     return _guarded(request, body)
+
+
+def _status_defaults(obj: Any, defaulted: dict, patch: list[dict]) -> tuple[Any, list[dict]]:
+    """The defaults of a status update: the API server defaults the whole body it decodes, then the status
+    strategy keeps only its status (a result toleration without operator gets Equal); the rest is reset."""
+    patch = [op for op in patch if op.get("path") == "/status" or str(op.get("path", "")).startswith("/status/")]
+    if not patch or not isinstance(obj, dict):
+        return obj, []
+    return {**obj, "status": defaulted.get("status")}, patch
 
 
 def _zero_nulls(value: Any, profile: Profile) -> Any:

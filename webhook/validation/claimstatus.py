@@ -40,20 +40,20 @@ from webhook.validation.uid import validate_uid
 ALLOCATION_CONFIG_MAX_SIZE = 2 * DEVICE_CONFIG_MAX_SIZE  # class + claim
 ALLOCATION_CONFIG_SOURCES = ("FromClaim", "FromClass")
 
-SharedDeviceID = tuple[str, str, str, "str | None"]
+SharedDeviceID = tuple[str, str, str, str]
 
 
 def shared_device_id(entry: Any) -> SharedDeviceID:
+    """structured.MakeSharedDeviceID: an absent shareID and an empty one are the same ("")."""
     entry = as_dict(entry)
-    share_id = entry.get("shareID")
     return (as_str(entry.get("driver")), as_str(entry.get("pool")), as_str(entry.get("device")),
-            share_id if isinstance(share_id, str) else None)
+            as_str(entry.get("shareID")))
 
 
 def render_device_id(device_id: SharedDeviceID) -> str:
     driver, pool, device, share_id = device_id
     text = f"{driver}/{pool}/{device}"
-    return f"{text}/{share_id}" if share_id is not None else text
+    return f"{text}/{share_id}" if share_id else text
 
 
 def gather_allocated_devices(allocation: Any) -> set[SharedDeviceID]:
@@ -89,7 +89,7 @@ def _validate_resource_claim_status_update(status: Any, old_status: Any, claim_d
                                                                  "`deallocationRequested` or `deletionTimestamp` are set"))
     old_allocation = old_status.get("allocation")
     if isinstance(old_allocation, dict) and allocation is not None:
-        if not semantic_equal(allocation, old_allocation):
+        if not semantic_equal(allocation, old_allocation, "AllocationResult"):
             errs.append(invalid(path.child("allocation"), allocation, FIELD_IMMUTABLE))
     elif allocation is not None:
         errs.extend(validate_allocation_result(allocation, path.child("allocation"), names, opts))

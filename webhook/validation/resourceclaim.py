@@ -34,7 +34,7 @@ def validate_resource_claim(obj: dict, opts: Options = DEFAULT_OPTIONS) -> Error
 def validate_resource_claim_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     errs = validate_object_meta(new.get("metadata"), namespaced=True)
     errs.extend(validate_object_meta_update(new.get("metadata"), old.get("metadata")))
-    if not semantic_equal(as_dict(new.get("spec")), as_dict(old.get("spec"))):
+    if not semantic_equal(as_dict(new.get("spec")), as_dict(old.get("spec")), "ResourceClaimSpec"):
         errs.append(invalid(Path("spec"), new.get("spec"), FIELD_IMMUTABLE))
     return errs
 
