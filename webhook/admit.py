@@ -29,7 +29,7 @@ from webhook.review import (
     status_invalid,
     status_not_found,
 )
-from webhook.strategy.status import reset_for_status
+from webhook.strategy.status import reset_for_status, status_defaults
 from webhook.validation.options import Options
 
 
@@ -311,7 +311,7 @@ def _review(request: AdmissionRequest, profile: Profile, apply_defaults: bool, n
             moment = now or _now()  # one clock reading for both objects
             after, patch = _defaulted(request, target, moment, profile)
             if request.sub_resource == "status":
-                after, patch = _status_defaults(request.object, after, patch)
+                after, patch = status_defaults(request.object, after, patch)
             if after is not request.object:  # the same object when no default applies
                 effective = replace(request, object=after)
             if isinstance(request.old_object, dict):  # the stored object: defaulted when written and when read
@@ -325,15 +325,6 @@ def _review(request: AdmissionRequest, profile: Profile, apply_defaults: bool, n
         return response
 
     return _guarded(request, body)
-
-
-def _status_defaults(obj: Any, defaulted: dict, patch: list[dict]) -> tuple[Any, list[dict]]:
-    """The defaults of a status update: the API server defaults the whole body it decodes, then the status
-    strategy keeps only its status (a result toleration without operator gets Equal); the rest is reset."""
-    patch = [op for op in patch if op.get("path") == "/status" or str(op.get("path", "")).startswith("/status/")]
-    if not patch or not isinstance(obj, dict):
-        return obj, []
-    return {**obj, "status": defaulted.get("status")}, patch
 
 
 def _zero_nulls(value: Any, profile: Profile) -> Any:
