@@ -103,6 +103,17 @@ def pool_status_request(status: dict | None = None, **spec) -> dict:
     return obj
 
 
+_READY = {"type": "Ready", "status": "True", "lastTransitionTime": "2026-05-04T09:13:00Z", "reason": "Ready"}
+_CONDITIONS = "status.devices[0].conditions"
+
+
+def _with_device_conditions(claim_obj: dict, *conditions: dict) -> dict:
+    obj = copy.deepcopy(claim_obj)
+    obj["status"]["devices"] = [{"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0",
+                                 "conditions": [dict(c) for c in conditions]}]
+    return obj
+
+
 _COMPLETE = {"type": "Complete", "status": "True", "lastTransitionTime": "2026-05-04T09:13:00Z", "reason": "Done"}
 
 CASES = [
@@ -238,6 +249,14 @@ CASES = [
          allocated(_claim_plain, tolerations=[{"key": "k", "operator": "Bogus"}]),
          {}, {(f"{_RESULT}.tolerations[0].operator", NOT_SUPPORTED): 1},
          old=_claim_plain, sub_resource="status"),
+    # metav1 ValidateConditions of apimachinery v0.37 says what metav1.Condition's declarative rules say.
+    Case("device-status-conditions",
+         _with_device_conditions(allocated(_claim_plain), _READY, _READY, {**_READY, "type": "", "status": ""}),
+         {(f"{_CONDITIONS}[1].type", DUPLICATE): 1, (f"{_CONDITIONS}[2].type", INVALID): 2,
+          (f"{_CONDITIONS}[2].status", NOT_SUPPORTED): 1},
+         {(f"{_CONDITIONS}[1]", DUPLICATE): 1, (f"{_CONDITIONS}[2].type", REQUIRED): 1,
+          (f"{_CONDITIONS}[2].status", REQUIRED): 1},
+         old=allocated(_claim_plain), sub_resource="status"),
     Case("result-skip-node-operations",
          allocated(_claim_plain, skipNodeOperations=["NodePrepareResources"]),
          {}, {(f"{_RESULT}.skipNodeOperations", INVALID): 1},
