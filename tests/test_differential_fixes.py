@@ -146,7 +146,8 @@ def test_1_37_condition_checks_say_what_the_declarative_rules_say():
     new = _with_device_status(old, _READY, _READY, {**_READY, "type": "", "status": ""})
     at = "status.devices[0].conditions"
     assert _causes(_review_in("1.36", new, old, "status")) == sorted([
-        (f"{at}[1].type", "FieldValueDuplicate"), (f"{at}[2].type", "FieldValueInvalid"), (f"{at}[2].type", "FieldValueInvalid"),
+        (f"{at}[1].type", "FieldValueDuplicate"),
+        (f"{at}[2].type", "FieldValueInvalid"), (f"{at}[2].type", "FieldValueInvalid"),  # name part: empty, regex
         (f"{at}[2].status", "FieldValueNotSupported")])
     assert _causes(_review_in("1.37", new, old, "status")) == sorted([
         (f"{at}[1]", "FieldValueDuplicate"), (f"{at}[2].type", "FieldValueRequired"),
@@ -246,3 +247,14 @@ def test_the_stored_object_of_an_update_is_defaulted_too():
     template = _template("1Gi")
     response = _review_in("1.36", copy.deepcopy(template), template, gates={"DRAConsumableCapacity": True})
     assert response.allowed, response.status
+
+
+def test_a_stored_taint_was_added_before_the_update():
+    """The stored object's clock defaults come from when it was written: a taint both objects leave without
+    timeAdded differs (the stored one is older), so it is validated again, as in a cluster."""
+    slice_ = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+              "metadata": {"name": "s", "resourceVersion": "1"},
+              "spec": {"driver": "gpu.example.com", "nodeName": "n", "pool": {"name": "p", "resourceSliceCount": 1},
+                       "devices": [{"name": "d", "taints": [{"key": "k", "effect": "Bogus"}]}]}}
+    response = _review_in("1.36", copy.deepcopy(slice_), slice_, gates={"DRADeviceTaints": True})
+    assert _causes(response) == [("spec.devices[0].taints[0].effect", "FieldValueNotSupported")]

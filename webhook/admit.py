@@ -9,7 +9,7 @@ needs. None of them raises, except `cel.DeadlineExceeded` when the caller's dead
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Mapping
 
 from webhook import cel, kinds, manifest
@@ -35,6 +35,9 @@ from webhook.validation.options import Options
 
 # Field validation of bare manifests, as kubectl's --validate asks the API server for it.
 STRICT, WARN, IGNORE = "Strict", "Warn", "Ignore"
+# The stored object of an update was defaulted when it was written, before the request: a clock default (a
+# taint's timeAdded) that a manifest leaves out differs between the two objects, as in a cluster.
+_WRITTEN_BEFORE = timedelta(seconds=1)
 
 
 @dataclass(frozen=True)
@@ -314,9 +317,9 @@ def _review(request: AdmissionRequest, profile: Profile, apply_defaults: bool, n
                 after, patch = status_defaults(request.object, after, patch)
             if after is not request.object:  # the same object when no default applies
                 effective = replace(request, object=after)
-            if isinstance(request.old_object, dict):  # the stored object: defaulted when written and when read
+            if isinstance(request.old_object, dict):  # the stored object: defaulted when written (earlier) and read
                 stored = kinds.default_with_patch(target.kind, target.version, request.old_object, None, "CREATE",
-                                                  moment, profile)[0]
+                                                  moment - _WRITTEN_BEFORE, profile)[0]
                 if stored is not request.old_object:
                     effective = replace(effective, old_object=stored)
         response = _validate_request(effective, target, profile, manifest)

@@ -453,7 +453,8 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
                                               f"{RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE}"))
     errs.extend(attribute_errs)
     # A ratcheted capacity map is skipped when it equals the old device's.
-    if capacity and not (behaviours.capacity_ratcheting and old_device is not None and semantic_equal(old_device.get("capacity"), capacity, "Device", "capacity")):
+    if capacity and not (behaviours.capacity_ratcheting and old_device is not None
+                         and semantic_equal(old_device.get("capacity"), capacity, "Device", "capacity")):
         errs.extend(_validate_capacity(capacity, allow_multiple_allocations, path, opts))
 
     taints = as_list(device.get("taints"))

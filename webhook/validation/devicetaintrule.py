@@ -40,7 +40,8 @@ def validate_device_taint_selector(selector: Any, path: Path, old_selector: Any 
     if cel_selectors:
         # Selectors exactly as before are compiled as stored; any change makes them new expressions.
         selectors = selector.get("selectors")
-        stored = isinstance(old_selector, dict) and semantic_equal(selectors, old_selector.get("selectors"), "DeviceTaintSelector", "selectors")
+        stored = isinstance(old_selector, dict) and semantic_equal(selectors, old_selector.get("selectors"),
+                                                                   "DeviceTaintSelector", "selectors")
         errs.extend(validate_selector_slice(selectors, path.child("selectors"), opts.with_stored(stored)))
     return errs
 
