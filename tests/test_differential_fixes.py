@@ -258,3 +258,19 @@ def test_a_stored_taint_was_added_before_the_update():
                        "devices": [{"name": "d", "taints": [{"key": "k", "effect": "Bogus"}]}]}}
     response = _review_in("1.36", copy.deepcopy(slice_), slice_, gates={"DRADeviceTaints": True})
     assert _causes(response) == [("spec.devices[0].taints[0].effect", "FieldValueNotSupported")]
+
+
+def test_deallocating_a_claim_drops_its_device_statuses():
+    """dropDeallocatedStatusDevices (the status strategy's last step): the status of a device the old allocation
+    had and the new one has not is dropped, so deallocating a claim with device statuses is allowed; a status
+    of a device never allocated is still refused."""
+    old = _with_device_status(_allocated(_claim()), _READY)
+    new = copy.deepcopy(old)
+    new["status"].pop("allocation")
+    for version in ("1.34", "1.36", "1.37"):
+        response = _review_in(version, new, old, "status")
+        assert response.allowed, (version, response.status)
+    never = _with_device_status(_allocated(_claim()), _READY)
+    never["status"]["devices"][0]["device"] = "other"
+    response = _review_in("1.36", never, _allocated(_claim()), "status")
+    assert _causes(response) == [("status.devices[0]", "FieldValueInvalid")]
