@@ -9,8 +9,8 @@ import re
 from typing import Any
 
 from webhook.field import ErrorList, Path, duplicate, invalid, not_supported, required, too_long
-from webhook.validation._helpers import as_dict, as_list, as_str
 from webhook.profile import DEFAULT, Profile
+from webhook.validation._helpers import as_dict, as_list, as_str
 from webhook.validation.names import byte_len, is_qualified_name, regex_error
 
 CONDITION_STATUSES = ("False", "True", "Unknown")  # sorted, as sets.String.List renders them
