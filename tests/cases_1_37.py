@@ -109,6 +109,17 @@ def pool_status_request(status: dict | None = None, **spec) -> dict:
     return obj
 
 
+_READY = {"type": "Ready", "status": "True", "lastTransitionTime": "2026-05-04T09:13:00Z", "reason": "Ready"}
+_CONDITIONS = "status.devices[0].conditions"
+
+
+def _with_device_conditions(claim_obj: dict, *conditions: dict) -> dict:
+    obj = copy.deepcopy(claim_obj)
+    obj["status"]["devices"] = [{"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0",
+                                 "conditions": [dict(c) for c in conditions]}]
+    return obj
+
+
 _COMPLETE = {"type": "Complete", "status": "True", "lastTransitionTime": "2026-05-04T09:13:00Z", "reason": "Done"}
 
 CASES = [
@@ -244,6 +255,14 @@ CASES = [
          allocated(_claim_plain, tolerations=[{"key": "k", "operator": "Bogus"}]),
          {}, {(f"{_RESULT}.tolerations[0].operator", NOT_SUPPORTED): 1},
          old=_claim_plain, sub_resource="status"),
+    # metav1 ValidateConditions of apimachinery v0.37 says what metav1.Condition's declarative rules say.
+    Case("device-status-conditions",
+         _with_device_conditions(allocated(_claim_plain), _READY, _READY, {**_READY, "type": "", "status": ""}),
+         {(f"{_CONDITIONS}[1].type", DUPLICATE): 1, (f"{_CONDITIONS}[2].type", INVALID): 2,
+          (f"{_CONDITIONS}[2].status", NOT_SUPPORTED): 1},
+         {(f"{_CONDITIONS}[1]", DUPLICATE): 1, (f"{_CONDITIONS}[2].type", REQUIRED): 1,
+          (f"{_CONDITIONS}[2].status", REQUIRED): 1},
+         old=allocated(_claim_plain), sub_resource="status"),
     Case("result-skip-node-operations",
          allocated(_claim_plain, skipNodeOperations=["NodePrepareResources"]),
          {}, {(f"{_RESULT}.skipNodeOperations", INVALID): 1},
@@ -259,11 +278,12 @@ CASES = [
          slice_({"name": "gpu-0", "basic": {"taints": [{"key": "k", "effect": "Bogus"}]}}, version="v1beta1"),
          {("spec.devices[0].taints[0].effect", NOT_SUPPORTED): 1},
          {("spec.devices[0].basic.taints[0].effect", NOT_SUPPORTED): 1}),
-    # ResourcePoolStatusRequest: 1.37 made the declarative listType=map of status.conditions alpha.
+    # ResourcePoolStatusRequest: 1.37 made the declarative listType=map of status.conditions alpha; its
+    # hand-written ValidateConditions reports what the declarative rules say.
     Case("pool-status-condition-types",
          pool_status_request({"poolCount": 0, "conditions": [_COMPLETE, _COMPLETE]}),
          {("status.conditions[1].type", DUPLICATE): 1, ("status.conditions[1]", DUPLICATE): 1},
-         {("status.conditions[1].type", DUPLICATE): 1},
+         {("status.conditions[1]", DUPLICATE): 1},  # ValidateConditions of apimachinery v0.37: at the item
          old=pool_status_request(), sub_resource="status"),
     Case("pool-status-default-partition-type-attribute",
          pool_status_request(defaultPartitionTypeAttribute="profile"),

@@ -9,7 +9,7 @@ needs. None of them raises, except `cel.DeadlineExceeded` when the caller's dead
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Mapping
 
 from webhook import cel, kinds, manifest
@@ -29,13 +29,16 @@ from webhook.review import (
     status_invalid,
     status_not_found,
 )
-from webhook.strategy.status import reset_for_status
+from webhook.strategy.status import reset_for_status, status_defaults
 from webhook.validation.commonfields import one_per_message, validate_common_fields
 from webhook.validation.options import Options
 
 
 # Field validation of bare manifests, as kubectl's --validate asks the API server for it.
 STRICT, WARN, IGNORE = "Strict", "Warn", "Ignore"
+# The stored object of an update was defaulted when it was written, before the request: a clock default (a
+# taint's timeAdded) that a manifest leaves out differs between the two objects, as in a cluster.
+_WRITTEN_BEFORE = timedelta(seconds=1)
 
 
 @dataclass(frozen=True)
@@ -313,10 +316,18 @@ def _review(request: AdmissionRequest, profile: Profile, apply_defaults: bool, n
     def body(target: Target) -> AdmissionResponse:
         patch: list[dict] = []
         effective = request
-        if apply_defaults and not request.sub_resource:
-            after, patch = _defaulted(request, target, now or _now(), profile)
+        if apply_defaults and request.sub_resource in ("", "status"):
+            moment = now or _now()  # one clock reading for both objects
+            after, patch = _defaulted(request, target, moment, profile)
+            if request.sub_resource == "status":
+                after, patch = status_defaults(request.object, after, patch)
             if after is not request.object:  # the same object when no default applies
                 effective = replace(request, object=after)
+            if isinstance(request.old_object, dict):  # the stored object: defaulted when written (earlier) and read
+                stored = kinds.default_with_patch(target.kind, target.version, request.old_object, None, "CREATE",
+                                                  moment - _WRITTEN_BEFORE, profile)[0]
+                if stored is not request.old_object:
+                    effective = replace(effective, old_object=stored)
         response = _validate_request(effective, target, profile, manifest)
         if patch:
             response.patch = patch

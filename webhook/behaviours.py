@@ -80,6 +80,7 @@ _TABLE: dict[str, tuple] = {
     "empty_driver_name_also_invalid":  (True,      False,     False,     False),
     "claim_tolerations_never_dropped": (True,      False,     False,     False),
     "uppercase_driver_warning":        (False,     True,      True,      True),
+    "conditions_declarative_form":     (False,     False,     False,     True),
 }
 
 
@@ -259,6 +260,11 @@ class Behaviours:
     claim_tolerations_never_dropped: bool
     # The ResourceSlice strategy warns about a driver name with upper case (WarningsOnCreate/Update, 1.35).
     uppercase_driver_warning: bool
+    # metav1 ValidateConditions (apimachinery v0.37) reports what metav1.Condition's declarative rules say: a
+    # repeated type at the item (`conditions[1]`, listType=map), an empty type or status as Required; before,
+    # the Duplicate is at `conditions[1].type`, an empty type Invalid (a qualified name), an empty status
+    # NotSupported. Every kind with conditions: claim status devices, DeviceTaintRule, ResourcePoolStatusRequest.
+    conditions_declarative_form: bool
 
 
 def _build() -> Mapping[str, Behaviours]:

@@ -91,6 +91,9 @@ class Kind:
     # per Kubernetes version.
     drop_disabled: Mapping[str, DropStep] = field(default_factory=dict)
     drop_disabled_status: Mapping[str, DropStep] = field(default_factory=dict)
+    # What the status strategy's PrepareForUpdate does after the drop (claims: dropDeallocatedStatusDevices):
+    # (new, old, profile) -> new, or a changed copy.
+    prepare_status: Callable[[dict, "dict | None", Profile], dict] | None = None
 
     def status_rule(self, profile: Profile) -> UpdateRule | None:
         """The status subresource's update rule in this release; None: the kind has no status subresource."""
@@ -229,6 +232,7 @@ KINDS: dict[str, Kind] = {
                        "1.37": strategy_1_37.drop_disabled_claim_fields},
         drop_disabled_status={**_same(claim_strategy.drop_disabled_status_fields),
                               "1.37": strategy_1_37.drop_disabled_claim_status_fields},
+        prepare_status=claim_strategy.drop_deallocated_status_devices,
     ),
     "ResourceClaimTemplate": Kind(
         name="ResourceClaimTemplate", plural="resourceclaimtemplates", namespaced=True,
@@ -338,8 +342,13 @@ def _drop_step(kind: str, subresource: str, profile: Profile) -> DropStep | None
 
 def drop_disabled_fields(kind: str, obj: dict, old: dict | None, profile: Profile, *,
                          subresource: str = "") -> tuple[dict, list[DroppedField]]:
-    """`obj` (v1 shape) as the registry strategy leaves it with `profile`'s gates, and what it dropped."""
-    return strategy.drop_disabled_fields(_drop_step(kind, subresource, profile), obj, old, profile)
+    """`obj` (v1 shape) as the registry strategy leaves it with `profile`'s gates, and what it dropped; on a
+    status update, after the kind's own last step (`prepare_status`), which drops without a word."""
+    obj, dropped = strategy.drop_disabled_fields(_drop_step(kind, subresource, profile), obj, old, profile)
+    entry = KINDS.get(kind)
+    if subresource == "status" and entry is not None and entry.prepare_status is not None and isinstance(obj, dict):
+        obj = entry.prepare_status(obj, old if isinstance(old, dict) else None, profile)
+    return obj, dropped
 
 
 def disabled_fields_present(kind: str, obj: dict, old: dict | None, profile: Profile, *,

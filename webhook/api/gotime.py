@@ -82,3 +82,35 @@ def check(value: str) -> str:
     if error is not None:
         raise ValueError(error)
     return value
+
+
+def instant(value: str) -> tuple[int, int] | None:
+    """The instant `time.Parse(time.RFC3339, value)` reads, as (seconds since 1970 UTC, nanoseconds), or None
+    when it does not parse: what metav1.Time's semantic equality (`a.UTC() == b.UTC()`) compares. Go keeps
+    nine digits of a fraction and drops the rest."""
+    if not isinstance(value, str) or rfc3339_error(value) is not None:
+        return None
+    date, clock = value[:10], value[11:]
+    seconds = (_days_from_civil(int(date[0:4]), int(date[5:7]), int(date[8:10])) * 86400
+               + int(clock[0:2]) * 3600 + int(clock[3:5]) * 60 + int(clock[6:8]))
+    rest, nanos = clock[8:], 0
+    if rest[:1] in (".", ","):
+        end = 1
+        while end < len(rest) and rest[end].isascii() and rest[end].isdigit():
+            end += 1
+        nanos = int(rest[1:end][:9].ljust(9, "0"))
+        rest = rest[end:]
+    if rest != "Z":
+        offset = int(rest[1:3]) * 3600 + int(rest[4:6]) * 60
+        seconds -= offset if rest[0] == "+" else -offset
+    return seconds, nanos
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil)."""
+    year -= month <= 2
+    era = year // 400
+    year_of_era = year - era * 400
+    day_of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    return era * 146097 + day_of_era - 719468

@@ -7,9 +7,12 @@ replaced by the old spec. The "already in use" checks look at the whole old clai
 
 from __future__ import annotations
 
+from typing import Any
+
 from webhook.field import Path
 from webhook.strategy import resourceclaimspec
 from webhook.strategy.dropper import BOOL, DICT, LIST, STRING, Dropper, child, dicts, has_items, is_set
+from webhook.validation.claimstatus import shared_device_id
 
 STATUS = Path("status")
 RESULTS = STATUS.child("allocation", "devices", "results")
@@ -102,3 +105,27 @@ def drop_device_binding_conditions_fields(new: dict, old: dict | None, d: Droppe
 def dra_device_binding_conditions_in_use(claim: dict | None) -> bool:
     return any(has_items(result, "bindingConditions") or has_items(result, "bindingFailureConditions")
                for _, result in _results(claim))
+
+
+def drop_deallocated_status_devices(new: dict, old: dict | None, profile: Any) -> dict:
+    """dropDeallocatedStatusDevices, the status strategy's last step (PrepareForUpdate): the status of a device
+    that the old allocation had and the new one no longer has is dropped without a word (deallocating a claim
+    leaves its device statuses behind). `new` itself when nothing goes, else a copy without them."""
+    if not profile.enabled("DRAResourceClaimDeviceStatus") and not is_dra_resource_claim_device_status_in_use(old):
+        return new
+    deallocated = _allocated_ids(old) - _allocated_ids(new)
+    status = child(new, "status")
+    devices = status.get("devices") if status is not None else None
+    if not deallocated or not isinstance(devices, list):
+        return new
+    kept = [device for device in devices if shared_device_id(device) not in deallocated]
+    if len(kept) == len(devices):
+        return new
+    out = {**new, "status": {**status, "devices": kept}}
+    if not kept:
+        del out["status"]["devices"]  # Go sets an emptied list to nil
+    return out
+
+
+def _allocated_ids(claim: dict | None) -> set:
+    return {shared_device_id(result) for _, result in _results(claim)}

@@ -5,6 +5,7 @@ metav1.ResetObjectMetaForStatus copies the stored metadata fields back. Validati
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 # metav1.ResetObjectMetaForStatus: the fields it takes from the stored object (managedFields stay the request's).
 _RESET_METADATA = ("deletionTimestamp", "generation", "selfLink", "labels", "annotations", "finalizers",
@@ -29,3 +30,13 @@ def reset_for_status(obj: dict, old: dict) -> dict:
                 meta.pop(name, None)
         out["metadata"] = meta
     return out
+
+
+def status_defaults(obj: Any, defaulted: dict, patch: list[dict]) -> tuple[Any, list[dict]]:
+    """`obj` with the defaults of its status, and their patch: the API server defaults the whole body of a status
+    update it decodes (a result toleration without operator gets Equal), then the status strategy keeps only its
+    status; `defaulted` and `patch` are the whole body's."""
+    patch = [op for op in patch if op.get("path") == "/status" or str(op.get("path", "")).startswith("/status/")]
+    if not patch or not isinstance(obj, dict):
+        return obj, []
+    return {**obj, "status": defaulted.get("status")}, patch

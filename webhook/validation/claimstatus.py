@@ -24,7 +24,7 @@ from webhook.validation.bindingconditions import validate_device_binding_paramet
 from webhook.validation.conditions import validate_conditions
 from webhook.validation.deviceclaim import validate_allocation_request_refs
 from webhook.validation.deviceconfig import validate_device_configuration
-from webhook.validation.options import DEFAULT_OPTIONS, Options, short_circuit
+from webhook.validation.options import DEFAULT_OPTIONS, Options, name_field, short_circuit
 from webhook.validation.equality import semantic_equal
 from webhook.validation.interfaceaddress import validate_interface_address
 from webhook.validation.meta import FIELD_IMMUTABLE
@@ -40,20 +40,20 @@ from webhook.validation.uid import validate_uid
 ALLOCATION_CONFIG_MAX_SIZE = 2 * DEVICE_CONFIG_MAX_SIZE  # class + claim
 ALLOCATION_CONFIG_SOURCES = ("FromClaim", "FromClass")
 
-SharedDeviceID = tuple[str, str, str, "str | None"]
+SharedDeviceID = tuple[str, str, str, str]
 
 
 def shared_device_id(entry: Any) -> SharedDeviceID:
+    """structured.MakeSharedDeviceID: an absent shareID and an empty one are the same ("")."""
     entry = as_dict(entry)
-    share_id = entry.get("shareID")
     return (as_str(entry.get("driver")), as_str(entry.get("pool")), as_str(entry.get("device")),
-            share_id if isinstance(share_id, str) else None)
+            as_str(entry.get("shareID")))
 
 
 def render_device_id(device_id: SharedDeviceID) -> str:
     driver, pool, device, share_id = device_id
     text = f"{driver}/{pool}/{device}"
-    return f"{text}/{share_id}" if share_id is not None else text
+    return f"{text}/{share_id}" if share_id else text
 
 
 def gather_allocated_devices(allocation: Any) -> set[SharedDeviceID]:
@@ -71,13 +71,14 @@ def _validate_resource_claim_status_update(status: Any, old_status: Any, claim_d
     status, old_status = as_dict(status), as_dict(old_status)
     reserved_for = as_list(status.get("reservedFor"))
     errs = validate_set(reserved_for, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, validate_resource_claim_user_reference,
-                        _consumer_key, path.child("reservedFor"), short_circuit(opts))
+                        _consumer_key, path.child("reservedFor"), short_circuit(opts), name_field(opts, "uid"))
     allocation = status.get("allocation")
     allocation = allocation if isinstance(allocation, dict) else None
     allocated = gather_allocated_devices(allocation) if allocation is not None else set()
     errs.extend(validate_set(as_list(status.get("devices")), -1,
-                             lambda device, p: validate_device_status(device, p, allocated),
-                             lambda device: render_device_id(shared_device_id(device)), path.child("devices")))
+                             lambda device, p: validate_device_status(device, p, allocated, opts),
+                             lambda device: render_device_id(shared_device_id(device)), path.child("devices"),
+                             key_field=name_field(opts, "deviceID")))
     if reserved_for:
         if allocation is None:
             errs.append(forbidden(path.child("reservedFor"), "may not be specified when `allocated` is not set"))
@@ -88,7 +89,7 @@ def _validate_resource_claim_status_update(status: Any, old_status: Any, claim_d
                                                                  "`deallocationRequested` or `deletionTimestamp` are set"))
     old_allocation = old_status.get("allocation")
     if isinstance(old_allocation, dict) and allocation is not None:
-        if not semantic_equal(allocation, old_allocation):
+        if not semantic_equal(allocation, old_allocation, "AllocationResult"):
             errs.append(invalid(path.child("allocation"), allocation, FIELD_IMMUTABLE))
     elif allocation is not None:
         errs.extend(validate_allocation_result(allocation, path.child("allocation"), names, opts))
@@ -167,7 +168,8 @@ def validate_allocation_config_source(source: str, path: Path) -> ErrorList:
     return []
 
 
-def validate_device_status(device: Any, path: Path, allocated: set[SharedDeviceID]) -> ErrorList:
+def validate_device_status(device: Any, path: Path, allocated: set[SharedDeviceID],
+                           opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     device = as_dict(device)
     errs = validate_driver_name(as_str(device.get("driver")), path.child("driver"))
     errs.extend(validate_pool_name(as_str(device.get("pool")), path.child("pool")))
@@ -181,7 +183,7 @@ def validate_device_status(device: Any, path: Path, allocated: set[SharedDeviceI
     conditions = as_list(device.get("conditions"))
     if len(conditions) > ALLOCATED_DEVICE_STATUS_MAX_CONDITIONS:
         errs.append(too_many(path.child("conditions"), len(conditions), ALLOCATED_DEVICE_STATUS_MAX_CONDITIONS))
-    errs.extend(validate_conditions(conditions, path.child("conditions")))
+    errs.extend(validate_conditions(conditions, path.child("conditions"), opts.profile))
     data = device.get("data")
     if data is not None:  # absent or null is an empty RawExtension: optional here
         errs.extend(validate_raw_extension(data, path.child("data"), False, ALLOCATED_DEVICE_STATUS_DATA_MAX_LENGTH))

@@ -1,4 +1,7 @@
-"""metav1 ValidateConditions: `status.devices[].conditions`, DeviceTaintRule status."""
+"""metav1 ValidateConditions: `status.devices[].conditions`, DeviceTaintRule and ResourcePoolStatusRequest status.
+
+apimachinery v0.37 rewrote it in the form of metav1.Condition's declarative rules (listType=map on `type`,
++k8s:required on `type` and `status`): behaviour conditions_declarative_form."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import re
 from typing import Any
 
 from webhook.field import ErrorList, Path, duplicate, invalid, not_supported, required, too_long
+from webhook.profile import DEFAULT, Profile
 from webhook.validation._helpers import as_dict, as_list, as_str
 from webhook.validation.names import byte_len, is_qualified_name, regex_error
 
@@ -24,13 +28,19 @@ def is_zero_time(value: Any) -> bool:
     return value is None or (isinstance(value, str) and value in _ZERO_TIMES)
 
 
-def validate_condition(condition: Any, path: Path) -> ErrorList:
+def validate_condition(condition: Any, path: Path, profile: Profile = DEFAULT) -> ErrorList:
     condition = as_dict(condition)
     errs: ErrorList = []
     ctype = as_str(condition.get("type"))
-    errs.extend(invalid(path.child("type"), ctype, m) for m in is_qualified_name(ctype))
     status = as_str(condition.get("status"))
-    if status not in CONDITION_STATUSES:
+    declarative_form = profile.behaviours.conditions_declarative_form
+    if declarative_form and not ctype:
+        errs.append(required(path.child("type"), "is required"))
+    else:
+        errs.extend(invalid(path.child("type"), ctype, m) for m in is_qualified_name(ctype))
+    if declarative_form and not status:
+        errs.append(required(path.child("status"), ""))
+    elif status not in CONDITION_STATUSES:
         errs.append(not_supported(path.child("status"), status, CONDITION_STATUSES))
     generation = condition.get("observedGeneration")
     if isinstance(generation, int) and not isinstance(generation, bool) and generation < 0:
@@ -51,14 +61,16 @@ def validate_condition(condition: Any, path: Path) -> ErrorList:
     return errs
 
 
-def validate_conditions(conditions: Any, path: Path) -> ErrorList:
+def validate_conditions(conditions: Any, path: Path, profile: Profile = DEFAULT) -> ErrorList:
+    """A repeated type is a Duplicate at the item's `type` (before v0.37) or at the item."""
     errs: ErrorList = []
     seen: set[str] = set()
+    key_field = "" if profile.behaviours.conditions_declarative_form else "type"
     for i, condition in enumerate(as_list(conditions)):
         ctype = as_str(condition.get("type")) if isinstance(condition, dict) else ""
         if ctype in seen:
-            errs.append(duplicate(path.index(i).child("type"), ctype))
+            errs.append(duplicate(path.index(i).child(key_field) if key_field else path.index(i), ctype))
         else:
             seen.add(ctype)
-        errs.extend(validate_condition(condition, path.index(i)))
+        errs.extend(validate_condition(condition, path.index(i), profile))
     return errs

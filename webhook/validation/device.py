@@ -12,6 +12,7 @@ from itertools import chain
 from typing import Any
 
 from webhook.api.attributes import note_common
+from webhook.api.gotime import instant
 from webhook.behaviours import RESOURCES
 from webhook.field import (
     ErrorList,
@@ -340,12 +341,13 @@ def _counter_set_name(item: Any) -> str:
 
 def _taint_key(taint: Any) -> tuple:
     taint = as_dict(taint)
+    added = taint.get("timeAdded")
     return (as_str(taint.get("key")), as_str(taint.get("value")), as_str(taint.get("effect")),
-            taint.get("timeAdded"))
+            (isinstance(added, str) and instant(added)) or added)
 
 
 def taints_equal(a: Any, b: Any) -> bool:
-    """Semantic deep-equal of two taint lists (nil and empty are equal)."""
+    """Semantic deep-equal of two taint lists (nil and empty are equal; timeAdded the same instant)."""
     a, b = as_list(a), as_list(b)
     return len(a) == len(b) and all(_taint_key(x) == _taint_key(y) for x, y in zip(a, b))
 
@@ -451,7 +453,8 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
                                               f"{RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE}"))
     errs.extend(attribute_errs)
     # A ratcheted capacity map is skipped when it equals the old device's.
-    if capacity and not (behaviours.capacity_ratcheting and old_device is not None and semantic_equal(old_device.get("capacity"), capacity)):
+    if capacity and not (behaviours.capacity_ratcheting and old_device is not None
+                         and semantic_equal(old_device.get("capacity"), capacity, "Device", "capacity")):
         errs.extend(_validate_capacity(capacity, allow_multiple_allocations, path, opts))
 
     taints = as_list(device.get("taints"))

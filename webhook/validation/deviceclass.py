@@ -36,13 +36,15 @@ def validate_device_class_spec(spec: Any, old_spec: Any, path: Path, opts: Optio
     spec = as_dict(spec)
     selectors = as_list(spec.get("selectors"))
     stored = opts.with_stored(old_spec is not None
-                              and semantic_equal(selectors, as_list(as_dict(old_spec).get("selectors"))))
+                              and semantic_equal(selectors, as_list(as_dict(old_spec).get("selectors")),
+                                                 "DeviceClassSpec", "selectors"))
     errs = validate_slice(selectors, DEVICE_SELECTORS_MAX_SIZE,
                           lambda selector, p: validate_selector(selector, p, stored, pinned=True),
                           path.child("selectors"), opts.profile.behaviours.list_size_short_circuit)
     config = as_list(spec.get("config"))
     stored = opts.with_stored(old_spec is not None
-                              and semantic_equal(config, as_list(as_dict(old_spec).get("config"))))
+                              and semantic_equal(config, as_list(as_dict(old_spec).get("config")),
+                                                 "DeviceClassSpec", "config"))
     errs.extend(validate_slice(config, DEVICE_CONFIG_MAX_SIZE,
                                lambda entry, p: validate_device_configuration(entry, p, stored), path.child("config"),
                                opts.profile.behaviours.list_size_short_circuit))

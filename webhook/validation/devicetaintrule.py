@@ -40,7 +40,8 @@ def validate_device_taint_selector(selector: Any, path: Path, old_selector: Any 
     if cel_selectors:
         # Selectors exactly as before are compiled as stored; any change makes them new expressions.
         selectors = selector.get("selectors")
-        stored = isinstance(old_selector, dict) and semantic_equal(selectors, old_selector.get("selectors"))
+        stored = isinstance(old_selector, dict) and semantic_equal(selectors, old_selector.get("selectors"),
+                                                                   "DeviceTaintSelector", "selectors")
         errs.extend(validate_selector_slice(selectors, path.child("selectors"), opts.with_stored(stored)))
     return errs
 
@@ -73,7 +74,7 @@ def validate_device_taint_rule_status_update(new: dict, old: dict, opts: Options
         return errs  # 1.34 has no status (nor a /status subresource): nothing of it to check
     conditions = as_dict(new.get("status")).get("conditions")
     path = Path("status", "conditions")
-    errs.extend(validate_conditions(conditions, path))
+    errs.extend(validate_conditions(conditions, path, opts.profile))
     if isinstance(conditions, list) and len(conditions) > DEVICE_TAINT_RULE_STATUS_MAX_CONDITIONS:
         errs.append(too_many(path, len(conditions), DEVICE_TAINT_RULE_STATUS_MAX_CONDITIONS))
     return errs

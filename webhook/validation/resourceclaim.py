@@ -36,7 +36,7 @@ def validate_resource_claim_update(new: dict, old: dict, opts: Options = DEFAULT
     errs = validate_object_meta(new.get("metadata"), namespaced=True) if behaviours.update_validates_object_meta \
         else []
     errs.extend(validate_object_meta_update(new.get("metadata"), old.get("metadata")))
-    if not semantic_equal(as_dict(new.get("spec")), as_dict(old.get("spec"))):
+    if not semantic_equal(as_dict(new.get("spec")), as_dict(old.get("spec")), "ResourceClaimSpec"):
         errs.append(invalid(Path("spec"), new.get("spec"), FIELD_IMMUTABLE))
     if behaviours.immutable_spec_revalidated:  # "all CEL expressions in it must have been stored"
         errs.extend(validate_resource_claim_spec(new.get("spec"), Path("spec"), opts.with_stored(True)))

@@ -38,7 +38,7 @@ def validate_resource_claim_template(obj: dict, opts: Options = DEFAULT_OPTIONS)
 def validate_resource_claim_template_update_only(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     """Upstream's ValidateResourceClaimTemplateUpdate."""
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
-    if not semantic_equal(as_dict(new.get("spec")), as_dict(old.get("spec"))):
+    if not semantic_equal(as_dict(new.get("spec")), as_dict(old.get("spec")), "ResourceClaimTemplateSpec"):
         errs.append(invalid(Path("spec"), new.get("spec"), FIELD_IMMUTABLE))
     if opts.profile.behaviours.immutable_spec_revalidated:  # as stored: the spec is immutable
         errs.extend(validate_resource_claim_template_spec(new.get("spec"), Path("spec"), opts.with_stored(True)))

@@ -132,7 +132,7 @@ def _status(status: dict, old: dict | None, path: Path, profile: Profile) -> Err
     """Validate_ResourcePoolStatusRequestStatus; `old` is the old status (None when there was none)."""
 
     def changed(key: str) -> bool:
-        return old is None or not semantic_equal(status.get(key), old.get(key))
+        return old is None or not semantic_equal(status.get(key), old.get(key), "ResourcePoolStatusRequestStatus", key)
 
     errs: ErrorList = []
     if changed("poolCount"):
@@ -190,11 +190,11 @@ def validate_resource_pool_status_request_status_update(new: dict, old: dict,
     errs = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
     status, old_status = new.get("status"), old.get("status")
     if old_status is not None:
-        if not semantic_equal(status, old_status):
+        if not semantic_equal(status, old_status, "ResourcePoolStatusRequestStatus"):
             errs.append(invalid(Path("status"), status, FIELD_IMMUTABLE))
     elif isinstance(status, dict):
-        errs.extend(validate_conditions(status.get("conditions"), Path("status", "conditions")))
-    if isinstance(status, dict) and not semantic_equal(status, old_status):
+        errs.extend(validate_conditions(status.get("conditions"), Path("status", "conditions"), opts.profile))
+    if isinstance(status, dict) and not semantic_equal(status, old_status, "ResourcePoolStatusRequestStatus"):
         errs.extend(_status(status, as_dict(old_status) if isinstance(old_status, dict) else None,
                             Path("status"), opts.profile))
     return errs

@@ -153,7 +153,7 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path,
     per_device_node_selection = spec.get("perDeviceNodeSelection")
     devices_path = path.child("devices")
     # Declarative rules inside devices run unless the (atomic) device list is unchanged.
-    declarative_rules = behaviours.declarative_validation and (old_spec is None or not semantic_equal(spec.get("devices"), old_spec.get("devices")))
+    declarative_rules = behaviours.declarative_validation and (old_spec is None or not semantic_equal(spec.get("devices"), old_spec.get("devices"), "ResourceSliceSpec", "devices"))
     if len(devices) > max_devices:
         errs.append(too_many(devices_path, len(devices), max_devices))
     elif devices:
