@@ -117,3 +117,36 @@ def test_null_list_elements_and_map_values_are_zero_values():
     assert response.status["code"] == 422
     assert ("spec.devices[1].name", "FieldValueInvalid") in {(c["field"], c["reason"])
                                                               for c in response.status["details"]["causes"]}
+
+
+def _causes(response):
+    return {(c["field"], c["reason"]) for c in (response.status or {}).get("details", {}).get("causes") or []}
+
+
+def test_v1beta1_nulls_are_zero_values_of_v1beta1s_own_types():
+    """The API server decodes v1beta1 into v1beta1's types (a request's exact fields flat beside its name, a slice
+    device's fields under `basic`) before it defaults and converts: their nulls are zero values there too, not
+    type errors (400)."""
+    claim = {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaim",
+             "metadata": {"name": "c", "namespace": "default"},
+             "spec": {"devices": {"requests": [{"name": "gpu", "deviceClassName": "gpu.example.com",
+                                                "selectors": [None], "tolerations": [None],
+                                                "capacity": {"requests": {"memory": None}}}, None],
+                                  "constraints": [{"requests": [None], "matchAttribute": "dra.example.com/numa"}]}}}
+    response = _review(claim)
+    assert response.status["code"] == 422, response.status
+    assert {("spec.devices.requests[0].exactly.selectors[0].cel", "FieldValueRequired"),
+            ("spec.devices.requests[1].name", "FieldValueInvalid"),
+            ("spec.devices.constraints[0].requests[0]", "FieldValueInvalid")} <= _causes(response)
+    template = {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaimTemplate",
+                "metadata": {"name": "t", "namespace": "default", "labels": {"app": None}},
+                "spec": {"spec": {"devices": {"requests": [
+                    {"name": "gpu", "deviceClassName": "gpu.example.com", "tolerations": [None]}]}}}}
+    assert _review(template).allowed  # an empty label value and a toleration {operator: Equal} are valid
+    slice_ = {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+              "spec": {"driver": "gpu.example.com", "nodeName": "n", "pool": {"name": "p", "resourceSliceCount": 1},
+                       "devices": [{"name": "d", "basic": {"attributes": {"model": None},
+                                                           "capacity": {"memory": None}}}]}}
+    response = _review(slice_)
+    assert response.status["code"] == 422, response.status
+    assert _causes(response) == {("spec.devices[0].attributes[model]", "FieldValueInvalid")}

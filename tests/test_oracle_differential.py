@@ -1,6 +1,6 @@
 """The product's verdicts against upstream's own registry code (tests/upstream/oracle), per release: the project's
-tables, the field corpus, the examples and a fixed-seed sample of the generated corpus, with the release's default
-gates and with every DRA gate on. Every disagreement must be listed in tests/upstream/known-differences.yaml with
+tables, the field corpus, the examples, a sample of the decoding corpus and a fixed-seed sample of the generated
+corpus, with the release's default gates and with every DRA gate on. Every disagreement must be listed in tests/upstream/known-differences.yaml with
 its upstream cause; the full corpora run with `python -m tests.upstream.differential` (docs/upstream-differential.md).
 
 Without the oracles (no Go here) the module skips with one line saying how to get them; under CI=true it fails.
@@ -18,6 +18,8 @@ from webhook.profile import GATES
 # The generated sample per release and gate set in `make test`; the documented command runs 20,000.
 SAMPLE = 300
 SEED = 1
+# Every n-th request of the decoding corpus (nulls, timestamps, tolerations in each version); the command runs all.
+DECODING_EVERY = 10
 
 
 _MISSING = [oracle.missing(release) for release in oracle.RELEASES]
@@ -47,7 +49,7 @@ def test_gates_are_upstreams(release):
 @pytest.mark.parametrize("release", oracle.RELEASES)
 def test_verdicts_agree_with_upstream(release):
     _need(release)
-    report = differential.run((release,), count=SAMPLE, seed=SEED)
+    report = differential.run((release,), count=SAMPLE, seed=SEED, decoding_every=DECODING_EVERY)
     checked = sum(report.counts.values())
     assert checked > 0
     shown = "\n".join(differential.describe(o) for o in report.unexplained[:20])
@@ -65,6 +67,11 @@ def test_a_disagreement_is_seen():
                                               ("cause", "product", "spec.a", "FieldValueRequired"),
                                               ("warning", "upstream", "w")]
     assert compare.facets(upstream, {"allowed": True}) == [("verdict", 422, 0, "", ""), ("warning", "upstream", "w")]
+    decode = {"allowed": False, "code": 400, "message": 'parsing time "x" as "2006-01-02T15:04:05Z07:00"'}
+    worded = {"allowed": False, "code": 400, "message": "invalid time"}
+    assert compare.facets(decode, worded) == []
+    assert compare.facets(decode, worded, decode_messages=True) == [("verdict", 400, 400, decode["message"],
+                                                                     "invalid time")]
 
 
 def test_every_listed_difference_is_explained():
