@@ -18,6 +18,7 @@ import pytest
 import realserver
 from support import review_body
 from webhook import admit, deprecation
+from webhook.behaviours import BEHAVIOURS
 from webhook.kinds import KINDS
 from webhook.profile import make_profile
 from webhook.review import decode_review
@@ -62,7 +63,7 @@ def _upstream_warnings(release: str) -> dict[tuple[str, str], str]:
     return out
 
 
-@pytest.mark.parametrize("release", sorted(deprecation.DEPRECATED))
+@pytest.mark.parametrize("release", sorted(BEHAVIOURS))
 def test_the_table_is_each_releases_k8s_io_api(release):
     if GO is None:
         realserver.skip_or_fail("Go is not installed")
@@ -71,7 +72,7 @@ def test_the_table_is_each_releases_k8s_io_api(release):
     # The words the table's text is built from, unchanged in the release's apiserver.
     assert '"%s %s is deprecated in v%d.%d+"' in words and '", unavailable in v%d.%d+"' in words
     upstream = _upstream_warnings(release)
-    ours = {key: deprecation.warning(release, *key) for key in deprecation.DEPRECATED[release]}
+    ours = {key: deprecation.warning(make_profile(release), *key) for key in BEHAVIOURS[release].deprecated_apis}
     assert ours == upstream
     if release != "1.34":
         assert upstream  # the parse found the lifecycle functions

@@ -343,7 +343,7 @@ def _deprecated(source: dict, profile: Profile) -> list[str]:
     every request the route serves gets it first. Only for manifests: in a cluster the API server adds it to the
     client's response itself, and a recorded AdmissionReview is what a webhook saw after that."""
     group, version, kind = manifest.type_meta(source)
-    text = deprecation.warning(profile.version, version, kind) if group == GROUP else None
+    text = deprecation.warning(profile, version, kind) if group == GROUP else None
     return [text] if text else []
 
 
