@@ -355,7 +355,6 @@ def run(release: str, generated: int, seed: int, gates: str = "default", workdir
 
 
 DIFFERENCES = yaml.safe_load((HERE / "data" / "apiserver_differences.yaml").read_text())
-_DEPRECATED = re.compile(r"^resource\.k8s\.io/v1(alpha|beta)\d+ \w+ is deprecated in v1\.\d+\+")
 _NODE_NOT_FOUND = re.compile(r'is forbidden: node "[^"]*" not found for device "')
 _PANIC_FIELD = re.compile(r"\.requestPolicy\.validRange\.step$")
 
@@ -379,10 +378,6 @@ def explain(r: Compared) -> list[str] | None:
     if server.code == 403 and _NODE_NOT_FOUND.search(server.message) and r.kind == "ResourceSlice" and ours.allowed:
         tags.append("node-declared-features-admission")
         server = ours
-    deprecated = {w for w in server.warnings - ours.warnings if _DEPRECATED.match(w)}
-    if deprecated:
-        tags.append("deprecation-warning")
-        server.warnings = server.warnings - deprecated
     dropped = {w for w in ours.warnings - server.warnings if " dropped: feature gate " in w}
     if dropped:
         tags.append("dropped-field-note")
