@@ -4,7 +4,8 @@ The generated corpus mutates v1 objects; the API server decodes each version int
 converts. So the valid seeds (seeds.py) are rewritten into v1beta1 and v1beta2 (claims' flat request fields, slices'
 `basic` device) and varied where decoding decides:
   - a JSON null as each list element and map value in turn (Go's encoding/json leaves the zero value there),
-  - a metav1.Time that is not RFC 3339 (time.Parse: a 400 decode error), and some that are, at every timestamp,
+  - a metav1.Time that is not RFC 3339 (time.Parse: a 400 decode error), or not a string, and some that are,
+    at every timestamp,
   - request tolerations, valid and not, on claims and templates (1.34 keeps them with DRADeviceTaints off).
 Deterministic, and every variant is made: no sampling.
 """
@@ -28,6 +29,7 @@ BAD_TIMES = ("2026-01-01", "2026-01-01T00:00:00", "2026-01-01 00:00:00Z", "2026-
              "2026-01-01T00:00:00Zjunk", "1.2.3", "2026-1-1T0:0:0Z", "20260101T000000Z", "ü")
 GOOD_TIMES = ("2026-01-01T00:00:00.123456789+05:30", "2024-02-29T23:59:59-08:00", "0001-01-01T00:00:00Z",
               "2026-01-01T00:00:00,5Z")
+NOT_TIMES = (20260101, 1.5, True, {"seconds": 1}, ["2026-01-01T00:00:00Z"], None)  # not a string (null: zero time)
 TOLERATIONS = (
     [{"operator": "Exists"}],
     [{"key": "example.com/unhealthy", "operator": "Equal", "value": "yes", "effect": "NoExecute",
@@ -153,7 +155,7 @@ def times(release: str) -> Iterator[dict]:
         for path in _time_positions(timed):
             if operation == "update" and path == ("metadata", "creationTimestamp"):
                 continue  # an update keeps the stored one
-            for text in BAD_TIMES + GOOD_TIMES:
+            for text in BAD_TIMES + GOOD_TIMES + NOT_TIMES:
                 req = _request(f"time {_label(path)}={text!r}", kind, operation, subresource,
                                _set(timed, path, text), old)
                 if req is not None:
