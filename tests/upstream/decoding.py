@@ -21,8 +21,7 @@ from . import seeds
 G = seeds.G
 # The kinds that v1beta1 and v1beta2 serve in every supported release, besides v1.
 VERSIONED_KINDS = ("ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceClass")
-# The v1 ExactDeviceRequest fields that v1beta1 keeps flat in the request, and the v1 slice device fields that
-# v1beta1 keeps under `basic` (everything but the name).
+# Every metav1.Time of the six kinds (managedFields' too are metav1.Time; the seeds have none).
 TIME_KEYS = ("lastTransitionTime", "timeAdded", "allocationTimestamp", "creationTimestamp")
 BAD_TIMES = ("2026-01-01", "2026-01-01T00:00:00", "2026-01-01 00:00:00Z", "2026-01-01t00:00:00z", "yesterday", "",
              "2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:00:00+25:00",
