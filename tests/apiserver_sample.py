@@ -131,6 +131,34 @@ def time_objects() -> list[tuple[str, dict]]:
     return out
 
 
+def null_objects() -> list[tuple[str, dict]]:
+    """JSON nulls as list elements and map values in each version, decoded by that version's own types (v1beta1:
+    a request's flat fields, a device's `basic`): Go leaves zero values there, which validation then judges."""
+    out = []
+    for version in ("v1beta1", "v1beta2", "v1"):
+        flat = version == "v1beta1"
+        exact = {"deviceClassName": "gpu.example.com", "selectors": [None], "tolerations": [None],
+                 "capacity": {"requests": {"memory": None}}}
+        request = {"name": "gpu", **exact} if flat else {"name": "gpu", "exactly": exact}
+        out.append((f"nulls: {version} claim requests", {
+            "apiVersion": f"{GROUP}/{version}", "kind": "ResourceClaim", "metadata": {"name": f"nulls-{version}"},
+            "spec": {"devices": {"requests": [request, None],
+                                 "constraints": [{"requests": [None], "matchAttribute": "dra.example.com/numa"}]}}}))
+        device = {"attributes": {"model": None, "index": {"int": 1}}, "capacity": {"memory": None},
+                  "taints": [None]}
+        out.append((f"nulls: {version} slice device", {
+            "apiVersion": f"{GROUP}/{version}", "kind": "ResourceSlice", "metadata": {"name": f"nulls-{version}"},
+            "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
+                     "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": "gpu-0", "basic": device} if flat else {"name": "gpu-0", **device},
+                                 None]}}))
+        out.append((f"nulls: {version} class selectors and labels", {
+            "apiVersion": f"{GROUP}/{version}", "kind": "DeviceClass",
+            "metadata": {"name": f"nulls-{version}", "labels": {"app": None}},
+            "spec": {"selectors": [None], "config": [None]}}))
+    return out
+
+
 # Values a generated object puts in place of one field, by the type found there.
 _STRINGS = ("", "x" * 63, "x" * 64, "a" * 253, "a" * 254, "Bad_Name", "a/b/c", "-start", "ünïcode", "1Gi", "-1",
             "device.driver == ", "true", "NoExecute", "Exists", "ExactCount", "All", "1.2.3", "0" * 300)
@@ -197,12 +225,14 @@ def mutate(obj: dict, rng: random.Random, roots: tuple[str, ...] = ("spec", "met
 
 
 def sample(generated: int, seed: int) -> list[tuple[str, dict]]:
-    """Every table and file object, the timestamps, then `generated` mutations of the valid-looking ones (fixed seed)."""
+    """Every table and file object, the timestamps and nulls, then `generated` mutations of the valid-looking ones
+    (fixed seed)."""
     base = table_objects() + file_objects()
     rng = random.Random(seed)
-    out = base + time_objects()
+    out = base + time_objects() + null_objects()
+    fixed = len(out)
     tries = 0
-    while len(out) < len(base) + len(TIMES) * 2 + generated and tries < generated * 10:
+    while len(out) < fixed + generated and tries < generated * 10:
         tries += 1
         source, obj = rng.choice(base)
         moved = mutate(obj, rng)
