@@ -108,7 +108,8 @@ def file_objects() -> list[tuple[str, dict]]:
 
 # metav1.Time texts, well-formed and not (Go's time.Parse(time.RFC3339, ...) decides), for the timestamps; and values
 # that are not text (the error of decoding a string, with the field's context).
-TIMES = (5, True, {"seconds": 1}, "1.2.3", "", "2020-13-01T00:00:00Z", "2020-02-30T00:00:00Z", "2020-02-29T00:00:00Z", "2021-02-29T00:00:00Z",
+TIMES = (5, True, {"seconds": 1},
+         "1.2.3", "", "2020-13-01T00:00:00Z", "2020-02-30T00:00:00Z", "2020-02-29T00:00:00Z", "2021-02-29T00:00:00Z",
          "2020-01-01T24:00:00Z", "2020-01-01T00:60:00Z", "2020-01-01T00:00:60Z", "2020-01-01T00:00:00.5Z",
          "2020-01-01T00:00:00+25:00", "2020-01-01T00:00:00+01:61", "2020-01-01T00:00:00+01:00x",
          "2020-01-01 00:00:00Z", "2020-01-01T00:00:00", "20200-01-01T00:00:00Z", "2020-1-01T00:00:00Z",

@@ -1,7 +1,8 @@
 """The product's verdicts against upstream's own registry code (tests/upstream/oracle), per release: the project's
 tables, the field corpus, the examples, a sample of the decoding corpus and a fixed-seed sample of the generated
-corpus, with the release's default gates and with every DRA gate on. Every disagreement must be listed in tests/upstream/known-differences.yaml with
-its upstream cause; the full corpora run with `python -m tests.upstream.differential` (docs/upstream-differential.md).
+corpus, with the release's default gates and with every DRA gate on. Every disagreement must be listed in
+tests/upstream/known-differences.yaml with its upstream cause; the full corpora run with
+`python -m tests.upstream.differential` (docs/upstream-differential.md).
 
 Without the oracles (no Go here) the module skips with one line saying how to get them; under CI=true it fails.
 """
