@@ -338,15 +338,6 @@ def _zero_nulls(value: Any, profile: Profile) -> Any:
     return nulls.zero_nulls(load_model(KINDS[value["kind"]].wire_model(profile)), value, layout)
 
 
-def _deprecated(source: dict, profile: Profile) -> list[str]:
-    """The API server's warning for a request in a version `profile`'s release deprecates (webhook.deprecation):
-    every request the route serves gets it first. Only for manifests: in a cluster the API server adds it to the
-    client's response itself, and a recorded AdmissionReview is what a webhook saw after that."""
-    group, version, kind = manifest.type_meta(source)
-    text = deprecation.warning(profile, version, kind) if group == GROUP else None
-    return [text] if text else []
-
-
 def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, namespace: str = manifest.DEFAULT_NAMESPACE,
                     apply_defaults: bool = True, now: datetime | None = None,
                     field_validation: str = STRICT,
@@ -382,7 +373,7 @@ def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, na
     mapping = manifest.map_manifest(source, profile)
     if mapping.refusal is None:
         response = _review(effective, profile, apply_defaults, now, context)
-        response.warnings[:0] = _deprecated(source, profile) + mapping.warnings
+        response.warnings[:0] = deprecation.manifest_warnings(source, profile) + mapping.warnings
         if response.allowed and request.operation == "CREATE" and manifest.resource_version_set(source):
             # The storage layer refuses it after validation and admission: a plain error, so a 500.
             return deny(request.uid, status_internal("Internal error occurred: resourceVersion should not be set "

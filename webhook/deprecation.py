@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from webhook.manifest import type_meta
+
 if TYPE_CHECKING:
     from webhook.profile import Profile
 
@@ -27,3 +29,13 @@ def warning(profile: Profile, version: str, kind: str) -> str | None:
         return None
     deprecated, removed = lifecycle
     return f"{GROUP}/{version} {kind} is deprecated in v{deprecated}+, unavailable in v{removed}+"
+
+
+def manifest_warnings(manifest: dict, profile: Profile) -> list[str]:
+    """The warning for a manifest the release serves, as a list to put first. Only offline: in a cluster the API
+    server has added it to the client's response before admission (its warning recorder drops a webhook's copy of
+    the same text, and a webhook sees the version it registered for, which matchPolicy Equivalent may have converted
+    the client's to); a recorded AdmissionReview is what a webhook saw after that."""
+    group, version, kind = type_meta(manifest)
+    text = warning(profile, version, kind) if group == GROUP else None
+    return [text] if text else []
