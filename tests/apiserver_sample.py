@@ -106,8 +106,10 @@ def file_objects() -> list[tuple[str, dict]]:
     return out
 
 
-# metav1.Time texts, well-formed and not (Go's time.Parse(time.RFC3339, ...) decides), for the timestamps.
-TIMES = ("1.2.3", "", "2020-13-01T00:00:00Z", "2020-02-30T00:00:00Z", "2020-02-29T00:00:00Z", "2021-02-29T00:00:00Z",
+# metav1.Time texts, well-formed and not (Go's time.Parse(time.RFC3339, ...) decides), for the timestamps; and values
+# that are not text (the error of decoding a string, with the field's context).
+TIMES = (5, True, {"seconds": 1},
+         "1.2.3", "", "2020-13-01T00:00:00Z", "2020-02-30T00:00:00Z", "2020-02-29T00:00:00Z", "2021-02-29T00:00:00Z",
          "2020-01-01T24:00:00Z", "2020-01-01T00:60:00Z", "2020-01-01T00:00:60Z", "2020-01-01T00:00:00.5Z",
          "2020-01-01T00:00:00+25:00", "2020-01-01T00:00:00+01:61", "2020-01-01T00:00:00+01:00x",
          "2020-01-01 00:00:00Z", "2020-01-01T00:00:00", "20200-01-01T00:00:00Z", "2020-1-01T00:00:00Z",
@@ -127,6 +129,34 @@ def time_objects() -> list[tuple[str, dict]]:
                      "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
                      "devices": [{"name": "gpu-0", "taints": [{"key": "example.com/broken", "effect": "NoSchedule",
                                                                "timeAdded": text}]}]}}))
+    return out
+
+
+def null_objects() -> list[tuple[str, dict]]:
+    """JSON nulls as list elements and map values in each version, decoded by that version's own types (v1beta1:
+    a request's flat fields, a device's `basic`): Go leaves zero values there, which validation then judges."""
+    out = []
+    for version in ("v1beta1", "v1beta2", "v1"):
+        flat = version == "v1beta1"
+        exact = {"deviceClassName": "gpu.example.com", "selectors": [None], "tolerations": [None],
+                 "capacity": {"requests": {"memory": None}}}
+        request = {"name": "gpu", **exact} if flat else {"name": "gpu", "exactly": exact}
+        out.append((f"nulls: {version} claim requests", {
+            "apiVersion": f"{GROUP}/{version}", "kind": "ResourceClaim", "metadata": {"name": f"nulls-{version}"},
+            "spec": {"devices": {"requests": [request, None],
+                                 "constraints": [{"requests": [None], "matchAttribute": "dra.example.com/numa"}]}}}))
+        device = {"attributes": {"model": None, "index": {"int": 1}}, "capacity": {"memory": None},
+                  "taints": [None]}
+        out.append((f"nulls: {version} slice device", {
+            "apiVersion": f"{GROUP}/{version}", "kind": "ResourceSlice", "metadata": {"name": f"nulls-{version}"},
+            "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
+                     "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": "gpu-0", "basic": device} if flat else {"name": "gpu-0", **device},
+                                 None]}}))
+        out.append((f"nulls: {version} class selectors and labels", {
+            "apiVersion": f"{GROUP}/{version}", "kind": "DeviceClass",
+            "metadata": {"name": f"nulls-{version}", "labels": {"app": None}},
+            "spec": {"selectors": [None], "config": [None]}}))
     return out
 
 
@@ -196,12 +226,14 @@ def mutate(obj: dict, rng: random.Random, roots: tuple[str, ...] = ("spec", "met
 
 
 def sample(generated: int, seed: int) -> list[tuple[str, dict]]:
-    """Every table and file object, the timestamps, then `generated` mutations of the valid-looking ones (fixed seed)."""
+    """Every table and file object, the timestamps and nulls, then `generated` mutations of the valid-looking ones
+    (fixed seed)."""
     base = table_objects() + file_objects()
     rng = random.Random(seed)
-    out = base + time_objects()
+    out = base + time_objects() + null_objects()
+    fixed = len(out)
     tries = 0
-    while len(out) < len(base) + len(TIMES) * 2 + generated and tries < generated * 10:
+    while len(out) < fixed + generated and tries < generated * 10:
         tries += 1
         source, obj = rng.choice(base)
         moved = mutate(obj, rng)
@@ -355,7 +387,6 @@ def run(release: str, generated: int, seed: int, gates: str = "default", workdir
 
 
 DIFFERENCES = yaml.safe_load((HERE / "data" / "apiserver_differences.yaml").read_text())
-_DEPRECATED = re.compile(r"^resource\.k8s\.io/v1(alpha|beta)\d+ \w+ is deprecated in v1\.\d+\+")
 _NODE_NOT_FOUND = re.compile(r'is forbidden: node "[^"]*" not found for device "')
 _PANIC_FIELD = re.compile(r"\.requestPolicy\.validRange\.step$")
 
@@ -379,10 +410,6 @@ def explain(r: Compared) -> list[str] | None:
     if server.code == 403 and _NODE_NOT_FOUND.search(server.message) and r.kind == "ResourceSlice" and ours.allowed:
         tags.append("node-declared-features-admission")
         server = ours
-    deprecated = {w for w in server.warnings - ours.warnings if _DEPRECATED.match(w)}
-    if deprecated:
-        tags.append("deprecation-warning")
-        server.warnings = server.warnings - deprecated
     dropped = {w for w in ours.warnings - server.warnings if " dropped: feature gate " in w}
     if dropped:
         tags.append("dropped-field-note")

@@ -112,11 +112,11 @@ def test_the_action_fails_a_denial_with_an_annotation_and_still_writes_sarif(tmp
     assert code == 1
     assert "::error file=deploy/bad.yaml,line=4,col=3,title=DeviceClass/Bad_Name (CREATE)%3A denied::" in out
     results = json.loads((workspace / "dra.sarif").read_text())["runs"][0]["results"]
-    assert [r["ruleId"] for r in results] == ["FieldValueInvalid", "warning/opt-in-api"]
+    assert [r["ruleId"] for r in results] == ["FieldValueInvalid", "warning/deprecated-api", "warning/opt-in-api"]
 
 
 def test_the_action_passes_the_users_flags(tmp_path, workspace):
-    args = "--warnings-as-errors --runtime-config resource.k8s.io/v1beta2=true"
+    args = "--warnings-as-errors --runtime-config resource.k8s.io/v1beta2=true --ignore-warning deprecated-api"
     code, out, _ = run_action(tmp_path, workspace, paths="beta deploy", args=args)
     assert code == 0, out
     code, out, _ = run_action(tmp_path, workspace, paths="beta", args="--warnings-as-errors")
@@ -155,7 +155,8 @@ def test_the_action_reviews_once_and_passes_the_excludes(tmp_path, workspace):
     [review] = [step["run"] for step in yaml.safe_load((ROOT / "action.yml").read_text())["runs"]["steps"]
                 if step["name"] == "Review DRA manifests"]
     assert review.count("dra-webhook review ") == 1
-    assert json.loads((workspace / "dra.sarif").read_text())["runs"][0]["results"][0]["ruleId"] == "warning/opt-in-api"
+    results = json.loads((workspace / "dra.sarif").read_text())["runs"][0]["results"]
+    assert [r["ruleId"] for r in results] == ["warning/deprecated-api", "warning/opt-in-api"]
 
 
 def test_one_version_number_shown_by_version():

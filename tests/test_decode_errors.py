@@ -7,7 +7,8 @@ the struct holding the last field entered, the JSON field names from the root, t
 `reflect.Type.String()`; a float's text as kubectl's YAML-to-JSON writes it, encode.go `floatEncoder`),
 the types of k8s.io/api resource/v1, v1beta1 and v1beta2 (struct and named
 type names), resource.Quantity's UnmarshalJSON (ParseQuantity's error, returned at once),
-metav1.Time's UnmarshalJSON (decodes a string with encoding/json: "into Go value of type string"), and
+metav1.Time's UnmarshalJSON (decodes a string with encoding/json; its error gets the outer decoder's context:
+"into Go struct field DeviceTaint.spec.devices.taints.timeAdded of type string"), and
 the apiserver's transformDecodeError (endpoints/handlers/rest.go: 400 BadRequest,
 `%s in version %q cannot be handled as a %s: %v`).
 """
@@ -88,7 +89,8 @@ CASES = [
      "v1.DeviceTaintEffect"),
     ("number for a time", SLICE, lambda o: _device(o).update(taints=[{"key": "k", "effect": "NoSchedule",
                                                                        "timeAdded": 5}]),
-     "spec.devices[0].taints[0].timeAdded", "json: cannot unmarshal number into Go value of type string"),
+     "spec.devices[0].taints[0].timeAdded",
+     "json: cannot unmarshal number into Go struct field DeviceTaint.spec.devices.taints.timeAdded of type string"),
     ("unparsable quantity", SLICE, lambda o: _device(o).update(capacity={"memory": {"value": "80 Gi"}}),
      "spec.devices[0].capacity[memory].value", QUANTITY_FORMAT),
     ("object for a quantity", SLICE, lambda o: _device(o).update(capacity={"memory": {"value": {"amount": 1}}}),

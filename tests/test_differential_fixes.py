@@ -274,3 +274,32 @@ def test_deallocating_a_claim_drops_its_device_statuses():
     never["status"]["devices"][0]["device"] = "other"
     response = _review_in("1.36", never, _allocated(_claim()), "status")
     assert _causes(response) == [("status.devices[0]", "FieldValueInvalid")]
+
+
+def test_v1beta1_nulls_are_zero_values_of_v1beta1s_own_types():
+    """The API server decodes v1beta1 into v1beta1's types (a request's exact fields flat beside its name, a slice
+    device's fields under `basic`) before it defaults and converts: their nulls are zero values there too, not
+    type errors (400)."""
+    claim = {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaim",
+             "metadata": {"name": "c", "namespace": "default"},
+             "spec": {"devices": {"requests": [{"name": "gpu", "deviceClassName": "gpu.example.com",
+                                                "selectors": [None], "tolerations": [None],
+                                                "capacity": {"requests": {"memory": None}}}, None],
+                                  "constraints": [{"requests": [None], "matchAttribute": "dra.example.com/numa"}]}}}
+    response = _review(claim)
+    assert response.status["code"] == 422, response.status
+    assert {("spec.devices.requests[0].exactly.selectors[0].cel", "FieldValueRequired"),
+            ("spec.devices.requests[1].name", "FieldValueInvalid"),
+            ("spec.devices.constraints[0].requests[0]", "FieldValueInvalid")} <= set(_causes(response))
+    template = {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaimTemplate",
+                "metadata": {"name": "t", "namespace": "default", "labels": {"app": None}},
+                "spec": {"spec": {"devices": {"requests": [
+                    {"name": "gpu", "deviceClassName": "gpu.example.com", "tolerations": [None]}]}}}}
+    assert _review(template).allowed  # an empty label value and a toleration {operator: Equal} are valid
+    slice_ = {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+              "spec": {"driver": "gpu.example.com", "nodeName": "n", "pool": {"name": "p", "resourceSliceCount": 1},
+                       "devices": [{"name": "d", "basic": {"attributes": {"model": None},
+                                                           "capacity": {"memory": None}}}]}}
+    response = _review(slice_)
+    assert response.status["code"] == 422, response.status
+    assert _causes(response) == [("spec.devices[0].attributes[model]", "FieldValueInvalid")]

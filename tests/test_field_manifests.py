@@ -294,23 +294,24 @@ CASES = [
     ]),
     ('enhancements/4816-dra-prioritized-list.md',
      "--runtime-config resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true", [
-        ('0', 'ResourceClaim/device-consumer-claim (CREATE)', 'allowed'),
+        # In v1beta1 and v1beta2, both deprecated by 1.36: the API server's warning on every request, refused or not.
+        ('0', 'ResourceClaim/device-consumer-claim (CREATE)', 'allowed', [], ['deprecated-api']),
         # `requests: ["nic", gpu"]` and a list under matchAttribute: a list does not decode into a name.
         ('1', 'ResourceClaim/device-consumer-claim (CREATE)', 'denied', [
             ('spec.devices.constraints[0].matchAttribute', 'FieldValueTypeInvalid'),
-        ]),
+        ], ['deprecated-api']),
         ('2', 'ResourceClaim/device-consumer-claim (CREATE)', 'denied', [
             ('spec.devices.constraints[0].matchAttribute', 'FieldValueTypeInvalid'),
-        ]),
+        ], ['deprecated-api']),
     ]),
     ('enhancements/5004-dra-extended-resource.md', "--runtime-config resource.k8s.io/v1beta1=true", [
-        ('0', 'DeviceClass/gpu.example.com (CREATE)', 'allowed'),
+        ('0', 'DeviceClass/gpu.example.com (CREATE)', 'allowed', [], ['deprecated-api']),
         # A slice excerpt without its pool: name Required, resourceSliceCount must be > 0.
         ('1', 'ResourceSlice/gke-drabeta-n1-standard-4-2xt4-346fe653-zrw2-gpu.coqj92d (CREATE)', 'denied', [
             ('spec.pool.name', 'FieldValueRequired'),
             ('spec.pool.resourceSliceCount', 'FieldValueInvalid'),
-        ]),
-        ('2', 'DeviceClass/mygpusclass (CREATE)', 'allowed'),
+        ], ['deprecated-api']),
+        ('2', 'DeviceClass/mygpusclass (CREATE)', 'allowed'),  # resource.k8s.io/v1
     ]),
     ('enhancements/5491-dra-list-types-for-attributes.md', "--feature-gates DRAListTypeAttributes=true", [
         ('0', 'ResourceSlice/cpu (CREATE)', 'allowed'),
@@ -405,7 +406,7 @@ CASES = [
         ('0', '(fragment)', 'fragment'),
     ]),
     ('website/deviceclass.yaml', "--runtime-config resource.k8s.io/v1beta2=true", [
-        ('0', 'DeviceClass/example-device-class (CREATE)', 'allowed'),
+        ('0', 'DeviceClass/example-device-class (CREATE)', 'allowed', [], ['deprecated-api']),
     ]),
     ('website/dra-device-metadata-template.yaml', "", [
         ('0', 'ResourceClaimTemplate/gpu-claim-template (CREATE)', 'allowed'),

@@ -78,11 +78,14 @@ def test_a_retired_claim_shape_gets_the_converted_verdict_as_a_hint():
                                             "spec.devices.requests[0].name: Invalid value")
 
 
-@pytest.mark.parametrize("version", ["v1beta1", "v1beta2"])
-def test_versions_served_when_enabled_pass_with_a_warning(version):
+@pytest.mark.parametrize("version, deprecated", [("v1beta1", "v1.35+, unavailable in v1.38+"),
+                                                 ("v1beta2", "v1.36+, unavailable in v1.39+")])
+def test_versions_served_when_enabled_pass_with_a_warning(version, deprecated):
     response = review(manifest(f"resource.k8s.io/{version}", "DeviceClass", spec={}))
     assert response.allowed is True
-    assert response.warnings == [f"dra-webhook: resource.k8s.io/{version} DeviceClass is served only by clusters "
+    # The API server's own deprecation warning (1.36 deprecates both), then ours.
+    assert response.warnings == [f"resource.k8s.io/{version} DeviceClass is deprecated in {deprecated}",
+                                 f"dra-webhook: resource.k8s.io/{version} DeviceClass is served only by clusters "
                                  f"with the API version enabled (kube-apiserver --runtime-config="
                                  f"resource.k8s.io/{version}=true)"]
 
@@ -90,9 +93,11 @@ def test_versions_served_when_enabled_pass_with_a_warning(version):
 def test_the_device_taint_rule_gate_is_named_until_it_is_on():
     rule = manifest("resource.k8s.io/v1alpha3", "DeviceTaintRule", spec={
         "taint": {"key": "example.com/maintenance", "effect": "NoExecute"}})
-    assert "feature gate DRADeviceTaintRules enabled" in review(rule).warnings[0]
+    deprecated = "resource.k8s.io/v1alpha3 DeviceTaintRule is deprecated in v1.36+, unavailable in v1.39+"
+    off = review(rule).warnings
+    assert off[0] == deprecated and "feature gate DRADeviceTaintRules enabled" in off[1]
     on = review(rule, profile=make_profile(gates="DRADeviceTaintRules=true"))
-    assert on.allowed is True and "feature gate" not in on.warnings[0]
+    assert on.allowed is True and on.warnings[0] == deprecated and "feature gate" not in on.warnings[1]
 
 
 def test_v1_objects_get_no_served_warning():

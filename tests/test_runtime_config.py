@@ -31,14 +31,21 @@ def test_a_version_the_cluster_serves_passes_with_warnings_as_errors(classes):
     beta, ga = classes
     without = cli("review", beta, ga, "--warnings-as-errors")
     assert without.returncode == 1 and "[opt-in-api]" in without.stdout
-    result = cli("review", beta, ga, "--runtime-config", "resource.k8s.io/v1beta2=true", "--warnings-as-errors")
+    # A cluster that serves it still warns that 1.36 deprecates it: the API server's own warning, its own code.
+    served = cli("review", beta, ga, "--runtime-config", "resource.k8s.io/v1beta2=true", "--warnings-as-errors")
+    assert served.returncode == 1 and "[opt-in-api]" not in served.stdout
+    assert "warning [deprecated-api]: resource.k8s.io/v1beta2 DeviceClass is deprecated in v1.36+, unavailable in " \
+           "v1.39+" in served.stdout
+    result = cli("review", beta, ga, "--runtime-config", "resource.k8s.io/v1beta2=true", "--warnings-as-errors",
+                 "--ignore-warning", "deprecated-api")
     assert (result.returncode, result.stdout.splitlines()) == (0, [
         "rules: Kubernetes 1.36, its default feature gates, --runtime-config resource.k8s.io/v1beta2=true",
         "2 object(s): 2 allowed, 0 denied, 0 unreadable, 0 skipped", "exit 0: every object passed"])
     summary = json.loads(cli("review", beta, "--runtime-config", "resource.k8s.io/v1beta2=true", "-o", "json").stdout)
     assert summary["summary"]["runtimeConfig"] == "resource.k8s.io/v1beta2=true"
     for flag in ("api/all=true", "api/beta=true", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta2/deviceclasses=1"):
-        assert cli("review", beta, "--runtime-config", flag, "--warnings-as-errors").returncode == 0, flag
+        assert cli("review", beta, "--runtime-config", flag, "--warnings-as-errors",
+                   "--ignore-warning", "deprecated-api").returncode == 0, flag
 
 
 @pytest.mark.parametrize("flag", ["resource.k8s.io/v1beta2=false", "api/beta=false", "api/all=false",
@@ -54,7 +61,7 @@ def test_a_version_turned_off_is_no_match_for_kind(classes, flag):
 
 def test_specific_versions_win_over_api_all_and_other_groups_are_ignored(classes):
     beta, ga = classes
-    result = cli("review", beta, ga, "--warnings-as-errors", "--runtime-config",
+    result = cli("review", beta, ga, "--warnings-as-errors", "--ignore-warning", "deprecated-api", "--runtime-config",
                  "api/all=false,resource.k8s.io/v1=true,resource.k8s.io/v1beta2=true,batch/v1=false")
     assert result.returncode == 0, result.stdout
 
@@ -101,7 +108,8 @@ def test_the_registered_versions_are_the_releases(tmp_path):
 def test_a_suite_states_its_cluster_apis(tmp_path):
     (tmp_path / "class.yaml").write_text(V1BETA2_CLASS)
     suite = {"apiVersion": "dra-webhook/v1alpha1", "kind": "TestSuite", "runtimeConfig": "resource.k8s.io/v1beta2=true",
-             "tests": [{"name": "served", "object": "class.yaml", "expect": {"allowed": True, "warnings": []}}]}
+             "tests": [{"name": "served", "object": "class.yaml", "expect": {"allowed": True, "warnings": [
+                 "resource.k8s.io/v1beta2 DeviceClass is deprecated in v1.36+, unavailable in v1.39+"]}}]}
     (tmp_path / "suite.yaml").write_text(json.dumps(suite))
     assert cli("test", str(tmp_path), "--warnings-as-errors").returncode == 0
     off = cli("test", str(tmp_path), "--runtime-config", "resource.k8s.io/v1beta2=false")
@@ -129,17 +137,20 @@ def test_every_output_shows_the_warning_code(tmp_path, classes):
            ("text", "tap", "github", "junit", "sarif", "json")}
     assert "  warning [uppercase-driver]: spec.driver: driver names should be lowercase" in out["text"]
     assert "  warning [opt-in-api]: dra-webhook: resource.k8s.io/v1beta2 DeviceClass is served only" in out["text"]
+    assert "  warning [deprecated-api]: resource.k8s.io/v1beta2 DeviceClass is deprecated in v1.36+" in out["text"]
     assert '    - "[uppercase-driver] spec.driver: driver names' in out["tap"]
     title = "title=ResourceSlice/node-1-gpu.example.com-counters (CREATE)%3A warning [uppercase-driver]::"
     assert title in out["github"]
     junit = ET.fromstring(out["junit"].split("\n", 1)[1])
     assert [e.text.split("]")[0] for e in junit.iter("system-out")] == ["warning [uppercase-driver",
-                                                                         "warning [opt-in-api"]
+                                                                         "warning [deprecated-api"]
     sarif = json.loads(out["sarif"])["runs"][0]
-    assert [r["ruleId"] for r in sarif["results"]] == ["warning/uppercase-driver", "warning/opt-in-api"]
-    assert {r["id"] for r in sarif["tool"]["driver"]["rules"]} == {"warning/uppercase-driver", "warning/opt-in-api"}
+    assert [r["ruleId"] for r in sarif["results"]] == ["warning/uppercase-driver", "warning/deprecated-api",
+                                                       "warning/opt-in-api"]
+    assert {r["id"] for r in sarif["tool"]["driver"]["rules"]} == {"warning/uppercase-driver", "warning/deprecated-api",
+                                                                   "warning/opt-in-api"}
     items = json.loads(out["json"])["results"]
-    assert [i["warningCodes"] for i in items] == [["uppercase-driver"], ["opt-in-api"]]
+    assert [i["warningCodes"] for i in items] == [["uppercase-driver"], ["deprecated-api", "opt-in-api"]]
 
 
 def test_ignore_warning_silences_one_code(tmp_path, classes):
@@ -147,7 +158,7 @@ def test_ignore_warning_silences_one_code(tmp_path, classes):
     both = cli("review", path, classes[0], "--warnings-as-errors", "--ignore-warning", "uppercase-driver")
     assert both.returncode == 1 and "uppercase-driver" not in both.stdout and "[opt-in-api]" in both.stdout
     result = cli("review", path, classes[0], "--warnings-as-errors", "--ignore-warning", "uppercase-driver",
-                 "--ignore-warning", "opt-in-api")
+                 "--ignore-warning", "opt-in-api", "--ignore-warning", "deprecated-api")
     assert result.returncode == 0 and "warning [" not in result.stdout
     unknown = cli("review", path, "--ignore-warning", "uppercase")
     assert unknown.returncode == 2 and "unknown warning code uppercase; the codes: opt-in-api," in unknown.stderr
@@ -168,7 +179,8 @@ def test_ignore_warning_in_suites(tmp_path):
              "tests": [{"name": "warned", "object": "class.yaml", "expect": {"allowed": True}}]}
     (tmp_path / "suite.yaml").write_text(json.dumps(suite))
     assert cli("test", str(tmp_path), "--warnings-as-errors").returncode == 1
-    result = cli("test", str(tmp_path), "--warnings-as-errors", "--ignore-warning", "opt-in-api")
+    result = cli("test", str(tmp_path), "--warnings-as-errors", "--ignore-warning", "opt-in-api",
+                 "--ignore-warning", "deprecated-api")
     assert result.returncode == 0 and "opt-in-api" not in result.stdout
     # an exact list of warnings still sees every warning the API server answers with
     suite["tests"][0]["expect"]["warnings"] = []

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Mapping
 
-from webhook import cel, kinds, manifest
+from webhook import cel, deprecation, kinds, manifest
 from webhook.api import attributes as attribute_types
 from webhook.api.decode import check_types
 from webhook.conversion import paths
@@ -337,8 +337,8 @@ def _review(request: AdmissionRequest, profile: Profile, apply_defaults: bool, n
 
 
 def _zero_nulls(value: Any, profile: Profile) -> Any:
-    """A manifest's nulls in lists and maps as Go's decoder leaves them (webhook.api.nulls), for a version whose
-    shape is the wire model's (no conversion)."""
+    """A manifest's nulls in lists and maps as Go's decoder leaves them (webhook.api.nulls), read in the shape of
+    the version it was sent in (a converted version: v1beta1's), before defaulting and conversion."""
     if not isinstance(value, dict) or not isinstance(value.get("apiVersion"), str) or value.get("kind") not in KINDS:
         return value
     from webhook.api import nulls
@@ -347,11 +347,12 @@ def _zero_nulls(value: Any, profile: Profile) -> Any:
         return value
     group, _, version = value["apiVersion"].rpartition("/")
     api_version = KINDS[value["kind"]].api_version(profile, version) if group == GROUP else None
-    if api_version is None or isinstance(api_version, Retired) or api_version.converter is not None:
+    if api_version is None or isinstance(api_version, Retired):
         return value
     from webhook.api.mirror import load_model
 
-    return nulls.zero_nulls(load_model(KINDS[value["kind"]].wire_model(profile)), value)
+    layout = nulls.V1 if api_version.converter is None else nulls.FLAT
+    return nulls.zero_nulls(load_model(KINDS[value["kind"]].wire_model(profile)), value, layout)
 
 
 def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, namespace: str = manifest.DEFAULT_NAMESPACE,
@@ -389,7 +390,7 @@ def review_manifest(request: AdmissionRequest, *, profile: Profile = DEFAULT, na
     mapping = manifest.map_manifest(source, profile)
     if mapping.refusal is None:
         response = _review(effective, profile, apply_defaults, now, context)
-        response.warnings[:0] = mapping.warnings
+        response.warnings[:0] = deprecation.manifest_warnings(source, profile) + mapping.warnings
         if response.allowed and request.operation == "CREATE" and manifest.resource_version_set(source):
             # The storage layer refuses it after validation and admission: a plain error, so a 500.
             return deny(request.uid, status_internal("Internal error occurred: resourceVersion should not be set "

@@ -21,6 +21,18 @@ NO_MODEL = None  # before 1.36: devices declare nothing they take from their nod
 
 VERSIONS: tuple[str, ...] = ("1.34", "1.35", "1.36", "1.37")
 
+# The API versions a release deprecates (webhook/deprecation.py words the API server's warning):
+# (version, kind) -> (deprecated in, unavailable in), as k8s.io/api's zz_generated.prerelease-lifecycle.go of
+# 1.34-1.37 says, for the deprecations the release has reached (IsDeprecated). Not reached by any of them:
+# v1beta2 DeviceTaintRule and v1alpha3 ResourcePoolStatusRequest, deprecated in 1.39.
+_BETA_KINDS = ("ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceClass")
+_V1BETA1 = {("v1beta1", kind): ("1.35", "1.38") for kind in _BETA_KINDS}
+_V1BETA2 = {("v1beta2", kind): ("1.36", "1.39") for kind in _BETA_KINDS}
+_V1ALPHA3 = {("v1alpha3", "DeviceTaintRule"): ("1.36", "1.39")}
+NONE_DEPRECATED = MappingProxyType({})
+DEPRECATED_1_35 = MappingProxyType(_V1BETA1)
+DEPRECATED_1_36 = MappingProxyType({**_V1BETA1, **_V1BETA2, **_V1ALPHA3})
+
 # name: (1.34, 1.35, 1.36, 1.37)  — see the Behaviours fields for what each one means.
 _TABLE: dict[str, tuple] = {
     "declarative_validation":          (False,     False,     False,     True),
@@ -81,6 +93,7 @@ _TABLE: dict[str, tuple] = {
     "claim_tolerations_never_dropped": (True,      False,     False,     False),
     "uppercase_driver_warning":        (False,     True,      True,      True),
     "conditions_declarative_form":     (False,     False,     False,     True),
+    "deprecated_apis":                 (NONE_DEPRECATED, DEPRECATED_1_35, DEPRECATED_1_36, DEPRECATED_1_36),
 }
 
 
@@ -265,6 +278,9 @@ class Behaviours:
     # the Duplicate is at `conditions[1].type`, an empty type Invalid (a qualified name), an empty status
     # NotSupported. Every kind with conditions: claim status devices, DeviceTaintRule, ResourcePoolStatusRequest.
     conditions_declarative_form: bool
+    # The API versions whose every request the API server warns about: (version, kind) -> (deprecated in,
+    # unavailable in).
+    deprecated_apis: Mapping[tuple[str, str], tuple[str, str]]
 
 
 def _build() -> Mapping[str, Behaviours]:

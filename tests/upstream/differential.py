@@ -1,5 +1,6 @@
 """The verdict differential: the product against each release's registry oracle, on the project's tables, the field
-corpus, the examples and a generated corpus, with the release's default gates and with every DRA gate on.
+corpus, the examples, the decoding corpus (every served version: nulls, timestamps, tolerations) and a generated
+corpus, with the release's default gates and with every DRA gate on.
 
     python -m tests.upstream.differential                      # every release, 20,000 generated objects each
     python -m tests.upstream.differential --release 1.36 --count 2000 --seed 7 --show 20
@@ -17,10 +18,10 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from . import compare, corpus, generate, oracle, product
+from . import compare, corpus, decoding, generate, oracle, product
 
 GATE_SETS = ("default", "all")
-SOURCES = ("tables", "field", "examples", "generated")
+SOURCES = ("tables", "field", "examples", "decoding", "generated")
 
 
 @dataclass
@@ -46,7 +47,8 @@ class Report:
     seconds: dict = field(default_factory=dict)
 
 
-def requests_for(sources: tuple[str, ...], release: str, count: int, seed: int) -> list[dict]:
+def requests_for(sources: tuple[str, ...], release: str, count: int, seed: int, every: int = 1) -> list[dict]:
+    """The requests of `sources`; of the decoding corpus every `every`-th (a sample for `make test`)."""
     out: list[dict] = []
     if "tables" in sources:
         out.extend(corpus.tables())
@@ -54,18 +56,21 @@ def requests_for(sources: tuple[str, ...], release: str, count: int, seed: int) 
         out.extend(corpus.field())
     if "examples" in sources:
         out.extend(corpus.examples())
+    if "decoding" in sources:
+        out.extend(decoding.corpus(release)[::every])
     if "generated" in sources and count:
         out.extend(generate.corpus(count, seed=seed, release=release))
     return out
 
 
 def run(releases: tuple[str, ...], *, sources: tuple[str, ...] = SOURCES, count: int = 20000, seed: int = 1,
-        gate_sets: tuple[str, ...] = GATE_SETS, known: list[compare.Known] | None = None) -> Report:
+        gate_sets: tuple[str, ...] = GATE_SETS, known: list[compare.Known] | None = None,
+        decoding_every: int = 1) -> Report:
     known = compare.load_known() if known is None else known
     report = Report()
     namespaces = {**oracle.NAMESPACES, **corpus.namespaces()}
     for release in releases:
-        requests = requests_for(sources, release, count, seed)
+        requests = requests_for(sources, release, count, seed, decoding_every)
         for gate_set in gate_sets:
             started = time.perf_counter()
             answers = oracle.ask(release, [_wire(r) for r in requests], gate_set=gate_set, namespaces=namespaces)
@@ -73,7 +78,8 @@ def run(releases: tuple[str, ...], *, sources: tuple[str, ...] = SOURCES, count:
             started = time.perf_counter()
             for request, upstream in zip(requests, answers):
                 ours = product.verdict(request, release, gate_set, namespaces)
-                outcome = Outcome(release, gate_set, request, upstream, ours, compare.facets(upstream, ours))
+                found = compare.facets(upstream, ours, decode_messages=request["source"] == "decoding")
+                outcome = Outcome(release, gate_set, request, upstream, ours, found)
                 key = (release, gate_set, request["source"], request["kind"])
                 if outcome.agrees:
                     report.counts[key + ("agree",)] += 1

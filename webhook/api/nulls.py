@@ -5,6 +5,10 @@ Go leaves a null as the zero value: a null list element or map value becomes the
 pointer stays unset. The wire models would refuse those nulls as type errors; the API server does not
 (found by the upstream differential, tests/upstream). Only lists and maps of objects, strings, numbers and
 booleans are rewritten; a null where the model allows it (an unset field) is left as it is.
+
+The API server decodes into the request version's own types, before conversion and defaulting. v1beta1 (and
+v1alpha3) differ from the v1 wire models in two places only: a claim request keeps its ExactDeviceRequest fields
+flat, next to its name, and a slice device keeps its fields under `basic`; `FLAT` reads the v1 models so.
 """
 
 from __future__ import annotations
@@ -18,35 +22,39 @@ if TYPE_CHECKING:  # pydantic loads only when a null is found (a warm review nev
     from pydantic import BaseModel
 
 _ZERO = {str: "", int: 0, float: 0, bool: False}
+V1, FLAT = "v1", "flat"  # the layouts: the wire models' own, and v1beta1's (flat requests, `basic` devices)
+# The fields that make a model the slice device, whose fields v1beta1 nests under `basic`.
+_DEVICE_FIELDS = frozenset({"attributes", "capacity", "consumesCounters"})
 
 
-def zero_nulls(model: type[BaseModel], value: Any) -> Any:
-    """`value` (a JSON object for `model`) with the nulls in its lists and maps replaced by zero values; the same
-    object when there are none, a changed copy otherwise."""
-    return _visit(model, value, 0)
+def zero_nulls(model: type[BaseModel], value: Any, layout: str = V1) -> Any:
+    """`value` (a JSON object for `model`, in `layout`) with the nulls in its lists and maps replaced by zero
+    values; the same object when there are none, a changed copy otherwise."""
+    return _visit(model, value, 0, layout)
 
 
-def _visit(annotation: Any, value: Any, depth: int) -> Any:
+def _visit(annotation: Any, value: Any, depth: int, layout: str) -> Any:
     if depth > 64 or value is None:
         return value
     kind, element = _shape(annotation)
     if kind == "model" and isinstance(value, dict):
-        fields = _fields(element)
+        fields = _fields(element, layout)
         changed = None
         for key, item in value.items():
             inner = fields.get(key)
             if inner is None or item is None:
                 continue
-            new = _visit(inner, item, depth + 1)
+            new = _visit(inner, item, depth + 1, layout)
             if new is not item:
                 changed = changed if changed is not None else dict(value)
                 changed[key] = new
         return value if changed is None else changed
     if kind == "list" and isinstance(value, list):
-        out = [_zero(element) if item is None else _visit(element, item, depth + 1) for item in value]
+        out = [_zero(element) if item is None else _visit(element, item, depth + 1, layout) for item in value]
         return value if all(a is b for a, b in zip(out, value)) else out
     if kind == "dict" and isinstance(value, dict):
-        out = {k: _zero(element) if item is None else _visit(element, item, depth + 1) for k, item in value.items()}
+        out = {k: _zero(element) if item is None else _visit(element, item, depth + 1, layout)
+               for k, item in value.items()}
         return value if all(out[k] is value[k] for k in value) else out
     return value
 
@@ -65,8 +73,17 @@ def _zero(annotation: Any) -> Any:
 
 
 @lru_cache(maxsize=None)
-def _fields(model: type[BaseModel]) -> dict[str, Any]:
-    return {(info.alias or name): info.annotation for name, info in model.model_fields.items()}
+def _fields(model: type[BaseModel], layout: str = V1) -> dict[str, Any]:
+    """JSON name -> annotation of `model`'s fields as `layout` spells the model."""
+    fields = {(info.alias or name): info.annotation for name, info in model.model_fields.items()}
+    if layout != FLAT:
+        return fields
+    if "exactly" in fields and _shape(fields["exactly"])[0] == "model":  # a request: its exact fields beside it
+        for key, annotation in _fields(_shape(fields["exactly"])[1]).items():
+            fields.setdefault(key, annotation)
+    if _DEVICE_FIELDS <= fields.keys():  # a slice device: its fields (all but the name) under `basic`
+        fields["basic"] = model
+    return fields
 
 
 @lru_cache(maxsize=None)

@@ -89,7 +89,9 @@ def _error(located: _Located, value: Any, err: dict, version: str) -> tuple[Fiel
     if target == go_types.TIME:  # metav1.Time.UnmarshalJSON decodes a string with a fresh decoder, then parses it
         if isinstance(value, str):
             return type_invalid(located.path, shown, gotime.rfc3339_error(value) or "invalid time"), True
-        return type_invalid(located.path, shown, f"json: cannot unmarshal {kind} into Go value of type string"), True
+        # The inner decoder's UnmarshalTypeError gets the outer one's context on its way out (addErrorContext).
+        return type_invalid(located.path, shown, f"json: cannot unmarshal {kind} into Go struct field "
+                                                 f"{located.struct}.{'.'.join(located.fields)} of type string"), True
     if not located.struct:
         return type_invalid(located.path, shown, f"json: cannot unmarshal {kind} into Go value of type {target}"), False
     return type_invalid(located.path, shown, f"json: cannot unmarshal {kind} into Go struct field "

@@ -16,6 +16,8 @@ import re
 CODES: dict[str, tuple[str, re.Pattern]] = {
     "opt-in-api": ("the API version or kind is served only by clusters that enable it (--runtime-config, "
                    "--feature-gates)", re.compile(r"^dra-webhook: \S+ \S+ is served only by clusters with ")),
+    "deprecated-api": ("an API version the release deprecates: the API server's own warning on every request to it",
+                       re.compile(r"^resource\.k8s\.io/\S+ \S+ is deprecated in v\d+\.\d+\+")),
     "unknown-field": ("a field the API does not have (kubectl --validate=warn, the API server's default)",
                       re.compile(r'^unknown field "')),
     "dropped-field": ("a field the API server drops because its feature gate is disabled",
