@@ -76,6 +76,7 @@ _TABLE: dict[str, tuple] = {
     "empty_driver_name_also_invalid":  (True,      False,     False,     False),
     "claim_tolerations_never_dropped": (True,      False,     False,     False),
     "uppercase_driver_warning":        (False,     True,      True,      True),
+    "union_members_validated":         (True,      False,     False,     False),
 }
 
 
@@ -242,6 +243,9 @@ class Behaviours:
     claim_tolerations_never_dropped: bool
     # The ResourceSlice strategy warns about a driver name with upper case (WarningsOnCreate/Update, 1.35).
     uppercase_driver_warning: bool
+    # validateDeviceRequest validates `firstAvailable` and `exactly` both when both are set, then reports
+    # "exactly one of" (1.34); 1.35 reports the union alone (1.37's declarative rules still go into both).
+    union_members_validated: bool
 
 
 def _build() -> Mapping[str, Behaviours]:

@@ -27,7 +27,6 @@ from webhook.limits import (
     ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH,
     COUNTER_MAX_KEY_LENGTH,
     DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH,
-    DEVICE_TAINTS_MAX_LENGTH,
     RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE,
     RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE,
     RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET,
@@ -455,10 +454,12 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
         errs.extend(_validate_capacity(capacity, allow_multiple_allocations, path, opts))
 
     taints = as_list(device.get("taints"))
-    if old_device is None or not taints_equal(old_device.get("taints"), taints):
-        if taints:
-            errs.extend(_validate_taints(taints, path.child("taints"), opts))
-    elif declarative_rules and len(taints) <= DEVICE_TAINTS_MAX_LENGTH:
+    taints_changed = old_device is None or not taints_equal(old_device.get("taints"), taints)
+    if taints_changed and taints:
+        errs.extend(_validate_taints(taints, path.child("taints"), opts))
+    # Declarative rules check every effect: of taints hand-written validation ratchets, and of a list past its
+    # limit (no declarative maxItems), where hand-written validation stops at TooMany.
+    if declarative_rules and (not taints_changed or len(taints) > behaviours.max_taints_per_device):
         errs.extend(devicedeclarative.declarative_taint_effects(taints, path.child("taints")))
 
     consumes = as_list(device.get("consumesCounters"))
@@ -473,7 +474,7 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
     errs.extend(_validate_node_selection(device, per_device_node_selection, path))
 
     if device.get("bindingConditions") or device.get("bindingFailureConditions"):
-        errs.extend(validate_device_binding_parameters(device, path))
+        errs.extend(validate_device_binding_parameters(device, path, behaviours.list_size_short_circuit))
     model = behaviours.node_allocatable_model
     declared = device.get(model)
     if isinstance(declared, dict) and declared:

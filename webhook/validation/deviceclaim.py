@@ -28,12 +28,10 @@ from webhook.validation.deviceconfig import validate_device_configuration
 from webhook.validation.names import validate_dns_label, validate_dns_subdomain
 from webhook.validation.options import Options, name_field, short_circuit
 from webhook.validation.qualifiedname import validate_fully_qualified_name
+from webhook.validation.requestdeclarative import ALLOCATION_MODES, validate_request_members_declaratively
 from webhook.validation.requestref import RequestNames, gather_request_names, validate_request_name_ref
 from webhook.validation.selectors import validate_selector_slice
 from webhook.validation.tolerations import validate_device_tolerations
-
-ALLOCATION_MODES = ("All", "ExactCount")
-
 
 def _name_key(item: Any) -> str:
     return as_str(item.get("name")) if isinstance(item, dict) else ""
@@ -67,18 +65,23 @@ def validate_device_request(request: Any, path: Path, opts: Options, state: Clai
     exactly = request.get("exactly")
     has_first_available = len(first_available) > 0
     has_exactly = isinstance(exactly, dict)
-    if not has_first_available and not has_exactly:
-        errs.append(required(path, "exactly one of `exactly` or `firstAvailable` is required"))
-    elif has_first_available and has_exactly:
-        errs.append(invalid(path, None, "exactly one of `exactly` or `firstAvailable` is required, "
-                                        "but multiple fields are set"))
-    elif has_first_available:
+    behaviours = opts.profile.behaviours
+    both = has_first_available and has_exactly
+    # 1.34 validates each member present and reports the union after them; later releases stop at the union.
+    if has_first_available and (not has_exactly or behaviours.union_members_validated):
         errs.extend(validate_set(first_available, FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE,
                                  lambda sub, p: validate_device_sub_request(sub, p, opts, state, request_name),
                                  _name_key,
                                  path.child("firstAvailable"), short_circuit(opts), name_field(opts)))
-    else:
+    if has_exactly and (not has_first_available or behaviours.union_members_validated):
         errs.extend(validate_exact_device_request(exactly, path.child("exactly"), opts, state, request_name))
+    if not has_first_available and not has_exactly:
+        errs.append(required(path, "exactly one of `exactly` or `firstAvailable` is required"))
+    elif both:
+        errs.append(invalid(path, None, "exactly one of `exactly` or `firstAvailable` is required, "
+                                        "but multiple fields are set"))
+        if behaviours.declarative_validation and not behaviours.union_members_validated:
+            errs.extend(validate_request_members_declaratively(request, path))
     return errs
 
 
@@ -169,6 +172,6 @@ def validate_device_claim_configuration(config: Any, path: Path, names: RequestN
     return errs
 
 
-def validate_allocation_request_refs(refs: Any, path: Path, names: RequestNames) -> ErrorList:
+def validate_allocation_request_refs(refs: Any, path: Path, names: RequestNames, short: bool = True) -> ErrorList:
     """Request references of an allocation's config entry (same rules as a claim's config)."""
-    return _validate_request_refs(refs, path, names)
+    return _validate_request_refs(refs, path, names, short)

@@ -1,8 +1,10 @@
-"""Declarative rules inside a ResourceSlice device that Kubernetes 1.37 enforces without a hand-written twin.
+"""Declarative rules of a ResourceSlice device, as Kubernetes 1.37 enforces them (Validate_Device).
 
 `compatibilityGroups` of a counter consumption has declarative rules only. Because `spec.devices` is an
 atomic list, declarative validation sees no old device once the list changed: taint effects that
 hand-written validation ratchets are checked again, and long attribute keys are not shortened in paths.
+Where hand-written validation stops at a list's limit (the slice's device limit, a device's 16 taints),
+declarative validation goes on: `validate_device_declaratively` is every rule of one device.
 """
 
 from __future__ import annotations
@@ -10,12 +12,21 @@ from __future__ import annotations
 from typing import Any
 
 from webhook.field import ErrorList, Path, invalid, required
-from webhook.limits import ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH, DEVICE_COMPATIBILITY_GROUPS_MAX_SIZE
+from webhook.limits import (
+    ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH,
+    BINDING_CONDITIONS_MAX_SIZE,
+    BINDING_FAILURE_CONDITIONS_MAX_SIZE,
+    DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH,
+    DEVICE_COMPATIBILITY_GROUPS_MAX_SIZE,
+    RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
+)
 from webhook.validation import declarative
 from webhook.validation._helpers import as_dict, as_list, as_str
 from webhook.validation.taints import VALID_DEVICE_TAINT_EFFECTS
 
-_ATTRIBUTE_VALUE_FIELDS = ("bool", "int", "string", "version", "bools", "ints", "strings", "versions")
+# The union of DeviceAttribute in its declared order (the order of "must specify exactly one of").
+_ATTRIBUTE_VALUE_FIELDS = ("int", "bool", "string", "version", "ints", "bools", "strings", "versions")
+_LIST_VALUE_FIELDS = frozenset(("ints", "bools", "strings", "versions"))
 
 
 def validate_compatibility_groups(groups: Any, path: Path) -> ErrorList:
@@ -62,3 +73,63 @@ def declarative_taint_effects(taints: list, path: Path) -> ErrorList:
         elif effect not in VALID_DEVICE_TAINT_EFFECTS:
             errs.extend(declarative.enum(effect, VALID_DEVICE_TAINT_EFFECTS, path.index(k).child("effect")))
     return declarative.mark(errs)
+
+
+def _attribute_rules(attribute: Any, path: Path) -> ErrorList:
+    """Validate_DeviceAttribute: the value union (a list counts when not empty), strings[i] at most 64 bytes."""
+    attribute = as_dict(attribute)
+    errs = declarative.union({name: (len(as_list(attribute.get(name))) != 0 if name in _LIST_VALUE_FIELDS
+                                     else attribute.get(name) is not None)
+                              for name in _ATTRIBUTE_VALUE_FIELDS}, path)
+    for i, value in enumerate(as_list(attribute.get("strings"))):
+        errs.extend(declarative.max_bytes(as_str(value), DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH,
+                                          path.child("strings").index(i)))
+    return errs
+
+
+def _counter_consumption_rules(consumption: Any, path: Path) -> ErrorList:
+    """Validate_DeviceCounterConsumption: counterSet required and a short name; counters required, keys short
+    names (reported at the map, as EachMapKey does); compatibilityGroups."""
+    consumption = as_dict(consumption)
+    counter_set = consumption.get("counterSet")
+    errs = declarative.required_value(counter_set, path.child("counterSet")) or \
+        declarative.short_name(as_str(counter_set), path.child("counterSet"))
+    counters = as_dict(consumption.get("counters"))
+    if not counters:
+        errs.extend(declarative.mark([required(path.child("counters"), "")]))
+    for key in counters:
+        errs.extend(declarative.short_name(key, path.child("counters")))
+    groups = consumption.get("compatibilityGroups")
+    if groups is not None:
+        errs.extend(validate_compatibility_groups(groups, path.child("compatibilityGroups")))
+    return errs
+
+
+def validate_device_declaratively(device: Any, path: Path) -> ErrorList:
+    """1.37's Validate_Device: every declarative rule of one device, for a device that hand-written
+    validation did not look at (the slice is over its device limit)."""
+    device = as_dict(device)
+    errs: ErrorList = []
+    for key, attribute in as_dict(device.get("attributes")).items():
+        errs.extend(_attribute_rules(attribute, path.child("attributes").key(key)))
+    consumes = as_list(device.get("consumesCounters"))
+    consumes_path = path.child("consumesCounters")
+    too_many = declarative.max_items(consumes, RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
+                                     consumes_path)
+    errs.extend(too_many)
+    if not too_many:
+        errs.extend(declarative.unique_map(consumes, lambda c: as_str(as_dict(c).get("counterSet")), consumes_path))
+        for j, consumption in enumerate(consumes):
+            errs.extend(_counter_consumption_rules(consumption, consumes_path.index(j)))
+    errs.extend(declarative_taint_effects(as_list(device.get("taints")), path.child("taints")))
+    errs.extend(declarative.max_items(as_list(device.get("bindingConditions")), BINDING_CONDITIONS_MAX_SIZE,
+                                      path.child("bindingConditions")))
+    errs.extend(declarative.max_items(as_list(device.get("bindingFailureConditions")),
+                                      BINDING_FAILURE_CONDITIONS_MAX_SIZE, path.child("bindingFailureConditions")))
+    for name, resource in as_dict(device.get("nodeAllocatableResources")).items():
+        mapping = as_dict(resource).get("mapping")
+        if isinstance(mapping, dict):  # the stable union; the dependent-required rules are alpha
+            errs.extend(declarative.union({"capacityKey": mapping.get("capacityKey") is not None,
+                                           "deviceMultiplier": mapping.get("deviceMultiplier") is not None},
+                                          path.child("nodeAllocatableResources").key(name).child("mapping")))
+    return errs

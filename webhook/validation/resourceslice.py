@@ -14,7 +14,7 @@ from webhook.limits import (
     RESOURCE_SLICE_MAX_SHARED_COUNTERS,
 )
 from webhook.validation._helpers import as_dict, as_int, as_list, as_str, validate_set
-from webhook.validation import declarative
+from webhook.validation import declarative, devicedeclarative
 from webhook.validation.device import (
     has_list_attribute, validate_counter_set, validate_counter_set_1_34, validate_counter_set_at_key, validate_device,
 )
@@ -156,6 +156,9 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path,
     declarative_rules = behaviours.declarative_validation and (old_spec is None or not semantic_equal(spec.get("devices"), old_spec.get("devices")))
     if len(devices) > max_devices:
         errs.append(too_many(devices_path, len(devices), max_devices))
+        if declarative_rules:  # no declarative maxItems: every device is still validated declaratively
+            for i, device in enumerate(devices):
+                errs.extend(devicedeclarative.validate_device_declaratively(device, devices_path.index(i)))
     elif devices:
         old_devices = _lookup_devices(old_spec)
         errs.extend(validate_set(
