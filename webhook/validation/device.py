@@ -38,7 +38,7 @@ from webhook.quantity import INT64_MAX, INT64_MIN, parse_json_quantity
 from webhook.validation._helpers import (
     as_dict, as_list, as_str, materialise, truncate_if_too_long, validate_set, validate_slice,
 )
-from webhook.validation import devicedeclarative
+from webhook.validation import declarative, devicedeclarative
 from webhook.validation.bindingconditions import validate_device_binding_parameters
 from webhook.validation.equality import semantic_equal
 from webhook.validation.names import (
@@ -485,6 +485,6 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
             errs.extend(validate_node_allocatable_resource_mappings(declared, device.get("capacity"),
                                                                     path.child(model)))
     if declarative_rules:
-        errs.extend(devicedeclarative.declarative_device_rules(device, path))
+        errs = declarative.merge_covered(errs, devicedeclarative.declarative_device_rules(device, path))
     return errs
 

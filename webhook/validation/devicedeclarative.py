@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from webhook.field import ErrorList, Path, invalid, required
+from webhook.field import ErrorList, Path, required
 from webhook.limits import (
-    ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH,
     BINDING_CONDITIONS_MAX_SIZE,
     BINDING_FAILURE_CONDITIONS_MAX_SIZE,
-    DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH,
     DEVICE_COMPATIBILITY_GROUPS_MAX_SIZE,
     RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
 )
@@ -42,10 +40,12 @@ def validate_compatibility_groups(groups: Any, path: Path) -> ErrorList:
 
 
 def declarative_device_rules(device: dict, path: Path) -> ErrorList:
-    """1.37: declarative rules inside a device without a hand-written twin that ran here.
+    """1.37: declarative rules inside a device whose hand-written twins ran here, or that have none.
 
-    `spec.devices` is an atomic list, so declarative validation sees no old device: a taint effect
-    that hand-written validation ratchets is still checked, and long attribute keys are not shortened.
+    To merge with the hand-written errors (declarative.merge_covered): the attribute value union (its
+    hand-written twin counts an empty list as a value, and reports at a shortened key), compatibilityGroups.
+    `spec.devices` is an atomic list, so declarative validation sees no old device: a taint effect that
+    hand-written validation ratchets is still checked, and long attribute keys are not shortened.
     """
     errs: ErrorList = []
     for j, consumption in enumerate(as_list(device.get("consumesCounters"))):
@@ -54,13 +54,7 @@ def declarative_device_rules(device: dict, path: Path) -> ErrorList:
             errs.extend(validate_compatibility_groups(groups, path.child("consumesCounters").index(j)
                                                       .child("compatibilityGroups")))
     for key, attribute in as_dict(device.get("attributes")).items():
-        # Hand-written validation reports the attribute union at a shortened key; this is its twin.
-        if len(key) > ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH:
-            attribute = as_dict(attribute)
-            if sum(attribute.get(name) is not None for name in _ATTRIBUTE_VALUE_FIELDS) != 1:
-                value = attribute if attribute else ""
-                errs.extend(declarative.mark([invalid(path.child("attributes").key(key), value,
-                                                      "exactly one value must be specified")]))
+        errs.extend(_attribute_rules(attribute, path.child("attributes").key(key)))
     return errs
 
 
@@ -76,15 +70,12 @@ def declarative_taint_effects(taints: list, path: Path) -> ErrorList:
 
 
 def _attribute_rules(attribute: Any, path: Path) -> ErrorList:
-    """Validate_DeviceAttribute: the value union (a list counts when not empty), strings[i] at most 64 bytes."""
+    """Validate_DeviceAttribute: the value union (a list counts when not empty). Its `strings[i]` maxBytes 64 is
+    alpha (MarkAlpha), not enforced."""
     attribute = as_dict(attribute)
-    errs = declarative.union({name: (len(as_list(attribute.get(name))) != 0 if name in _LIST_VALUE_FIELDS
+    return declarative.union({name: (len(as_list(attribute.get(name))) != 0 if name in _LIST_VALUE_FIELDS
                                      else attribute.get(name) is not None)
                               for name in _ATTRIBUTE_VALUE_FIELDS}, path)
-    for i, value in enumerate(as_list(attribute.get("strings"))):
-        errs.extend(declarative.max_bytes(as_str(value), DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH,
-                                          path.child("strings").index(i)))
-    return errs
 
 
 def _counter_consumption_rules(consumption: Any, path: Path) -> ErrorList:
@@ -106,8 +97,8 @@ def _counter_consumption_rules(consumption: Any, path: Path) -> ErrorList:
 
 
 def validate_device_declaratively(device: Any, path: Path) -> ErrorList:
-    """1.37's Validate_Device: every declarative rule of one device, for a device that hand-written
-    validation did not look at (the slice is over its device limit)."""
+    """Validate_Device as enforced declarative validation runs it: every rule of one device, for a device
+    hand-written validation did not look at (the slice is over its device limit)."""
     device = as_dict(device)
     errs: ErrorList = []
     for key, attribute in as_dict(device.get("attributes")).items():
