@@ -17,10 +17,13 @@ from typing import Any, Iterable
 
 from webhook.field import ErrorList, Path, duplicate, invalid, not_supported, required, too_long, too_many
 from webhook.validation.names import (
-    DNS1123_SUBDOMAIN_MAX_LENGTH, byte_len, is_c_identifier, is_dns1123_label, is_dns1123_subdomain, regex_error,
+    DNS1123_SUBDOMAIN_MAX_LENGTH, byte_len, is_c_identifier, is_dns1123_label, is_dns1123_subdomain, is_qualified_name,
+    regex_error,
 )
 
 RESOURCE_DEVICE_MAX_LENGTH = 32  # validate.resourceDeviceMaxLength
+DEFAULT_RESOURCE_REQUESTS_PREFIX = "requests."  # validate.defaultResourceRequestsPrefix
+RESOURCE_DEFAULT_NAMESPACE_PREFIX = "kubernetes.io/"  # validate.resourceDefaultNamespacePrefix
 FULLY_QUALIFIED_NAME_PREFIX_MAX_LENGTH = 63
 
 
@@ -66,6 +69,20 @@ def resource_fully_qualified_name(value: str, path: Path) -> ErrorList:
             errs.extend(_c_identifier(name, path))
     if "/" not in value:
         errs.append(invalid(path, value, "a fully qualified name must be a domain and a name separated by a slash"))
+    return mark(errs)
+
+
+def extended_resource_name(value: str, path: Path) -> ErrorList:
+    """validate.ExtendedResourceName (format=k8s-extended-resource-name): one Invalid per problem, the label-key
+    messages of the quota name (`requests.<value>`) included."""
+    errs: ErrorList = []
+    if "/" not in value:
+        errs.append(invalid(path, value, "a name must be a domain-prefixed path, such as 'example.com/my-prop'"))
+    elif RESOURCE_DEFAULT_NAMESPACE_PREFIX in value:
+        errs.append(invalid(path, value, f'must not have "{RESOURCE_DEFAULT_NAMESPACE_PREFIX}" domain'))
+    if value.startswith(DEFAULT_RESOURCE_REQUESTS_PREFIX):
+        errs.append(invalid(path, value, f'must not have "{DEFAULT_RESOURCE_REQUESTS_PREFIX}" prefix'))
+    errs.extend(invalid(path, value, m) for m in is_qualified_name(DEFAULT_RESOURCE_REQUESTS_PREFIX + value))
     return mark(errs)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from webhook.field import ErrorList, Path, invalid
 from webhook.limits import DEVICE_CONFIG_MAX_SIZE, DEVICE_SELECTORS_MAX_SIZE
+from webhook.validation import declarative
 from webhook.validation._helpers import as_dict, as_list, validate_slice
 from webhook.validation.deviceconfig import validate_device_configuration
 from webhook.validation.equality import semantic_equal
@@ -22,14 +23,12 @@ from webhook.validation.names import is_native_resource, is_qualified_name
 from webhook.validation.options import DEFAULT_OPTIONS, Options
 from webhook.validation.selectors import validate_selector
 
-DEFAULT_RESOURCE_REQUESTS_PREFIX = "requests."
-
 
 def is_extended_resource_name(name: str) -> bool:
     """core/v1 helper IsExtendedResourceName."""
-    if is_native_resource(name) or name.startswith(DEFAULT_RESOURCE_REQUESTS_PREFIX):
+    if is_native_resource(name) or name.startswith(declarative.DEFAULT_RESOURCE_REQUESTS_PREFIX):
         return False
-    return not is_qualified_name(DEFAULT_RESOURCE_REQUESTS_PREFIX + name)
+    return not is_qualified_name(declarative.DEFAULT_RESOURCE_REQUESTS_PREFIX + name)
 
 
 def validate_device_class_spec(spec: Any, old_spec: Any, path: Path, opts: Options) -> ErrorList:
@@ -47,8 +46,15 @@ def validate_device_class_spec(spec: Any, old_spec: Any, path: Path, opts: Optio
                                lambda entry, p: validate_device_configuration(entry, p, stored), path.child("config"),
                                opts.profile.behaviours.list_size_short_circuit))
     name = spec.get("extendedResourceName")
-    if isinstance(name, str) and not is_extended_resource_name(name):
-        errs.append(invalid(path.child("extendedResourceName"), name, "must be a valid extended resource name"))
+    if isinstance(name, str):
+        name_path = path.child("extendedResourceName")
+        name_errs = [] if is_extended_resource_name(name) else [
+            invalid(name_path, name, "must be a valid extended resource name")]
+        # The covered error gives way to the format's own, which ratchets an unchanged name.
+        if opts.profile.behaviours.declarative_validation and (
+                old_spec is None or as_dict(old_spec).get("extendedResourceName") != name):
+            name_errs = declarative.merge_covered(name_errs, declarative.extended_resource_name(name, name_path))
+        errs.extend(name_errs)
     return errs
 
 

@@ -36,7 +36,8 @@ def _toleration_rules(toleration: Any, path: Path) -> ErrorList:
 
 
 def _request_body_rules(request: dict, path: Path) -> ErrorList:
-    """The rules `exactly` and a firstAvailable entry share: selectors, allocationMode, tolerations, derivedAttributes."""
+    """The rules `exactly` and a firstAvailable entry share: selectors, allocationMode, tolerations,
+    derivedAttributes."""
     errs = declarative.max_items(as_list(request.get("selectors")), DEVICE_SELECTORS_MAX_SIZE, path.child("selectors"))
     mode = as_str(request.get("allocationMode"))
     if mode:
