@@ -116,6 +116,11 @@ def _over_the_device_limit() -> dict:
                   *({"name": f"d-{i}"} for i in range(4, 65)))
 
 
+def _too_many_counters() -> dict:
+    """33 counters, one with a name that is not a DNS label."""
+    return {**{f"c{i}": {"value": "1"} for i in range(32)}, "Bad_Name": {"value": "1"}}
+
+
 def _sub(name: str, device_class: str = "gpu.example.com") -> dict:
     return {"name": name, "deviceClassName": device_class, "allocationMode": "ExactCount", "count": 1}
 
@@ -303,6 +308,16 @@ CASES = [
          {("spec.devices[0].taints", TOO_MANY): 1},
          {("spec.devices[0].taints", TOO_MANY): 1, ("spec.devices[0].taints[15].effect", REQUIRED): 1,
           ("spec.devices[0].taints[16].effect", NOT_SUPPORTED): 1}),
+    Case("counter-names-past-the-counter-limit-are-still-checked",
+         slice_({"name": "gpu-0", "consumesCounters": [{"counterSet": "set", "counters": _too_many_counters()}]}),
+         {("spec.devices[0].consumesCounters[0].counters", TOO_MANY): 1},
+         {("spec.devices[0].consumesCounters[0].counters", TOO_MANY): 1,
+          ("spec.devices[0].consumesCounters[0].counters", INVALID): 1}),
+    Case("counter-set-names-past-the-counter-limit-are-still-checked",
+         {**slice_(), "spec": {**{k: v for k, v in slice_()["spec"].items() if k != "devices"},
+                               "sharedCounters": [{"name": "set", "counters": _too_many_counters()}]}},
+         {("spec.sharedCounters[0].counters", TOO_MANY): 1},
+         {("spec.sharedCounters[0].counters", TOO_MANY): 1, ("spec.sharedCounters[0].counters", INVALID): 1}),
     Case("an-empty-list-attribute-is-no-value",
          slice_({"name": "gpu-0", "attributes": {"a": {"ints": []}}}),
          {("spec.devices[0].attributes[a].ints", INVALID): 1},

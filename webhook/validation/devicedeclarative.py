@@ -16,6 +16,9 @@ from webhook.limits import (
     BINDING_CONDITIONS_MAX_SIZE,
     BINDING_FAILURE_CONDITIONS_MAX_SIZE,
     DEVICE_COMPATIBILITY_GROUPS_MAX_SIZE,
+    RESOURCE_SLICE_MAX_COUNTER_SETS,
+    RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET,
+    RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION,
     RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
 )
 from webhook.validation import declarative
@@ -48,11 +51,16 @@ def declarative_device_rules(device: dict, path: Path) -> ErrorList:
     hand-written validation ratchets is still checked, and long attribute keys are not shortened.
     """
     errs: ErrorList = []
-    for j, consumption in enumerate(as_list(device.get("consumesCounters"))):
+    consumes = as_list(device.get("consumesCounters"))
+    for j, consumption in enumerate(consumes):
+        consumption_path = path.child("consumesCounters").index(j)
         groups = as_dict(consumption).get("compatibilityGroups")
         if groups is not None:
-            errs.extend(validate_compatibility_groups(groups, path.child("consumesCounters").index(j)
-                                                      .child("compatibilityGroups")))
+            errs.extend(validate_compatibility_groups(groups, consumption_path.child("compatibilityGroups")))
+        if len(consumes) <= RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE:  # else maxItems stops it
+            errs.extend(counter_keys_past_the_limit(as_dict(consumption).get("counters"),
+                                                    RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION,
+                                                    consumption_path.child("counters")))
     for key, attribute in as_dict(device.get("attributes")).items():
         errs.extend(_attribute_rules(attribute, path.child("attributes").key(key)))
     return errs
@@ -124,3 +132,22 @@ def validate_device_declaratively(device: Any, path: Path) -> ErrorList:
                                            "deviceMultiplier": mapping.get("deviceMultiplier") is not None},
                                           path.child("nodeAllocatableResources").key(name).child("mapping")))
     return errs
+
+
+def counter_keys_past_the_limit(counters: Any, limit: int, path: Path) -> ErrorList:
+    """Hand-written validateMap stops at TooMany over `limit` counters; the declarative key rule (EachMapKey
+    with ShortName, reported at the map) checks every key still."""
+    counters = as_dict(counters)
+    if len(counters) <= limit:
+        return []
+    return [error for key in counters for error in declarative.short_name(key, path)]
+
+
+def shared_counters_past_the_limit(counter_sets: list, path: Path) -> ErrorList:
+    """`counter_keys_past_the_limit` of each counter set (when the list itself is within its maxItems)."""
+    if len(counter_sets) > RESOURCE_SLICE_MAX_COUNTER_SETS:
+        return []
+    return [error for i, counter_set in enumerate(counter_sets)
+            for error in counter_keys_past_the_limit(as_dict(counter_set).get("counters"),
+                                                     RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET,
+                                                     path.index(i).child("counters"))]
