@@ -146,6 +146,9 @@ def validate_device_constraint(constraint: Any, path: Path, names: RequestNames,
     match_attribute, distinct_attribute = constraint.get("matchAttribute"), constraint.get("distinctAttribute")
     if isinstance(match_attribute, str):
         errs.extend(_validate_constraint_attribute(match_attribute, path.child("matchAttribute"), opts))
+        # Hand-written validation looks no further; enforced declarative rules check distinctAttribute too.
+        if isinstance(distinct_attribute, str) and opts.profile.behaviours.declarative_validation:
+            errs.extend(declarative.resource_fully_qualified_name(distinct_attribute, path.child("distinctAttribute")))
     elif isinstance(distinct_attribute, str):
         errs.extend(_validate_constraint_attribute(distinct_attribute, path.child("distinctAttribute"), opts))
     elif opts.profile.enabled("DRAConsumableCapacity"):
