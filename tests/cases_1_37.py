@@ -116,13 +116,24 @@ def _over_the_device_limit() -> dict:
                   *({"name": f"d-{i}"} for i in range(4, 65)))
 
 
+def _sub(name: str, device_class: str = "gpu.example.com") -> dict:
+    return {"name": name, "deviceClassName": device_class, "allocationMode": "ExactCount", "count": 1}
+
+
+def _template(claim_obj: dict, **labels: str) -> dict:
+    return {"apiVersion": f"{GROUP}/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "template", "namespace": "default", "resourceVersion": "1", "labels": labels},
+            "spec": {"spec": copy.deepcopy(claim_obj["spec"])}}
+
+
+_UPPER_CASE_CONSTRAINT = claim(exact(), constraints=[{"requests": ["gpu"], "matchAttribute": "Example.com/model"}])
+_BOTH_MEMBERS = claim({"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", "allocationMode": "Some"},
+                       "firstAvailable": [_sub("a"), _sub("a", "BAD_CLASS")]})
+
+
 def _too_many_counters() -> dict:
     """33 counters, one with a name that is not a DNS label."""
     return {**{f"c{i}": {"value": "1"} for i in range(32)}, "Bad_Name": {"value": "1"}}
-
-
-def _sub(name: str, device_class: str = "gpu.example.com") -> dict:
-    return {"name": name, "deviceClassName": device_class, "allocationMode": "ExactCount", "count": 1}
 
 
 def _device_class(extended_resource_name: str) -> dict:
@@ -342,6 +353,13 @@ CASES = [
          {("spec.devices.constraints[0].matchAttribute", INVALID): 1},
          {("spec.devices.constraints[0].matchAttribute", INVALID): 1,
           ("spec.devices.constraints[0].distinctAttribute", INVALID): 1}),
+    # Declarative validation ratchets what an update leaves unchanged (a template's create rules run on updates).
+    Case("template-update-keeps-an-unchanged-upper-case-constraint-domain",
+         _template(_UPPER_CASE_CONSTRAINT, app="x"), {}, {}, old=_template(_UPPER_CASE_CONSTRAINT)),
+    Case("template-update-ratchets-unchanged-request-members",
+         _template(_BOTH_MEMBERS, app="x"),
+         {("spec.spec.devices.requests[0]", INVALID): 1}, {("spec.spec.devices.requests[0]", INVALID): 1},
+         old=_template(_BOTH_MEMBERS)),
     Case("extended-resource-name-format",
          _device_class("bad name"),
          {("spec.extendedResourceName", INVALID): 1}, {("spec.extendedResourceName", INVALID): 2}),

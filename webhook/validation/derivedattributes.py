@@ -58,7 +58,8 @@ def validate_device_derived_attributes(attrs: Any, path: Path, opts: Options, re
     errs = validate_set(attrs, -1,
                         lambda attr, p: validate_device_derived_attribute(attr, p, opts, request_name, state),
                         lambda attr: as_str(as_dict(attr).get("name")), path)
-    errs.extend(derived_attributes_declaratively(attrs, path))
+    if not opts.declarative_ratcheted:
+        errs.extend(derived_attributes_declaratively(attrs, path))
     return errs
 
 
