@@ -485,6 +485,8 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
             errs.extend(validate_node_allocatable_resource_mappings(declared, device.get("capacity"),
                                                                     path.child(model)))
     if declarative_rules:
-        errs = declarative.merge_covered(errs, devicedeclarative.declarative_device_rules(device, path))
+        declarative_errs = devicedeclarative.declarative_device_rules(device, path)
+        if declarative_errs:
+            errs = declarative.merge_covered(errs, declarative_errs)
     return errs
 

@@ -28,6 +28,7 @@ from webhook.validation.taints import VALID_DEVICE_TAINT_EFFECTS
 # The union of DeviceAttribute in its declared order (the order of "must specify exactly one of").
 _ATTRIBUTE_VALUE_FIELDS = ("int", "bool", "string", "version", "ints", "bools", "strings", "versions")
 _LIST_VALUE_FIELDS = frozenset(("ints", "bools", "strings", "versions"))
+_SCALAR_VALUE_FIELDS = frozenset(("int", "bool", "string", "version"))
 
 
 def validate_compatibility_groups(groups: Any, path: Path) -> ErrorList:
@@ -53,16 +54,20 @@ def declarative_device_rules(device: dict, path: Path) -> ErrorList:
     errs: ErrorList = []
     consumes = as_list(device.get("consumesCounters"))
     for j, consumption in enumerate(consumes):
-        consumption_path = path.child("consumesCounters").index(j)
-        groups = as_dict(consumption).get("compatibilityGroups")
+        consumption = as_dict(consumption)
+        groups = consumption.get("compatibilityGroups")
         if groups is not None:
-            errs.extend(validate_compatibility_groups(groups, consumption_path.child("compatibilityGroups")))
-        if len(consumes) <= RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE:  # else maxItems stops it
-            errs.extend(counter_keys_past_the_limit(as_dict(consumption).get("counters"),
-                                                    RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION,
-                                                    consumption_path.child("counters")))
+            errs.extend(validate_compatibility_groups(groups, path.child("consumesCounters").index(j)
+                                                      .child("compatibilityGroups")))
+        counters = as_dict(consumption.get("counters"))
+        # maxItems stops a list of more than 2 consumptions first.
+        if len(counters) > RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION and \
+                len(consumes) <= RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE:
+            errs.extend(counter_keys_past_the_limit(counters, RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION,
+                                                    path.child("consumesCounters").index(j).child("counters")))
     for key, attribute in as_dict(device.get("attributes")).items():
-        errs.extend(_attribute_rules(attribute, path.child("attributes").key(key)))
+        if not _one_value(attribute):
+            errs.extend(_attribute_rules(attribute, path.child("attributes").key(key)))
     return errs
 
 
@@ -77,9 +82,19 @@ def declarative_taint_effects(taints: list, path: Path) -> ErrorList:
     return declarative.mark(errs)
 
 
+def _one_value(attribute: Any) -> bool:
+    """The common attribute, one value: the union holds (checked before any path is built)."""
+    if type(attribute) is dict and len(attribute) == 1:
+        ((name, value),) = attribute.items()
+        return name in _SCALAR_VALUE_FIELDS and value is not None or name in _LIST_VALUE_FIELDS and bool(value)
+    return False
+
+
 def _attribute_rules(attribute: Any, path: Path) -> ErrorList:
     """Validate_DeviceAttribute: the value union (a list counts when not empty). Its `strings[i]` maxBytes 64 is
     alpha (MarkAlpha), not enforced."""
+    if _one_value(attribute):
+        return []
     attribute = as_dict(attribute)
     return declarative.union({name: (len(as_list(attribute.get(name))) != 0 if name in _LIST_VALUE_FIELDS
                                      else attribute.get(name) is not None)
