@@ -152,8 +152,9 @@ _SHORT_STRING = DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH // 4  # characters: at most 4 
 
 def _validate_attributes(attributes: dict, path: Path, at_key: bool = False,
                          list_fields: tuple[str, ...] = _LIST_FIELDS,
-                         empty_required: bool = False) -> tuple[ErrorList, int]:
-    """Key and value errors of the attribute map, and numEntriesDeviceAttribute.
+                         empty_required: bool = False) -> tuple[ErrorList, int, bool]:
+    """Key and value errors of the attribute map, numEntriesDeviceAttribute, and whether every attribute was a
+    common one (one value: no attribute union can fail).
 
     The common valid attribute (exactly one scalar field of its JSON type that passes its checks, one
     value) is recognised inline: a call per attribute is a large share of a 4096-attribute slice's
@@ -195,7 +196,7 @@ def _validate_attributes(attributes: dict, path: Path, at_key: bool = False,
             attribute, _key_path(map_path, key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH), list_fields, empty_required))
     if common:
         note_common(attributes)
-    return errs, num_values
+    return errs, num_values, common
 
 
 def _key_path(map_path: Path, key: str, max_len: int) -> Path:
@@ -441,9 +442,9 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
         errs.append(invalid(path, total, "the total number of attributes and capacities must not exceed "
                                          f"{RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE}"))
     list_fields = _LIST_FIELDS if behaviours.list_type_attributes else ()
-    attribute_errs, num_values = (_validate_attributes(attributes, path, behaviours.map_key_errors_at_key, list_fields,
-                                                       behaviours.empty_attribute_required)
-                                  if attributes else ([], 0))
+    attribute_errs, num_values, common_attributes = (
+        _validate_attributes(attributes, path, behaviours.map_key_errors_at_key, list_fields,
+                             behaviours.empty_attribute_required) if attributes else ([], 0, True))
     # RD-03 came with list attributes (1.36); before, the 32 attributes-and-capacities bound it.
     if num_values > RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE and behaviours.list_type_attributes:
         errs.append(invalid(path, num_values, "the total number of attribute values must not exceed "
@@ -485,7 +486,7 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
             errs.extend(validate_node_allocatable_resource_mappings(declared, device.get("capacity"),
                                                                     path.child(model)))
     if declarative_rules:
-        declarative_errs = devicedeclarative.declarative_device_rules(device, path)
+        declarative_errs = devicedeclarative.declarative_device_rules(device, path, common_attributes)
         if declarative_errs:
             errs = declarative.merge_covered(errs, declarative_errs)
     return errs

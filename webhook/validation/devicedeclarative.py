@@ -43,13 +43,14 @@ def validate_compatibility_groups(groups: Any, path: Path) -> ErrorList:
     return errs
 
 
-def declarative_device_rules(device: dict, path: Path) -> ErrorList:
+def declarative_device_rules(device: dict, path: Path, common_attributes: bool = False) -> ErrorList:
     """1.37: declarative rules inside a device whose hand-written twins ran here, or that have none.
 
     To merge with the hand-written errors (declarative.merge_covered): the attribute value union (its
     hand-written twin counts an empty list as a value, and reports at a shortened key), compatibilityGroups.
     `spec.devices` is an atomic list, so declarative validation sees no old device: a taint effect that
     hand-written validation ratchets is still checked, and long attribute keys are not shortened.
+    `common_attributes`: hand-written validation found one value in every attribute (no union to check).
     """
     errs: ErrorList = []
     consumes = as_list(device.get("consumesCounters"))
@@ -65,9 +66,10 @@ def declarative_device_rules(device: dict, path: Path) -> ErrorList:
                 len(consumes) <= RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE:
             errs.extend(counter_keys_past_the_limit(counters, RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION,
                                                     path.child("consumesCounters").index(j).child("counters")))
-    for key, attribute in as_dict(device.get("attributes")).items():
-        if not _one_value(attribute):
-            errs.extend(_attribute_rules(attribute, path.child("attributes").key(key)))
+    if not common_attributes:
+        for key, attribute in as_dict(device.get("attributes")).items():
+            if not _one_value(attribute):
+                errs.extend(_attribute_rules(attribute, path.child("attributes").key(key)))
     return errs
 
 
