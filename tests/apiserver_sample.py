@@ -418,15 +418,6 @@ def explain(r: Compared) -> list[str] | None:
         if ours.causes or ours.warnings - server.warnings:
             tags.append("decode-error-causes")
             ours.causes, ours.warnings = Counter(), server.warnings
-    if r.release == "1.37" and server.code == ours.code == 422 and server.causes != ours.causes and \
-            not ours.causes - server.causes:
-        tags.append("declarative-1-37-goes-on")
-        ours.causes = server.causes
-    if r.release == "1.34" and server.code == ours.code == 422 and server.causes != ours.causes and \
-            not ours.causes - server.causes:
-        if "exactly one of `exactly` or `firstAvailable` is required" in server.message:
-            tags.append("exactly-and-first-available-1-34")
-            ours.causes = server.causes
     server.code = ours.code = 0  # 201 vs 200: created vs allowed
     return tags if tags and server.key() == ours.key() else None
 

@@ -69,6 +69,10 @@ def _consumes(n: int) -> list:
     return [{"counterSet": f"counterset-{i}", "counters": _MEMORY} for i in range(n)]
 
 
+def _sub(name: str, device_class: str = "gpu.example.com") -> dict:
+    return {"name": name, "deviceClassName": device_class, "allocationMode": "ExactCount", "count": 1}
+
+
 _SELECTORS = "spec.deviceSelector.selectors"
 _TEN = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
 _EXPENSIVE = (f"{_TEN}.all(x, {_TEN}.all(y, {_TEN}.all(z, {_TEN}.all(z2, {_TEN}.all(z3, {_TEN}.all(z4, "
@@ -297,6 +301,23 @@ CASES = [
     Case("class-generate-name-checked",
          {**_class(), "metadata": {"name": "gpu.example.com", "generateName": "Bad_"}},
          {("metadata.generateName", INVALID): 1}, {}),
+    # validateDeviceRequest of 1.34 validates both members of a request that sets both, then the union.
+    Case("exactly-and-first-available-both-validated",
+         claim({"name": "gpu", "exactly": {"deviceClassName": "", "allocationMode": "Some"},
+                "firstAvailable": [_sub("a"), _sub("a", BAD)] + [_sub(f"s{i}") for i in range(7)]}),
+         {("spec.devices.requests[0]", INVALID): 1, ("spec.devices.requests[0].exactly.deviceClassName", REQUIRED): 1,
+          ("spec.devices.requests[0].exactly.allocationMode", NOT_SUPPORTED): 1,
+          ("spec.devices.requests[0].firstAvailable", TOO_MANY): 1,
+          ("spec.devices.requests[0].firstAvailable[1].name", DUPLICATE): 1,
+          ("spec.devices.requests[0].firstAvailable[1].deviceClassName", INVALID): 1},
+         {("spec.devices.requests[0]", INVALID): 1}),
+    # validateSlice of 1.34 validates every binding condition of a list over its limit.
+    Case("binding-conditions-past-the-limit",
+         slice_(_device(0, bindsToNode=True, bindingConditions=["a", "b", "c", "d", BAD],
+                        bindingFailureConditions=["f", "g", "h", "i", BAD + "2"])),
+         {(f"{_D}[0].bindingConditions", TOO_MANY): 1, (f"{_D}[0].bindingConditions[4]", INVALID): 1,
+          (f"{_D}[0].bindingFailureConditions", TOO_MANY): 1, (f"{_D}[0].bindingFailureConditions[4]", INVALID): 1},
+         {(f"{_D}[0].bindingConditions", TOO_MANY): 1, (f"{_D}[0].bindingFailureConditions", TOO_MANY): 1}),
 ]
 
 

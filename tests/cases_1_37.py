@@ -119,6 +119,42 @@ def _with_device_conditions(claim_obj: dict, *conditions: dict) -> dict:
                                  "conditions": [dict(c) for c in conditions]}]
     return obj
 
+def _over_the_device_limit() -> dict:
+    """65 devices, one tainted (the limit is 64): hand-written validation stops at TooMany, the declarative rules of
+    every device go on."""
+    return slice_({"name": "d-0", "taints": [{"key": "k", "effect": "Later"}, {"key": "k"}]},
+                  {"name": "d-1", "attributes": {"a": {"int": 1, "string": "x"}, "b": {}}},
+                  {"name": "d-2", "consumesCounters": [{"counterSet": f"s{i}", "counters": {"c": {"value": "1"}}}
+                                                       for i in range(3)]},
+                  {"name": "d-3", "consumesCounters": [{"counterSet": "A_B", "counters": {"Bad_Name": {"value": "1"}}},
+                                                       {"counterSet": "A_B", "counters": {}}]},
+                  *({"name": f"d-{i}"} for i in range(4, 65)))
+
+
+def _sub(name: str, device_class: str = "gpu.example.com") -> dict:
+    return {"name": name, "deviceClassName": device_class, "allocationMode": "ExactCount", "count": 1}
+
+
+def _template(claim_obj: dict, **labels: str) -> dict:
+    return {"apiVersion": f"{GROUP}/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "template", "namespace": "default", "resourceVersion": "1", "labels": labels},
+            "spec": {"spec": copy.deepcopy(claim_obj["spec"])}}
+
+
+_UPPER_CASE_CONSTRAINT = claim(exact(), constraints=[{"requests": ["gpu"], "matchAttribute": "Example.com/model"}])
+_BOTH_MEMBERS = claim({"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", "allocationMode": "Some"},
+                       "firstAvailable": [_sub("a"), _sub("a", "BAD_CLASS")]})
+
+
+def _too_many_counters() -> dict:
+    """33 counters, one with a name that is not a DNS label."""
+    return {**{f"c{i}": {"value": "1"} for i in range(32)}, "Bad_Name": {"value": "1"}}
+
+
+def _device_class(extended_resource_name: str) -> dict:
+    return {"apiVersion": f"{GROUP}/v1", "kind": "DeviceClass", "metadata": {"name": "gpu", "resourceVersion": "1"},
+            "spec": {"extendedResourceName": extended_resource_name}}
+
 
 _COMPLETE = {"type": "Complete", "status": "True", "lastTransitionTime": "2026-05-04T09:13:00Z", "reason": "Done"}
 
@@ -308,6 +344,72 @@ CASES = [
          _with(_class_plain, {"labels": {"a": "b"}}, extendedResourceName="example."),
          {("spec.extendedResourceName", INVALID): 1}, {("spec.extendedResourceName", INVALID): 1},
          old=_with(_class_plain, extendedResourceName="example.")),
+    # 1.37's declarative validation goes on where hand-written validation stops at a list's limit.
+    Case("devices-past-the-slice-limit-are-still-validated",
+         _over_the_device_limit(),
+         {("spec.devices", TOO_MANY): 1},
+         {("spec.devices", TOO_MANY): 1, ("spec.devices[0].taints[0].effect", NOT_SUPPORTED): 1,
+          ("spec.devices[0].taints[1].effect", REQUIRED): 1, ("spec.devices[1].attributes[a]", INVALID): 1,
+          ("spec.devices[1].attributes[b]", INVALID): 1, ("spec.devices[2].consumesCounters", TOO_MANY): 1,
+          ("spec.devices[3].consumesCounters[1]", DUPLICATE): 1,
+          ("spec.devices[3].consumesCounters[0].counterSet", INVALID): 1,
+          ("spec.devices[3].consumesCounters[1].counterSet", INVALID): 1,
+          ("spec.devices[3].consumesCounters[0].counters", INVALID): 1,
+          ("spec.devices[3].consumesCounters[1].counters", REQUIRED): 1}),
+    Case("taint-effects-past-the-taint-limit-are-still-checked",
+         slice_({"name": "gpu-0",
+                 "taints": [{"key": "k", "effect": "NoSchedule"}] * 15 + [{"key": "k"}, {"key": "k", "effect": "x"}]}),
+         {("spec.devices[0].taints", TOO_MANY): 1},
+         {("spec.devices[0].taints", TOO_MANY): 1, ("spec.devices[0].taints[15].effect", REQUIRED): 1,
+          ("spec.devices[0].taints[16].effect", NOT_SUPPORTED): 1}),
+    Case("counter-names-past-the-counter-limit-are-still-checked",
+         slice_({"name": "gpu-0", "consumesCounters": [{"counterSet": "set", "counters": _too_many_counters()}]}),
+         {("spec.devices[0].consumesCounters[0].counters", TOO_MANY): 1},
+         {("spec.devices[0].consumesCounters[0].counters", TOO_MANY): 1,
+          ("spec.devices[0].consumesCounters[0].counters", INVALID): 1}),
+    Case("counter-set-names-past-the-counter-limit-are-still-checked",
+         {**slice_(), "spec": {**{k: v for k, v in slice_()["spec"].items() if k != "devices"},
+                               "sharedCounters": [{"name": "set", "counters": _too_many_counters()}]}},
+         {("spec.sharedCounters[0].counters", TOO_MANY): 1},
+         {("spec.sharedCounters[0].counters", TOO_MANY): 1, ("spec.sharedCounters[0].counters", INVALID): 1}),
+    Case("an-empty-list-attribute-is-no-value",
+         slice_({"name": "gpu-0", "attributes": {"a": {"ints": []}}}),
+         {("spec.devices[0].attributes[a].ints", INVALID): 1},
+         {("spec.devices[0].attributes[a].ints", INVALID): 1, ("spec.devices[0].attributes[a]", INVALID): 1}),
+    Case("exactly-and-first-available-are-each-validated",
+         claim({"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", "allocationMode": "Some",
+                                           "tolerations": [{"key": "bad key!", "operator": "Nope"}]},
+                "firstAvailable": [_sub("a"), _sub("a", "BAD_CLASS"), _sub("b", "")]}),
+         {("spec.devices.requests[0]", INVALID): 1},
+         {("spec.devices.requests[0]", INVALID): 1, (f"{_R}.allocationMode", NOT_SUPPORTED): 1,
+          (f"{_R}.tolerations[0].key", INVALID): 1, (f"{_R}.tolerations[0].operator", NOT_SUPPORTED): 1,
+          ("spec.devices.requests[0].firstAvailable[1]", DUPLICATE): 1,
+          ("spec.devices.requests[0].firstAvailable[1].deviceClassName", INVALID): 1,
+          ("spec.devices.requests[0].firstAvailable[2].deviceClassName", REQUIRED): 1}),
+    Case("exactly-and-first-available-over-8",
+         claim({"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"},
+                "firstAvailable": [_sub(f"s{i}", "") for i in range(9)]}),
+         {("spec.devices.requests[0]", INVALID): 1},
+         {("spec.devices.requests[0]", INVALID): 1, ("spec.devices.requests[0].firstAvailable", TOO_MANY): 1}),
+    Case("both-constraint-attributes-are-checked",
+         claim(exact(), constraints=[{"requests": ["gpu"], "matchAttribute": "bad", "distinctAttribute": "BAD.com/x"}]),
+         {("spec.devices.constraints[0].matchAttribute", INVALID): 1},
+         {("spec.devices.constraints[0].matchAttribute", INVALID): 1,
+          ("spec.devices.constraints[0].distinctAttribute", INVALID): 1}),
+    # Declarative validation ratchets what an update leaves unchanged (a template's create rules run on updates).
+    Case("template-update-keeps-an-unchanged-upper-case-constraint-domain",
+         _template(_UPPER_CASE_CONSTRAINT, app="x"), {}, {}, old=_template(_UPPER_CASE_CONSTRAINT)),
+    Case("template-update-ratchets-unchanged-request-members",
+         _template(_BOTH_MEMBERS, app="x"),
+         {("spec.spec.devices.requests[0]", INVALID): 1}, {("spec.spec.devices.requests[0]", INVALID): 1},
+         old=_template(_BOTH_MEMBERS)),
+    Case("extended-resource-name-format",
+         _device_class("bad name"),
+         {("spec.extendedResourceName", INVALID): 1}, {("spec.extendedResourceName", INVALID): 2}),
+    Case("unchanged-extended-resource-name-is-ratcheted",
+         _device_class("bad name"),
+         {("spec.extendedResourceName", INVALID): 1}, {("spec.extendedResourceName", INVALID): 1},
+         old=_device_class("bad name")),
 ]
 
 

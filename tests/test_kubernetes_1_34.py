@@ -213,6 +213,38 @@ def test_status_results_over_the_limit_are_each_validated_in_1_34():
         assert [(c["field"], c["reason"]) for c in response.status["details"]["causes"]] == causes, version
 
 
+def test_status_lists_past_their_limit_and_empty_drivers_in_1_34():
+    """1.34 validates every IP and config request reference of a list over its limit (TooMany after them), and
+    an empty driver name is Required and also Invalid; 1.35 stops at TooMany and at Required."""
+    from collections import Counter
+
+    from cases_1_37 import claim, exact
+
+    old = claim(exact())
+    config = {"source": "FromClaim", "requests": ["gpu", "nope"] + [f"r{i}" for i in range(31)],
+              "opaque": {"driver": "", "parameters": {}}}
+    new = claim(exact(), status={
+        "allocation": {"devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "p",
+                                                "device": "d"}], "config": [config]}},
+        "devices": [{"driver": "", "pool": "p", "device": "d"},
+                    {"driver": "gpu.example.com", "pool": "p", "device": "d",
+                     "networkData": {"ips": ["bad"] + [f"10.0.0.{i}/24" for i in range(16)]}}]})
+    body = review_body(new, operation="UPDATE", old=old, sub_resource="status")
+    config_path, ips = "status.allocation.devices.config[0]", "status.devices[1].networkData.ips"
+    common = {("status.devices[0].driver", "FieldValueRequired"): 1, ("status.devices[0]", "FieldValueInvalid"): 1,
+              (ips, "FieldValueTooMany"): 1, (f"{config_path}.requests", "FieldValueTooMany"): 1,
+              (f"{config_path}.opaque.driver", "FieldValueRequired"): 1}
+    expected = {
+        "1.34": Counter({**common, ("status.devices[0].driver", "FieldValueInvalid"): 1,
+                         (f"{ips}[0]", "FieldValueInvalid"): 1,
+                         (f"{config_path}.opaque.driver", "FieldValueInvalid"): 1,
+                         **{(f"{config_path}.requests[{i}]", "FieldValueInvalid"): 1 for i in range(1, 33)}}),
+        "1.35": Counter(common)}
+    for version, causes in expected.items():
+        response = admit.validate(decode_review(body), profile=make_profile(version))
+        assert Counter((c["field"], c["reason"]) for c in response.status["details"]["causes"]) == causes, version
+
+
 def test_match_attribute_without_a_domain_in_1_34_words():
     """validateFullyQualifiedName of 1.34: "must include a domain" (1.35 words it differently)."""
     from cases_1_37 import claim, exact

@@ -94,6 +94,7 @@ _TABLE: dict[str, tuple] = {
     "uppercase_driver_warning":        (False,     True,      True,      True),
     "conditions_declarative_form":     (False,     False,     False,     True),
     "deprecated_apis":                 (NONE_DEPRECATED, DEPRECATED_1_35, DEPRECATED_1_36, DEPRECATED_1_36),
+    "union_members_validated":         (True,      False,     False,     False),
 }
 
 
@@ -281,6 +282,9 @@ class Behaviours:
     # The API versions whose every request the API server warns about: (version, kind) -> (deprecated in,
     # unavailable in).
     deprecated_apis: Mapping[tuple[str, str], tuple[str, str]]
+    # validateDeviceRequest validates `firstAvailable` and `exactly` both when both are set, then reports
+    # "exactly one of" (1.34); 1.35 reports the union alone (1.37's declarative rules still go into both).
+    union_members_validated: bool
 
 
 def _build() -> Mapping[str, Behaviours]:

@@ -2,31 +2,25 @@
 
 from __future__ import annotations
 
-from webhook.field import ErrorList, Path, duplicate, invalid, too_many
+from webhook.field import ErrorList, Path, duplicate, invalid
 from webhook.limits import BINDING_CONDITIONS_MAX_SIZE, BINDING_FAILURE_CONDITIONS_MAX_SIZE
-from webhook.validation._helpers import as_dict, as_list, as_str
+from webhook.validation._helpers import as_dict, as_list, as_str, validate_slice
 from webhook.validation.names import validate_label_name
 
 
-def _validate_condition_list(items: list, max_size: int, path: Path) -> ErrorList:
-    errs: ErrorList = []
-    if len(items) > max_size:
-        errs.append(too_many(path, len(items), max_size))
-    else:
-        for i, item in enumerate(items):
-            item = as_str(item)
-            errs.extend(validate_label_name(item, path.index(i)))
-    return errs
+def _validate_condition_list(items: list, max_size: int, path: Path, short: bool) -> ErrorList:
+    return validate_slice(items, max_size, lambda item, p: validate_label_name(as_str(item), p), path, short)
 
 
-def validate_device_binding_parameters(obj: dict, path: Path) -> ErrorList:
+def validate_device_binding_parameters(obj: dict, path: Path, short: bool = True) -> ErrorList:
+    """`short`: behaviour list_size_short_circuit (1.34 validates every condition of a list over its limit)."""
     obj = as_dict(obj)
     conditions = as_list(obj.get("bindingConditions"))
     failures = as_list(obj.get("bindingFailureConditions"))
     cond_path = path.child("bindingConditions")
     fail_path = path.child("bindingFailureConditions")
-    errs = _validate_condition_list(conditions, BINDING_CONDITIONS_MAX_SIZE, cond_path)
-    errs.extend(_validate_condition_list(failures, BINDING_FAILURE_CONDITIONS_MAX_SIZE, fail_path))
+    errs = _validate_condition_list(conditions, BINDING_CONDITIONS_MAX_SIZE, cond_path, short)
+    errs.extend(_validate_condition_list(failures, BINDING_FAILURE_CONDITIONS_MAX_SIZE, fail_path, short))
     errs.extend(_duplicates(conditions, cond_path))
     condition_set = {c for c in conditions if isinstance(c, str)}
     seen: set = set()

@@ -126,7 +126,7 @@ def validate_device_allocation_result(devices: dict, path: Path, names: RequestN
                           lambda result, p: validate_device_request_allocation_result(result, p, names, opts),
                           path.child("results"), short_circuit(opts))
     errs.extend(validate_slice(as_list(devices.get("config")), ALLOCATION_CONFIG_MAX_SIZE,
-                               lambda config, p: validate_device_allocation_configuration(config, p, names),
+                               lambda config, p: validate_device_allocation_configuration(config, p, names, opts),
                                path.child("config"), short_circuit(opts)))
     return errs
 
@@ -140,7 +140,7 @@ def validate_device_request_allocation_result(result: Any, path: Path, names: Re
                                      behaviours.empty_driver_name_also_invalid))
     errs.extend(validate_pool_name(as_str(result.get("pool")), path.child("pool")))
     errs.extend(validate_dns_label(as_str(result.get("device")), path.child("device")))
-    errs.extend(validate_device_binding_parameters(result, path))
+    errs.extend(validate_device_binding_parameters(result, path, short_circuit(opts)))
     if behaviours.result_tolerations_validated:
         errs.extend(validate_device_tolerations(result.get("tolerations"), path.child("tolerations")))
     share_id = result.get("shareID")
@@ -151,12 +151,14 @@ def validate_device_request_allocation_result(result: Any, path: Path, names: Re
     return errs
 
 
-def validate_device_allocation_configuration(config: Any, path: Path, names: RequestNames) -> ErrorList:
+def validate_device_allocation_configuration(config: Any, path: Path, names: RequestNames,
+                                             opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     config = as_dict(config)
     errs = validate_allocation_config_source(as_str(config.get("source")), path.child("source"))
-    errs.extend(validate_allocation_request_refs(config.get("requests"), path.child("requests"), names))
+    errs.extend(validate_allocation_request_refs(config.get("requests"), path.child("requests"), names,
+                                                 short_circuit(opts)))
     # Opaque parameters of an allocation do not depend on gates; never stored semantics.
-    errs.extend(validate_device_configuration(config, path, DEFAULT_OPTIONS))
+    errs.extend(validate_device_configuration(config, path, opts.with_stored(False)))
     return errs
 
 
@@ -171,7 +173,8 @@ def validate_allocation_config_source(source: str, path: Path) -> ErrorList:
 def validate_device_status(device: Any, path: Path, allocated: set[SharedDeviceID],
                            opts: Options = DEFAULT_OPTIONS) -> ErrorList:
     device = as_dict(device)
-    errs = validate_driver_name(as_str(device.get("driver")), path.child("driver"))
+    errs = validate_driver_name(as_str(device.get("driver")), path.child("driver"),
+                                opts.profile.behaviours.empty_driver_name_also_invalid)
     errs.extend(validate_pool_name(as_str(device.get("pool")), path.child("pool")))
     errs.extend(validate_dns_label(as_str(device.get("device")), path.child("device")))
     share_id = device.get("shareID")
@@ -189,16 +192,17 @@ def validate_device_status(device: Any, path: Path, allocated: set[SharedDeviceI
         errs.extend(validate_raw_extension(data, path.child("data"), False, ALLOCATED_DEVICE_STATUS_DATA_MAX_LENGTH))
     network_data = device.get("networkData")
     if isinstance(network_data, dict):
-        errs.extend(validate_network_device_data(network_data, path.child("networkData")))
+        errs.extend(validate_network_device_data(network_data, path.child("networkData"), short_circuit(opts)))
     return errs
 
 
-def validate_network_device_data(data: dict, path: Path) -> ErrorList:
+def validate_network_device_data(data: dict, path: Path, short: bool = True) -> ErrorList:
     errs: ErrorList = []
     if byte_len(as_str(data.get("interfaceName"))) > NETWORK_DEVICE_DATA_INTERFACE_NAME_MAX_LENGTH:
         errs.append(too_long(path.child("interfaceName"), "", NETWORK_DEVICE_DATA_INTERFACE_NAME_MAX_LENGTH))
     if byte_len(as_str(data.get("hardwareAddress"))) > NETWORK_DEVICE_DATA_HARDWARE_ADDRESS_MAX_LENGTH:
         errs.append(too_long(path.child("hardwareAddress"), "", NETWORK_DEVICE_DATA_HARDWARE_ADDRESS_MAX_LENGTH))
     errs.extend(validate_set(as_list(data.get("ips")), NETWORK_DEVICE_DATA_MAX_IPS,
-                             lambda ip, p: validate_interface_address(as_str(ip), p), as_str, path.child("ips")))
+                             lambda ip, p: validate_interface_address(as_str(ip), p), as_str, path.child("ips"),
+                             short))
     return errs

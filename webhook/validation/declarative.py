@@ -212,6 +212,6 @@ def union(members: dict[str, bool], path: Path) -> ErrorList:
     if count == 0:
         return mark([invalid(path, "", f"must specify one of: {names}")])
     if count > 1:
-        set_names = ", ".join(f"`{name}`" for name, is_set in members.items() if is_set)
+        set_names = ", ".join(name for name, is_set in members.items() if is_set)  # no backticks, as upstream
         return mark([invalid(path, "{" + set_names + "}", f"must specify exactly one of: {names}")])
     return []

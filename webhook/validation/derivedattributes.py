@@ -58,7 +58,8 @@ def validate_device_derived_attributes(attrs: Any, path: Path, opts: Options, re
     errs = validate_set(attrs, -1,
                         lambda attr, p: validate_device_derived_attribute(attr, p, opts, request_name, state),
                         lambda attr: as_str(as_dict(attr).get("name")), path)
-    errs.extend(_declarative_rules(attrs, path))
+    if not opts.declarative_ratcheted:
+        errs.extend(derived_attributes_declaratively(attrs, path))
     return errs
 
 
@@ -86,7 +87,8 @@ def validate_total_derived_attribute_cost(state: ClaimState, path: Path) -> Erro
     return []
 
 
-def _declarative_rules(attrs: list, path: Path) -> ErrorList:
+def derived_attributes_declaratively(attrs: list, path: Path) -> ErrorList:
+    """The `+k8s:` rules of a derivedAttributes list (1.37): maxItems 32, each name and expression."""
     errs = declarative.max_items(attrs, DEVICE_DERIVED_ATTRIBUTES_MAX_SIZE, path)
     if errs:
         return errs

@@ -28,7 +28,6 @@ from webhook.limits import (
     ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH,
     COUNTER_MAX_KEY_LENGTH,
     DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH,
-    DEVICE_TAINTS_MAX_LENGTH,
     RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE,
     RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE,
     RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET,
@@ -40,7 +39,7 @@ from webhook.quantity import INT64_MAX, INT64_MIN, parse_json_quantity
 from webhook.validation._helpers import (
     as_dict, as_list, as_str, materialise, truncate_if_too_long, validate_set, validate_slice,
 )
-from webhook.validation import devicedeclarative
+from webhook.validation import declarative, devicedeclarative
 from webhook.validation.bindingconditions import validate_device_binding_parameters
 from webhook.validation.equality import semantic_equal
 from webhook.validation.names import (
@@ -154,8 +153,9 @@ _SHORT_STRING = DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH // 4  # characters: at most 4 
 
 def _validate_attributes(attributes: dict, path: Path, at_key: bool = False,
                          list_fields: tuple[str, ...] = _LIST_FIELDS,
-                         empty_required: bool = False) -> tuple[ErrorList, int]:
-    """Key and value errors of the attribute map, and numEntriesDeviceAttribute.
+                         empty_required: bool = False) -> tuple[ErrorList, int, bool]:
+    """Key and value errors of the attribute map, numEntriesDeviceAttribute, and whether every attribute was a
+    common one (one value: no attribute union can fail).
 
     The common valid attribute (exactly one scalar field of its JSON type that passes its checks, one
     value) is recognised inline: a call per attribute is a large share of a 4096-attribute slice's
@@ -197,7 +197,7 @@ def _validate_attributes(attributes: dict, path: Path, at_key: bool = False,
             attribute, _key_path(map_path, key, ATTRIBUTE_AND_CAPACITY_MAX_KEY_LENGTH), list_fields, empty_required))
     if common:
         note_common(attributes)
-    return errs, num_values
+    return errs, num_values, common
 
 
 def _key_path(map_path: Path, key: str, max_len: int) -> Path:
@@ -444,9 +444,9 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
         errs.append(invalid(path, total, "the total number of attributes and capacities must not exceed "
                                          f"{RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE}"))
     list_fields = _LIST_FIELDS if behaviours.list_type_attributes else ()
-    attribute_errs, num_values = (_validate_attributes(attributes, path, behaviours.map_key_errors_at_key, list_fields,
-                                                       behaviours.empty_attribute_required)
-                                  if attributes else ([], 0))
+    attribute_errs, num_values, common_attributes = (
+        _validate_attributes(attributes, path, behaviours.map_key_errors_at_key, list_fields,
+                             behaviours.empty_attribute_required) if attributes else ([], 0, True))
     # RD-03 came with list attributes (1.36); before, the 32 attributes-and-capacities bound it.
     if num_values > RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE and behaviours.list_type_attributes:
         errs.append(invalid(path, num_values, "the total number of attribute values must not exceed "
@@ -458,10 +458,12 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
         errs.extend(_validate_capacity(capacity, allow_multiple_allocations, path, opts))
 
     taints = as_list(device.get("taints"))
-    if old_device is None or not taints_equal(old_device.get("taints"), taints):
-        if taints:
-            errs.extend(_validate_taints(taints, path.child("taints"), opts))
-    elif declarative_rules and len(taints) <= DEVICE_TAINTS_MAX_LENGTH:
+    taints_changed = old_device is None or not taints_equal(old_device.get("taints"), taints)
+    if taints_changed and taints:
+        errs.extend(_validate_taints(taints, path.child("taints"), opts))
+    # Declarative rules check every effect: of taints hand-written validation ratchets, and of a list past its
+    # limit (no declarative maxItems), where hand-written validation stops at TooMany.
+    if declarative_rules and (not taints_changed or len(taints) > behaviours.max_taints_per_device):
         errs.extend(devicedeclarative.declarative_taint_effects(taints, path.child("taints")))
 
     consumes = as_list(device.get("consumesCounters"))
@@ -476,7 +478,7 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
     errs.extend(_validate_node_selection(device, per_device_node_selection, path))
 
     if device.get("bindingConditions") or device.get("bindingFailureConditions"):
-        errs.extend(validate_device_binding_parameters(device, path))
+        errs.extend(validate_device_binding_parameters(device, path, behaviours.list_size_short_circuit))
     model = behaviours.node_allocatable_model
     declared = device.get(model)
     if isinstance(declared, dict) and declared:
@@ -487,6 +489,8 @@ def validate_device(device: Any, old_device: dict | None, path: Path, per_device
             errs.extend(validate_node_allocatable_resource_mappings(declared, device.get("capacity"),
                                                                     path.child(model)))
     if declarative_rules:
-        errs.extend(devicedeclarative.declarative_device_rules(device, path))
+        declarative_errs = devicedeclarative.declarative_device_rules(device, path, common_attributes)
+        if declarative_errs:
+            errs = declarative.merge_covered(errs, declarative_errs)
     return errs
 

@@ -26,14 +26,13 @@ from webhook.validation.derivedattributes import (
 )
 from webhook.validation.deviceconfig import validate_device_configuration
 from webhook.validation.names import validate_dns_label, validate_dns_subdomain
-from webhook.validation.options import Options, name_field, short_circuit
+from webhook.validation.equality import semantic_equal
+from webhook.validation.options import Options, declarative_rules, name_field, short_circuit
 from webhook.validation.qualifiedname import validate_fully_qualified_name
+from webhook.validation.requestdeclarative import ALLOCATION_MODES, validate_request_members_declaratively
 from webhook.validation.requestref import RequestNames, gather_request_names, validate_request_name_ref
 from webhook.validation.selectors import validate_selector_slice
 from webhook.validation.tolerations import validate_device_tolerations
-
-ALLOCATION_MODES = ("All", "ExactCount")
-
 
 def _name_key(item: Any) -> str:
     return as_str(item.get("name")) if isinstance(item, dict) else ""
@@ -44,11 +43,13 @@ def validate_device_claim(device_claim: Any, path: Path, opts: Options) -> Error
     names = gather_request_names(device_claim)
     state = ClaimState(gather_constraint_attributes(device_claim.get("constraints")))
     short, key_field = short_circuit(opts), name_field(opts)
+    request_opts = _declarative_ratchet(device_claim, opts)
     errs = validate_set(as_list(device_claim.get("requests")), DEVICE_REQUESTS_MAX_SIZE,
-                        lambda request, p: validate_device_request(request, p, opts, state), _name_key,
-                        path.child("requests"), short, key_field)
+                        lambda request, p: validate_device_request(request, p, request_opts(request), state),
+                        _name_key, path.child("requests"), short, key_field)
+    constraint_opts = opts.with_declarative_ratcheted(_unchanged(device_claim, opts.old_device_claim, "constraints"))
     errs.extend(validate_slice(as_list(device_claim.get("constraints")), DEVICE_CONSTRAINTS_MAX_SIZE,
-                               lambda constraint, p: validate_device_constraint(constraint, p, names, opts),
+                               lambda constraint, p: validate_device_constraint(constraint, p, names, constraint_opts),
                                path.child("constraints"), short))
     errs.extend(validate_slice(as_list(device_claim.get("config")), DEVICE_CONFIG_MAX_SIZE,
                                lambda config, p: validate_device_claim_configuration(config, p, names, opts),
@@ -56,6 +57,24 @@ def validate_device_claim(device_claim: Any, path: Path, opts: Options) -> Error
     if opts.profile.behaviours.derived_attributes:
         errs.extend(validate_total_derived_attribute_cost(state, path))
     return errs
+
+
+def _unchanged(device_claim: dict, old: dict | None, field: str) -> bool:
+    return old is not None and semantic_equal(device_claim.get(field), as_dict(old).get(field))
+
+
+def _declarative_ratchet(device_claim: dict, opts: Options):
+    """The options of each request: declarative validation (Validate_DeviceClaim) skips an unchanged request list,
+    and in a changed one each request equal to the old request of its name."""
+    old = opts.old_device_claim
+    if old is None:
+        return lambda request: opts
+    if _unchanged(device_claim, old, "requests"):
+        ratcheted = opts.with_declarative_ratcheted(True)
+        return lambda request: ratcheted
+    old_requests = {_name_key(r): r for r in as_list(as_dict(old).get("requests"))}
+    return lambda request: opts.with_declarative_ratcheted(
+        _name_key(request) in old_requests and semantic_equal(request, old_requests[_name_key(request)]))
 
 
 def validate_device_request(request: Any, path: Path, opts: Options, state: ClaimState | None = None) -> ErrorList:
@@ -67,18 +86,23 @@ def validate_device_request(request: Any, path: Path, opts: Options, state: Clai
     exactly = request.get("exactly")
     has_first_available = len(first_available) > 0
     has_exactly = isinstance(exactly, dict)
-    if not has_first_available and not has_exactly:
-        errs.append(required(path, "exactly one of `exactly` or `firstAvailable` is required"))
-    elif has_first_available and has_exactly:
-        errs.append(invalid(path, None, "exactly one of `exactly` or `firstAvailable` is required, "
-                                        "but multiple fields are set"))
-    elif has_first_available:
+    behaviours = opts.profile.behaviours
+    both = has_first_available and has_exactly
+    # 1.34 validates each member present and reports the union after them; later releases stop at the union.
+    if has_first_available and (not has_exactly or behaviours.union_members_validated):
         errs.extend(validate_set(first_available, FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE,
                                  lambda sub, p: validate_device_sub_request(sub, p, opts, state, request_name),
                                  _name_key,
                                  path.child("firstAvailable"), short_circuit(opts), name_field(opts)))
-    else:
+    if has_exactly and (not has_first_available or behaviours.union_members_validated):
         errs.extend(validate_exact_device_request(exactly, path.child("exactly"), opts, state, request_name))
+    if not has_first_available and not has_exactly:
+        errs.append(required(path, "exactly one of `exactly` or `firstAvailable` is required"))
+    elif both:
+        errs.append(invalid(path, None, "exactly one of `exactly` or `firstAvailable` is required, "
+                                        "but multiple fields are set"))
+        if declarative_rules(opts) and not behaviours.union_members_validated:
+            errs.extend(validate_request_members_declaratively(request, path))
     return errs
 
 
@@ -143,6 +167,9 @@ def validate_device_constraint(constraint: Any, path: Path, names: RequestNames,
     match_attribute, distinct_attribute = constraint.get("matchAttribute"), constraint.get("distinctAttribute")
     if isinstance(match_attribute, str):
         errs.extend(_validate_constraint_attribute(match_attribute, path.child("matchAttribute"), opts))
+        # Hand-written validation looks no further; enforced declarative rules check distinctAttribute too.
+        if isinstance(distinct_attribute, str) and declarative_rules(opts):
+            errs.extend(declarative.resource_fully_qualified_name(distinct_attribute, path.child("distinctAttribute")))
     elif isinstance(distinct_attribute, str):
         errs.extend(_validate_constraint_attribute(distinct_attribute, path.child("distinctAttribute"), opts))
     elif opts.profile.enabled("DRAConsumableCapacity"):
@@ -157,7 +184,7 @@ def validate_device_constraint(constraint: Any, path: Path, names: RequestNames,
 def _validate_constraint_attribute(name: str, path: Path, opts: Options) -> ErrorList:
     """Enforced declarative rules add a format check, which also rejects an upper-case domain."""
     errs = validate_fully_qualified_name(name, path, opts.profile.behaviours.empty_name_part_required)
-    if opts.profile.behaviours.declarative_validation:
+    if declarative_rules(opts):
         return declarative.merge_covered(errs, declarative.resource_fully_qualified_name(name, path))
     return errs
 
@@ -169,6 +196,6 @@ def validate_device_claim_configuration(config: Any, path: Path, names: RequestN
     return errs
 
 
-def validate_allocation_request_refs(refs: Any, path: Path, names: RequestNames) -> ErrorList:
+def validate_allocation_request_refs(refs: Any, path: Path, names: RequestNames, short: bool = True) -> ErrorList:
     """Request references of an allocation's config entry (same rules as a claim's config)."""
-    return _validate_request_refs(refs, path, names)
+    return _validate_request_refs(refs, path, names, short)

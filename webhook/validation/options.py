@@ -20,12 +20,26 @@ class Options:
     stored: bool = False
     # The namespaces and their labels where known (offline); None for a served request, which cannot see them.
     namespaces: Namespaces = None
+    # The old object's DeviceClaim (`devices`) when the create rules run on an update (ResourceClaimTemplate):
+    # enforced declarative validation compares with it and skips what did not change (ratcheting).
+    old_device_claim: dict | None = None
+    # This part is unchanged for declarative validation: its declarative-only rules do not run, and a covered
+    # hand-written error stays as it is.
+    declarative_ratcheted: bool = False
 
     def with_stored(self, stored: bool) -> Options:
         return self if stored == self.stored else replace(self, stored=stored)
 
+    def with_declarative_ratcheted(self, ratcheted: bool) -> Options:
+        return self if ratcheted == self.declarative_ratcheted else replace(self, declarative_ratcheted=ratcheted)
+
 
 DEFAULT_OPTIONS = Options()
+
+
+def declarative_rules(opts: Options) -> bool:
+    """Whether enforced declarative rules run on this part (behaviour declarative_validation, not ratcheted)."""
+    return opts.profile.behaviours.declarative_validation and not opts.declarative_ratcheted
 
 
 def short_circuit(opts: Options) -> bool:

@@ -6,6 +6,7 @@ ValidateResourceClaimTemplateUpdate (metadata update rules and an immutable spec
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from webhook.field import ErrorList, Path, invalid
@@ -46,8 +47,11 @@ def validate_resource_claim_template_update_only(new: dict, old: dict, opts: Opt
 
 
 def validate_resource_claim_template_update(new: dict, old: dict, opts: Options = DEFAULT_OPTIONS) -> ErrorList:
-    """As the registry strategy composes it: create validation of `new`, then the update rules."""
-    return validate_resource_claim_template(new, opts) + validate_resource_claim_template_update_only(new, old, opts)
+    """As the registry strategy composes it: create validation of `new`, then the update rules. Declarative
+    validation compares with the old object: it skips the parts that did not change."""
+    old_device_claim = as_dict(as_dict(as_dict(old.get("spec")).get("spec")).get("devices"))
+    return validate_resource_claim_template(new, replace(opts, old_device_claim=old_device_claim)) + \
+        validate_resource_claim_template_update_only(new, old, opts)
 
 
 def resource_claim_template_strategy_checks(obj: dict, old: dict | None, opts: Options) -> tuple[ErrorList, list[str]]:

@@ -14,7 +14,7 @@ from webhook.limits import (
     RESOURCE_SLICE_MAX_SHARED_COUNTERS,
 )
 from webhook.validation._helpers import as_dict, as_int, as_list, as_str, validate_set
-from webhook.validation import declarative
+from webhook.validation import declarative, devicedeclarative
 from webhook.validation.device import (
     has_list_attribute, validate_counter_set, validate_counter_set_1_34, validate_counter_set_at_key, validate_device,
 )
@@ -156,6 +156,9 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path,
     declarative_rules = behaviours.declarative_validation and (old_spec is None or not semantic_equal(spec.get("devices"), old_spec.get("devices"), "ResourceSliceSpec", "devices"))
     if len(devices) > max_devices:
         errs.append(too_many(devices_path, len(devices), max_devices))
+        if declarative_rules:  # no declarative maxItems: every device is still validated declaratively
+            for i, device in enumerate(devices):
+                errs.extend(devicedeclarative.validate_device_declaratively(device, devices_path.index(i)))
     elif devices:
         old_devices = _lookup_devices(old_spec)
         errs.extend(validate_set(
@@ -172,6 +175,9 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path,
                                  validate_counter_set_at_key if behaviours.map_key_errors_at_key else validate_counter_set,
                                  lambda counter_set: as_str(as_dict(counter_set).get("name")),
                                  path.child("sharedCounters")))
+        if behaviours.declarative_validation and (old_spec is None or not semantic_equal(
+                shared_counters, as_list(old_spec.get("sharedCounters")))):
+            errs.extend(devicedeclarative.shared_counters_past_the_limit(shared_counters, path.child("sharedCounters")))
     if behaviours.partition_type_attribute or behaviours.skip_node_operations:
         errs.extend(_validate_spec_1_37(spec, old_spec, path, opts))
     return errs
