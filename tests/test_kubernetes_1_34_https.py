@@ -20,7 +20,8 @@ def server_1_34(tmp_path_factory):
 
 @pytest.mark.parametrize("case", cases_by_id())
 def test_server_1_34(case: Case, server_1_34):
-    response = server_1_34.review("/validate", review_body(case.obj))
+    response = server_1_34.review("/validate", review_body(case.obj, operation="UPDATE" if case.old else "CREATE",
+                                                          old=case.old))
     assert causes(response) == Counter(case.v134)
     assert response["allowed"] is (not case.v134)
     for expected in case.warnings_134:  # unknown fields are warnings when served (the default field validation)
