@@ -284,9 +284,35 @@ def test_deep_closed_parts_in_loop_bodies_count_once_per_element():
 
 
 @needs_cel_expr
-def test_divergence_list_index_of_unavailable():
-    # Kubernetes' lists library declares indexOf on lists; here the strings extension owns the name.
-    assert reasons("[1, 2].indexOf(2) == 1") == [(str(PATH), "FieldValueInvalid")]
+def test_list_index_of_as_kubernetes_declares_it():
+    from webhook.cel import compiler  # needs the faithful engine
+
+    # Kubernetes' lists library: <list(A)>.indexOf(A), next to the strings extension's string overloads.
+    assert reasons("[1, 2].indexOf(2) == 1 && [1, 2].lastIndexOf(1) == 0") == []
+    assert reasons('"abc".indexOf("c") == 2 && device.driver.lastIndexOf("a", 1) >= 0') == []
+    assert reasons("dyn([1]).indexOf(1) == 0") == []
+    # cel-go: the list 10, the traversal 2 (1 per element), `==` 1.
+    assert compiler.check("[1, 2].indexOf(2) == 1").cost == 13
+    # Strings add the traversal of an element, whose size cel-go's estimator does not know even in a literal.
+    assert reasons('["a", device.driver].indexOf("b") == 0') == [(str(PATH), "FieldValueForbidden")]
+    assert reasons('["ab", "c"].indexOf("c") == 1') == [(str(PATH), "FieldValueForbidden")]
+    # The type parameter binds to the element type: anything else finds no overload, as in cel-go.
+    for expression in ('["a"].indexOf(1) == 0', "[1.0].lastIndexOf(1) == 0", '[[1]].indexOf(["a"]) == 0'):
+        assert reasons(expression) == [(str(PATH), "FieldValueInvalid")], expression
+        assert "found no matching overload for" in compiler.check(expression).detail
+
+
+@needs_cel_expr
+def test_flatten_is_typed_by_the_element_type():
+    # cel-go declares list(list(T)).flatten() -> list(T); the compiler's extension says list(dyn).
+    for expression in ('[[1]].flatten()[0] == "a"', "[1].flatten() == [1]",
+                       '[[device.driver]].flatten().exists(x, x == 1)',
+                       'sets.intersects([["a"], [device.driver]].flatten(), ["b"].transformMap(i, v, v.size()).map(k, k))'):
+        assert reasons(expression) == [(str(PATH), "FieldValueInvalid")], expression
+    for expression in ("[[1]].flatten()[0] == 1", "[[2, 1]].flatten().sort() == [1, 2]", "dyn([[1]]).flatten()[0] == 'a'",
+                       "[[1]].flatten(1)[0] == 'a'", "[[2, 1]].flatten().sortBy(x, -x) == [2, 1]",
+                       "has(device.capacity) && [[1]].flatten() == [1]"):
+        assert reasons(expression) == [], expression
 
 
 # --- hostile inputs: a clean verdict, quickly, never a crash

@@ -9,6 +9,12 @@ values are Quantity in Kubernetes, which a proto field cannot say, so the qualif
 `device.capacity` is declared as well, with that exact type: the checker resolves the longest
 declared name first. One quirk: this compiler turns `has(device.capacity)` into the variable itself,
 so such expressions are checked with the message alone (`presence_env`).
+
+Checking environments declare the strings extension and Kubernetes' list `indexOf`/`lastIndexOf`
+from cel-go's declarations (`signatures`); expressions calling `flatten` are checked where the lists
+extension's functions are typed as cel-go types them (`flatten_env`). The compiled programs of the
+checking environments are never run: `runtime_env` (the compiler's own strings extension, which
+implements its functions) compiles what `matching` evaluates.
 """
 
 from __future__ import annotations
@@ -21,8 +27,9 @@ from functools import cache
 from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, struct_pb2
 
+from webhook.cel import signatures
 from webhook.cel.features import Features
-from webhook.cel.library import QUANTITY, kubernetes_functions
+from webhook.cel.library import QUANTITY, kubernetes_functions, list_index_extension
 from webhook.cel.sizes import DeviceSizes
 
 DEVICE_TYPE = "kubernetes.DRADevice"
@@ -44,20 +51,39 @@ extensions:
   version: 2
 - name: two-var-comprehensions
 """
+_STRINGS = "- name: strings\n  version: 2\n"
+_LISTS = "- name: lists\n  version: 2\n"
+# Checking: the strings extension as cel-go declares it, with Kubernetes' list indexOf/lastIndexOf.
+_CHECKING_YAML = (_EXTENSIONS_YAML.replace(_STRINGS, "")
+                  + signatures.functions_yaml(signatures.STRINGS_V2 + signatures.KUBERNETES_LIST_INDEX))
 # Compatibility version 1.33 (new expressions on a 1.34 server): the same without the lists extension.
-_EXTENSIONS_YAML_WITHOUT_LISTS = _EXTENSIONS_YAML.replace("- name: lists\n  version: 2\n", "")
+_CHECKING_YAML_WITHOUT_LISTS = _CHECKING_YAML.replace(_LISTS, "")
+# For expressions calling flatten: the lists extension typed as cel-go types it (the compiler's version 0
+# brings slice, first and last; the rest is declared). It has no sortBy macro.
+_CHECKING_YAML_FLATTEN = (_EXTENSIONS_YAML.replace(_STRINGS, "").replace(_LISTS, "- name: lists\n  version: 0\n")
+                          + signatures.functions_yaml(signatures.STRINGS_V2 + signatures.KUBERNETES_LIST_INDEX
+                                                      + signatures.LISTS))
+_FLATTEN = re.compile(r"\bflatten\b")
+_SORT_BY = re.compile(r"\bsortBy\b")
 
 
 @dataclass(frozen=True)
 class Environment:
     env: cel.Env  # `device` and `device.capacity` with Quantity values
-    presence_env: cel.Env  # `device` alone: for has(device.capacity), and for evaluation
+    presence_env: cel.Env  # `device` alone: for has(device.capacity)
+    flatten_env: cel.Env | None  # `env` with cel-go's typing of flatten (None: no lists extension)
+    flatten_presence_env: cel.Env | None
+    runtime_env: cel.Env  # `device` alone, with implementations: for evaluation
     sizes: DeviceSizes
     features: Features
     stored: bool
 
     def env_for(self, expression: str) -> cel.Env:
-        return self.presence_env if _CAPACITY_PRESENCE.search(expression) else self.env
+        presence = _CAPACITY_PRESENCE.search(expression) is not None
+        # cel-go types flatten() by its element type; the flatten environment cannot expand sortBy.
+        if self.flatten_env is not None and _FLATTEN.search(expression) and not _SORT_BY.search(expression):
+            return self.flatten_presence_env if presence else self.flatten_env
+        return self.presence_env if presence else self.env
 
     @property
     def accepts_dyn_result(self) -> bool:
@@ -113,17 +139,20 @@ def _build(stored: bool, features: Features) -> Environment:
     with_multi_alloc = stored or features.consumable_capacity
     with_includes = (stored and features.list_types_exist) or features.list_type_attributes
     # Stored expressions ignore versions: the lists extension is there for them in every release.
-    extensions = _EXTENSIONS_YAML if stored or features.lists_extension else _EXTENSIONS_YAML_WITHOUT_LISTS
+    with_lists = stored or features.lists_extension
     T = cel.Type
-    envs = []
-    for variables in ({"device": T(DEVICE_TYPE), QUALIFIED_CAPACITY: T.Map(T.STRING, T.Map(T.STRING, QUANTITY))},
-                      {"device": T(DEVICE_TYPE)}):
-        env = cel.NewEnv(
-            _pool(with_multi_alloc),
-            config=cel.NewEnvConfigFromYaml(extensions),
-            variables=variables,
-            functions=list(kubernetes_functions(with_includes)),
-        )
+    qualified = {"device": T(DEVICE_TYPE), QUALIFIED_CAPACITY: T.Map(T.STRING, T.Map(T.STRING, QUANTITY))}
+    alone = {"device": T(DEVICE_TYPE)}
+
+    def new(yaml: str, variables: dict, **extra) -> cel.Env:
+        env = cel.NewEnv(_pool(with_multi_alloc), config=cel.NewEnvConfigFromYaml(yaml), variables=variables,
+                         functions=list(kubernetes_functions(with_includes)), **extra)
         env.compile("true")  # declaration conflicts only surface at the first compile: make them surface here
-        envs.append(env)
-    return Environment(envs[0], envs[1], DeviceSizes(features.list_type_attributes), features, stored)
+        return env
+
+    checking = _CHECKING_YAML if with_lists else _CHECKING_YAML_WITHOUT_LISTS
+    runtime = _EXTENSIONS_YAML if with_lists else _EXTENSIONS_YAML.replace(_LISTS, "")
+    flatten = (new(_CHECKING_YAML_FLATTEN, qualified), new(_CHECKING_YAML_FLATTEN, alone)) if with_lists else (None, None)
+    return Environment(new(checking, qualified), new(checking, alone), *flatten,
+                       new(runtime, alone, extensions=[list_index_extension()]),
+                       DeviceSizes(features.list_type_attributes), features, stored)

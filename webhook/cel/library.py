@@ -63,8 +63,46 @@ def _find_all(s: str, pattern: str, limit: int = -1) -> list[str]:
     return found if limit < 0 else found[:limit]
 
 
+def cel_equal(a, b) -> bool:
+    """CEL's heterogeneous equality on plain values: numbers compare by value, bool is not a number."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(cel_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return len(a) == len(b) and all(any(cel_equal(k, j) and cel_equal(v, b[j]) for j in b) for k, v in a.items())
+    return type(a) is type(b) and a == b
+
+
+def _index_of(values, x) -> int:
+    return next((i for i, v in enumerate(values) if cel_equal(v, x)), -1)
+
+
+def _last_index_of(values, x) -> int:
+    return next((i for i in range(len(values) - 1, -1, -1) if cel_equal(values[i], x)), -1)
+
+
+@cache
+def list_index_extension(*extra_kinds: str) -> cel.CelExtension:
+    """Kubernetes' `<list(A)>.indexOf(A)` / `lastIndexOf(A)` with implementations, for evaluation.
+
+    The strings extension owns both names, so they join it as an extension (declared from Python, they
+    could not). The runtime matches argument kinds exactly: one overload per kind; `extra_kinds` are
+    message types. Checking uses cel-go's templated declaration (`signatures`)."""
+    kinds = {"int": T.INT, "uint": T.UINT, "double": T.DOUBLE, "bool": T.BOOL, "string": T.STRING, "bytes": T.BYTES,
+             "duration": T.DURATION, "timestamp": T.TIMESTAMP, "list": T.List(T.DYN),
+             "map": T.Map(T.DYN, T.DYN), **{name: T(name) for name in extra_kinds}}
+    decls = []
+    for name, oid, impl in (("indexOf", "index_of", _index_of), ("lastIndexOf", "last_index_of", _last_index_of)):
+        decls.append(cel.FunctionDecl(name, [_member(f"list_{kind}_{oid}_int", T.INT, [T.List(T.DYN), t], impl)
+                                             for kind, t in kinds.items()]))
+    return cel.CelExtension("kubernetes.lists", decls)
+
+
 def _lists() -> list[cel.FunctionDecl]:
-    # indexOf/lastIndexOf on lists cannot be added: the strings extension owns those names here.
+    # indexOf/lastIndexOf: `list_index_extension` (evaluation) and `signatures` (checking).
     decls: dict[str, list[cel.Overload]] = {"isSorted": [], "sum": [], "max": [], "min": []}
     for name, t in _COMPARABLE.items():
         lt = T.List(t)
