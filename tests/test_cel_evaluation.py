@@ -44,6 +44,18 @@ def test_typed_values(expression, expected):
     assert matches(expression) is expected
 
 
+@pytest.mark.parametrize("expression", [
+    "[1, 2, 2].indexOf(2) == 1 && [1, 2, 2].lastIndexOf(2) == 2 && [1].indexOf(3) == -1",
+    f'[{D}.numa].indexOf(1) == 0 && "a100".indexOf("1") == 1',
+    "[dyn(1), dyn(1u), dyn(1.0)].lastIndexOf(1) == 2 && [dyn(true), dyn(1)].indexOf(1) == 1",  # CEL equality
+    f'[{C}.memory].indexOf(quantity("40960Mi")) == 0 && [{D}.driverVersion].lastIndexOf(semver("1.10.0")) == -1',
+    "[[1], [2]].indexOf([2]) == 1 && [[2, 1]].flatten().sort().indexOf(2) == 1",
+])
+def test_list_index_of(expression):
+    """Kubernetes' lists library: the first or last index of an equal element, or -1."""
+    assert matches(expression) is True
+
+
 @pytest.mark.parametrize("expression, message", [
     (f"{D}.nope == 1", "no such key"),
     (f"{D}.numa", "could not be converted to bool"),

@@ -244,7 +244,8 @@ def _env(with_includes: bool) -> cel.Env:
             if env is None:
                 env = _envs[with_includes] = cel.NewEnv(
                     _pool(), config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
-                    variables={"device": T.Map(T.STRING, T.DYN)}, functions=list(_functions(with_includes)))
+                    variables={"device": T.Map(T.STRING, T.DYN)}, functions=list(_functions(with_includes)),
+                    extensions=[library.list_index_extension()])
     return env
 
 
@@ -456,5 +457,5 @@ def rule_environment(variables: tuple[str, ...]) -> cel.Env:
                 env = _rule_envs[variables] = cel.NewEnv(
                     _pool(), config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
                     variables={name: T.DYN for name in variables},
-                    functions=list(_functions(False)) + netlib.functions(_pool()))
+                    functions=list(_functions(False)) + netlib.functions(_pool()), extensions=[library.list_index_extension()])
     return env

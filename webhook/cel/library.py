@@ -85,19 +85,15 @@ def _last_index_of(values, x) -> int:
 
 
 @cache
-def list_index_extension(*extra_kinds: str) -> cel.CelExtension:
+def list_index_extension() -> cel.CelExtension:
     """Kubernetes' `<list(A)>.indexOf(A)` / `lastIndexOf(A)` with implementations, for evaluation.
 
-    The strings extension owns both names, so they join it as an extension (declared from Python, they
-    could not). The runtime matches argument kinds exactly: one overload per kind; `extra_kinds` are
-    message types. Checking uses cel-go's templated declaration (`signatures`)."""
-    kinds = {"int": T.INT, "uint": T.UINT, "double": T.DOUBLE, "bool": T.BOOL, "string": T.STRING, "bytes": T.BYTES,
-             "duration": T.DURATION, "timestamp": T.TIMESTAMP, "list": T.List(T.DYN),
-             "map": T.Map(T.DYN, T.DYN), **{name: T(name) for name in extra_kinds}}
-    decls = []
-    for name, oid, impl in (("indexOf", "index_of", _index_of), ("lastIndexOf", "last_index_of", _last_index_of)):
-        decls.append(cel.FunctionDecl(name, [_member(f"list_{kind}_{oid}_int", T.INT, [T.List(T.DYN), t], impl)
-                                             for kind, t in kinds.items()]))
+    The strings extension owns both names, so they join it as an extension (declared as functions,
+    they could not). Declared over dyn, which the runtime matches with any kind here; checking uses
+    cel-go's templated declaration (`signatures`)."""
+    decls = [cel.FunctionDecl(name, [_member(f"list_dyn_{oid}_int", T.INT, [T.List(T.DYN), T.DYN], impl)])
+             for name, oid, impl in (("indexOf", "index_of", _index_of),
+                                     ("lastIndexOf", "last_index_of", _last_index_of))]
     return cel.CelExtension("kubernetes.lists", decls)
 
 
