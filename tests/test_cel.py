@@ -302,6 +302,16 @@ def test_list_index_of_as_kubernetes_declares_it():
         assert "found no matching overload for" in compiler.check(expression).detail
 
 
+def test_portable_engine_accepts_the_list_library(engine):
+    # Syntax only, as for every selector there (and a warning that type and cost checks were skipped).
+    engine("cel-python")
+    with cel.collect_warnings() as warnings:
+        for expression in ("[1, 2].indexOf(2) == 1", '[["a"]].flatten().lastIndexOf("a") == 0',
+                           "[[2, 1]].flatten().sortBy(x, -x) == [2, 1]"):
+            assert reasons(expression) == [], expression
+    assert warnings and all("type and cost checks" in w for w in warnings)
+
+
 @needs_cel_expr
 def test_flatten_is_typed_by_the_element_type():
     # cel-go declares list(list(T)).flatten() -> list(T); the compiler's extension says list(dyn).
@@ -387,3 +397,4 @@ def test_evaluate_matches_a_device():
     assert cel.evaluate('device.attributes["dra.example.com"].count > 8', device) is False
     with pytest.raises(ValueError, match="does not compile"):
         cel.evaluate("1", device)
+    assert cel.evaluate('[1, 2].lastIndexOf(2) == 1 && device.driver.indexOf(".") == 3', device) is True
