@@ -179,6 +179,17 @@ CASES = [
           ("flatten-and-sort-by", "[[2, 1]].flatten().sortBy(x, -x) == [2, 1]", {}),
           ("flatten-of-dyn-lists", "dyn([[1]]).flatten()[0] == 'a' && [[1]].flatten(1)[0] == 'a'", {}),
       )],
+    # CEL: the strings extension checks format calls on a literal with a list literal (cel-go's validator).
+    *[Case(f"cel-format-{name}", claim(exact(selectors=[{"cel": {"expression": expression}}])), want, want)
+      for name, expression, want in (
+          ("clauses", '"%s-%d %.2f %x %%".format(["a", 1u, 2.0, b"c"]) != ""', {}),
+          ("too-many-arguments", '"%s".format([1, 2]) != ""', {(_CEL, INVALID): 1}),
+          ("a-decimal-string", '"%d".format(["a"]) != ""', {(_CEL, INVALID): 1}),
+      )],
+    # An attribute value is `any` (no clause formats it) unless list-type attributes make it dyn (1.36 here).
+    Case("cel-format-an-attribute-as-a-string",
+         claim(exact(selectors=[{"cel": {"expression": '"%s".format([device.attributes["gpu.example.com"].model]) != ""'}}])),
+         {(_CEL, INVALID): 1}, {}),
 ]
 
 

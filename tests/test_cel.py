@@ -302,6 +302,40 @@ def test_list_index_of_as_kubernetes_declares_it():
         assert "found no matching overload for" in compiler.check(expression).detail
 
 
+@needs_cel_expr
+@pytest.mark.parametrize("expression, detail", [
+    ('"%s-%d".format([device.attributes["d"].name, 1]) == ""',
+     "error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, "
+     "types, durations, and timestamps, was given google.protobuf.Any"),  # an attribute value is `any`
+    ('"%d".format(["a"]) == ""', "decimal clause can only be used on integers, was given string"),
+    ('"%X".format([1.0]) == ""', "only integers, byte buffers, and strings can be formatted as hex, was given double"),
+    ('"%s".format([quantity("1")]) == ""', "was given kubernetes.Quantity"),
+    ('"%".format([1]) == ""', "unexpected end of string"),
+    ('"%s %s".format([1]) == ""', "index 1 out of range"),
+    ('"%s".format([1, 2]) == ""', "too many arguments supplied to string.format (expected 1, got 2)"),
+    ('"%q".format([1]) == ""', 'could not parse formatting clause: unrecognized formatting clause "q"'),
+    ('"%.f".format([1.0]) == ""', 'strconv.Atoi: parsing "": invalid syntax'),
+    ('"%.2".format([1.0]) == ""', "could not find end of precision specifier"),
+])
+def test_format_calls_are_checked_as_cel_go_checks_them(expression, detail):
+    from webhook.cel import compiler  # needs the faithful engine
+
+    verdict = compiler.check(expression)
+    assert verdict.outcome == "invalid" and detail in verdict.detail, verdict
+
+
+@needs_cel_expr
+def test_format_calls_cel_go_accepts():
+    for expression in ('"%s-%d".format(["a", 1u]) == "a-1"', '"%.2f %e %s".format([1.0, "NaN", [1, "a"]]) != ""',
+                       '"%b %x %o %%".format([true, b"a", 1]) != ""', '"%s".format([{"a": [1]}, ]) != ""',
+                       '"%s %s %s".format([duration("1s"), null, int]) != ""', '"%s".format(dyn([1])) != ""',
+                       'device.driver.format([1, 2]) != ""', '"%d".format([dyn("a")]) != ""'):
+        assert reasons(expression) == [], expression
+    # With list-type attributes, attribute values are dyn: any clause takes them.
+    assert reasons('"%d".format([device.attributes["d"].n]) != ""',
+                   features=cel.Features(list_type_attributes=True)) == []
+
+
 def test_portable_engine_accepts_the_list_library(engine):
     # Syntax only, as for every selector there (and a warning that type and cost checks were skipped).
     engine("cel-python")
