@@ -12,7 +12,7 @@ so such expressions are checked with the message alone (`presence_env`).
 
 Checking environments declare the strings extension and Kubernetes' list `indexOf`/`lastIndexOf`
 from cel-go's declarations (`signatures`); expressions calling `flatten` are checked where the lists
-extension's functions are typed as cel-go types them (`flatten_env`). The compiled programs of the
+extension's functions are typed as cel-go types them (built on first use). The compiled programs of the
 checking environments are never run: `runtime_env` (the compiler's own strings extension, which
 implements its functions) compiles what `matching` evaluates.
 """
@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
+from typing import Callable
 
 from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, struct_pb2
@@ -71,18 +72,32 @@ _SORT_BY = re.compile(r"\bsortBy\b")
 class Environment:
     env: cel.Env  # `device` and `device.capacity` with Quantity values
     presence_env: cel.Env  # `device` alone: for has(device.capacity)
-    flatten_env: cel.Env | None  # `env` with cel-go's typing of flatten (None: no lists extension)
-    flatten_presence_env: cel.Env | None
-    runtime_env: cel.Env  # `device` alone, with implementations: for evaluation
     sizes: DeviceSizes
     features: Features
     stored: bool
+    # Built on first use (few selectors call flatten; only evaluation needs the runtime): name -> env or None.
+    _make: Callable[[str], cel.Env | None] = field(compare=False, repr=False)
+    _made: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def _lazy(self, name: str) -> cel.Env | None:
+        if name not in self._made:
+            with _lazy_lock:
+                if name not in self._made:
+                    self._made[name] = self._make(name)
+        return self._made[name]
+
+    @property
+    def runtime_env(self) -> cel.Env:
+        """`device` alone, with implementations: for evaluation."""
+        return self._lazy("runtime")
 
     def env_for(self, expression: str) -> cel.Env:
         presence = _CAPACITY_PRESENCE.search(expression) is not None
         # cel-go types flatten() by its element type; the flatten environment cannot expand sortBy.
-        if self.flatten_env is not None and _FLATTEN.search(expression) and not _SORT_BY.search(expression):
-            return self.flatten_presence_env if presence else self.flatten_env
+        if _FLATTEN.search(expression) and not _SORT_BY.search(expression):
+            env = self._lazy("flatten-presence" if presence else "flatten")  # None: no lists extension
+            if env is not None:
+                return env
         return self.presence_env if presence else self.env
 
     @property
@@ -119,6 +134,7 @@ def _pool(with_multi_alloc: bool) -> descriptor_pool.DescriptorPool:
 
 
 _lock = threading.Lock()
+_lazy_lock = threading.Lock()
 _environments: dict[tuple[bool, Features], Environment] = {}
 
 
@@ -151,8 +167,14 @@ def _build(stored: bool, features: Features) -> Environment:
         return env
 
     checking = _CHECKING_YAML if with_lists else _CHECKING_YAML_WITHOUT_LISTS
-    runtime = _EXTENSIONS_YAML if with_lists else _EXTENSIONS_YAML.replace(_LISTS, "")
-    flatten = (new(_CHECKING_YAML_FLATTEN, qualified), new(_CHECKING_YAML_FLATTEN, alone)) if with_lists else (None, None)
-    return Environment(new(checking, qualified), new(checking, alone), *flatten,
-                       new(runtime, alone, extensions=[list_index_extension()]),
-                       DeviceSizes(features.list_type_attributes), features, stored)
+
+    def make(name: str) -> cel.Env | None:
+        if name == "runtime":
+            runtime = _EXTENSIONS_YAML if with_lists else _EXTENSIONS_YAML.replace(_LISTS, "")
+            return new(runtime, alone, extensions=[list_index_extension()])
+        if not with_lists:  # flatten is not declared at all
+            return None
+        return new(_CHECKING_YAML_FLATTEN, alone if name == "flatten-presence" else qualified)
+
+    return Environment(new(checking, qualified), new(checking, alone), DeviceSizes(features.list_type_attributes),
+                       features, stored, make)
