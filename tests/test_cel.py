@@ -316,6 +316,7 @@ def test_list_index_of_as_kubernetes_declares_it():
     ('"%q".format([1]) == ""', 'could not parse formatting clause: unrecognized formatting clause "q"'),
     ('"%.f".format([1.0]) == ""', 'strconv.Atoi: parsing "": invalid syntax'),
     ('"%.2".format([1.0]) == ""', "could not find end of precision specifier"),
+    ('"%.' + "9" * 9000 + 'f".format([1.0]) == ""', ": value out of range"),  # no int() of 9000 digits
 ])
 def test_format_calls_are_checked_as_cel_go_checks_them(expression, detail):
     from webhook.cel import compiler  # needs the faithful engine

@@ -105,7 +105,8 @@ def check_format_call(call: Expr, type_of: Callable[[Expr], tuple]) -> tuple[int
                     break
                 j += 1
             digits = text[start:j].decode("ascii")
-            if not digits or int(digits) > _MAX_INT:
+            significant = digits.lstrip("0")
+            if not digits or len(significant) > 19 or int(significant or "0") > _MAX_INT:  # no huge int()
                 why = "invalid syntax" if not digits else "value out of range"
                 return call.id, ("could not parse formatting clause: error while parsing precision: error while "
                                  f'converting precision to integer: strconv.Atoi: parsing "{digits}": {why}')
