@@ -186,6 +186,17 @@ CASES = [
           ("too-many-arguments", '"%s".format([1, 2]) != ""', {(_CEL, INVALID): 1}),
           ("a-decimal-string", '"%d".format(["a"]) != ""', {(_CEL, INVALID): 1}),
       )],
+    # Costs at the limit: the largest range that fits, and one more (upstream's estimators, to the unit).
+    *[Case(f"cel-cost-limit-{name}-{n + extra}",
+           claim(exact(selectors=[{"cel": {"expression": template.format(n=n + extra)}}])), want, want)
+      for name, template, n in (
+          ("list-index-of", "lists.range({n}).all(i, [1, 2, 3].indexOf(i) < 5)", 52630),
+          ("flatten-last-index-of", "[lists.range({n})].flatten().lastIndexOf(7) > 0", 999965),
+          ("list-functions", "lists.range({n}).sort().reverse().distinct().slice(0, 2).indexOf(1) == 1", 26),
+          ("string-last-index-of", 'lists.range({n}).all(i, device.driver.lastIndexOf("b") < 1000)', 71427),
+          ("format", 'lists.range({n}).all(i, "%d-%s".format([i, device.driver]) != "")', 55554),
+      )
+      for extra, want in ((0, {}), (1, {(_CEL, FORBIDDEN): 1}))],
     # An attribute value is `any` (no clause formats it) unless list-type attributes make it dyn (1.36 here).
     Case("cel-format-an-attribute-as-a-string",
          claim(exact(selectors=[{"cel": {"expression": '"%s".format([device.attributes["gpu.example.com"].model]) != ""'}}])),
