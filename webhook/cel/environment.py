@@ -154,6 +154,7 @@ def _build(stored: bool, features: Features) -> Environment:
     # Stored expressions ignore versions and gates: every field and function is declared.
     with_multi_alloc = stored or features.consumable_capacity
     with_includes = (stored and features.list_types_exist) or features.list_type_attributes
+    includes_id = "list_includes_dyn_dyn" if features.includes_in_lists_library else "dra_includes_dyn_dyn"
     # Stored expressions ignore versions: the lists extension is there for them in every release.
     with_lists = stored or features.lists_extension
     T = cel.Type
@@ -162,7 +163,7 @@ def _build(stored: bool, features: Features) -> Environment:
 
     def new(yaml: str, variables: dict, **extra) -> cel.Env:
         env = cel.NewEnv(_pool(with_multi_alloc), config=cel.NewEnvConfigFromYaml(yaml), variables=variables,
-                         functions=list(kubernetes_functions(with_includes)), **extra)
+                         functions=list(kubernetes_functions(with_includes, includes_id)), **extra)
         env.compile("true")  # declaration conflicts only surface at the first compile: make them surface here
         return env
 

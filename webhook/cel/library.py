@@ -112,8 +112,9 @@ def _lists() -> list[cel.FunctionDecl]:
 
 
 @cache
-def kubernetes_functions(with_includes: bool) -> tuple[cel.FunctionDecl, ...]:
-    """The Kubernetes base libraries available to selectors, plus DRA's `includes` when enabled."""
+def kubernetes_functions(with_includes: bool, includes_id: str = "dra_includes_dyn_dyn") -> tuple[cel.FunctionDecl, ...]:
+    """The Kubernetes base libraries available to selectors, plus `includes` when enabled: DRA's own
+    (`dra_includes_dyn_dyn`) or, from 1.37 on, the lists library's (`list_includes_dyn_dyn`)."""
     S, B, I = T.STRING, T.BOOL, T.INT  # noqa: E741
     decls = [
         # quantity
@@ -176,5 +177,5 @@ def kubernetes_functions(with_includes: bool) -> tuple[cel.FunctionDecl, ...]:
         *_lists(),
     ]
     if with_includes:
-        decls.append(cel.FunctionDecl("includes", [_member("dra_includes_dyn_dyn", B, [T.DYN, T.DYN], _includes)]))
+        decls.append(cel.FunctionDecl("includes", [_member(includes_id, B, [T.DYN, T.DYN], _includes)]))
     return tuple(decls)
