@@ -79,3 +79,15 @@ def test_list_attributes_need_the_gate():
     assert not matches(f"{D}.vlans.includes(30)", device, gated)
     versions = {"name": "fw", "attributes": {"fw": {"versions": ["1.0.0", "2.0.0"]}, "one": {"version": "2.0.0"}}}
     assert matches(f'{D}.fw.includes(semver("2.0.0")) && {D}.one.includes(semver("2.0.0"))', versions, gated)
+
+
+def test_includes_of_each_release():
+    gated_136 = Features(list_type_attributes=True)
+    gated_137 = Features(list_type_attributes=True, includes_in_lists_library=True)
+    # DRA's includes (1.36) stops at 48 values; the lists library's (1.37) takes any list.
+    with pytest.raises(ev.EvaluationError, match="cannot be applied to lists longer than 48 values"):
+        matches("lists.range(60).includes(59)", features=gated_136)
+    assert matches("lists.range(60).includes(59)", features=gated_137)
+    for features in (gated_136, gated_137):  # CEL equality: a bool is no number, numbers compare by value
+        assert not matches("[1].includes(true)", features=features)
+        assert matches("[1.0].includes(1)", features=features)

@@ -40,11 +40,17 @@ def _global(oid: str, ret, params, impl=None) -> cel.Overload:
 
 
 def _includes(target, arg) -> bool:
+    """DRA's includes (1.36): lists of at most 48 values."""
+    if isinstance(target, list) and len(target) > 48:
+        raise ValueError("'includes' function cannot be applied to lists longer than 48 values")
+    return includes_any_length(target, arg)
+
+
+def includes_any_length(target, arg) -> bool:
+    """The lists library's includes (1.37): an element of the list, or the value itself, by CEL equality."""
     if isinstance(target, list):
-        if len(target) > 48:
-            raise ValueError("'includes' function cannot be applied to lists longer than 48 values")
-        return arg in target
-    return target == arg
+        return any(cel_equal(v, arg) for v in target)
+    return cel_equal(target, arg)
 
 
 def _re2():
