@@ -170,10 +170,10 @@ CASES = [
           # cel-go types flatten() as list(list(T)) -> list(T).
           ("flatten-keeps-the-element-type", '[[1]].flatten()[0] == "a"', {(_CEL, INVALID): 1}),
           ("flatten-of-a-flat-list", "[1].flatten() == [1]", {(_CEL, INVALID): 1}),
-          ("flatten-of-strings-and-ints", 'sets.intersects([["a"], [device.driver]].flatten(), '
-                                          '["b"].transformMap(i, v, v.size()).map(k, k))', {(_CEL, INVALID): 1}),
-          ("flatten-and-list-functions", "[[2, 1]].flatten().sort() == [1, 2] && [[2]].flatten().distinct() == [2] "
-                                         "&& [[2, 1]].flatten().slice(0, 1) == [2] && [[1]].flatten().indexOf(1) == 0",
+          ("flatten-of-strings-and-ints", ('sets.intersects([["a"], [device.driver]].flatten(), '
+                                           '["b"].transformMap(i, v, v.size()).map(k, k))'), {(_CEL, INVALID): 1}),
+          ("flatten-and-list-functions", ("[[2, 1]].flatten().sort() == [1, 2] && [[2]].flatten().distinct() == [2] && "
+                                          "[[2, 1]].flatten().slice(0, 1) == [2] && [[1]].flatten().indexOf(1) == 0"),
            {}),
           # sortBy keeps the compiler's own lists extension (list(dyn)): the same verdict when well typed.
           ("flatten-and-sort-by", "[[2, 1]].flatten().sortBy(x, -x) == [2, 1]", {}),
@@ -199,7 +199,8 @@ CASES = [
       for extra, want in ((0, {}), (1, {(_CEL, FORBIDDEN): 1}))],
     # An attribute value is `any` (no clause formats it) unless list-type attributes make it dyn (1.36 here).
     Case("cel-format-an-attribute-as-a-string",
-         claim(exact(selectors=[{"cel": {"expression": '"%s".format([device.attributes["gpu.example.com"].model]) != ""'}}])),
+         claim(exact(selectors=[{"cel": {"expression":
+                                         '"%s".format([device.attributes["gpu.example.com"].model]) != ""'}}])),
          {(_CEL, INVALID): 1}, {}),
 ]
 

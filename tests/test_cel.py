@@ -305,8 +305,8 @@ def test_list_index_of_as_kubernetes_declares_it():
 @needs_cel_expr
 @pytest.mark.parametrize("expression, detail", [
     ('"%s-%d".format([device.attributes["d"].name, 1]) == ""',
-     "error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, "
-     "types, durations, and timestamps, was given google.protobuf.Any"),  # an attribute value is `any`
+     ("error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, "
+      "types, durations, and timestamps, was given google.protobuf.Any")),  # an attribute value is `any`
     ('"%d".format(["a"]) == ""', "decimal clause can only be used on integers, was given string"),
     ('"%X".format([1.0]) == ""', "only integers, byte buffers, and strings can be formatted as hex, was given double"),
     ('"%s".format([quantity("1")]) == ""', "was given kubernetes.Quantity"),
@@ -352,9 +352,11 @@ def test_flatten_is_typed_by_the_element_type():
     # cel-go declares list(list(T)).flatten() -> list(T); the compiler's extension says list(dyn).
     for expression in ('[[1]].flatten()[0] == "a"', "[1].flatten() == [1]",
                        '[[device.driver]].flatten().exists(x, x == 1)',
-                       'sets.intersects([["a"], [device.driver]].flatten(), ["b"].transformMap(i, v, v.size()).map(k, k))'):
+                       ('sets.intersects([["a"], [device.driver]].flatten(), '
+                        '["b"].transformMap(i, v, v.size()).map(k, k))')):
         assert reasons(expression) == [(str(PATH), "FieldValueInvalid")], expression
-    for expression in ("[[1]].flatten()[0] == 1", "[[2, 1]].flatten().sort() == [1, 2]", "dyn([[1]]).flatten()[0] == 'a'",
+    for expression in ("[[1]].flatten()[0] == 1", "[[2, 1]].flatten().sort() == [1, 2]",
+                       "dyn([[1]]).flatten()[0] == 'a'",
                        "[[1]].flatten(1)[0] == 'a'", "[[2, 1]].flatten().sortBy(x, -x) == [2, 1]",
                        "has(device.capacity) && [[1]].flatten() == [1]"):
         assert reasons(expression) == [], expression

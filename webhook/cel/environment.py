@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Callable
 
 from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, struct_pb2

@@ -462,5 +462,6 @@ def rule_environment(variables: tuple[str, ...]) -> cel.Env:
                 env = _rule_envs[variables] = cel.NewEnv(
                     _pool(), config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
                     variables={name: T.DYN for name in variables},
-                    functions=list(_functions(False)) + netlib.functions(_pool()), extensions=[library.list_index_extension()])
+                    functions=list(_functions(False)) + netlib.functions(_pool()),
+                    extensions=[library.list_index_extension()])
     return env

@@ -9,7 +9,7 @@ too. Attribute values are `any` there unless list-type attributes are on (`any` 
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from webhook.cel.checked import CALL, LIST, LITERAL, MAP, CheckedAst, Expr
 

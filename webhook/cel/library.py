@@ -118,7 +118,8 @@ def _lists() -> list[cel.FunctionDecl]:
 
 
 @cache
-def kubernetes_functions(with_includes: bool, includes_id: str = "dra_includes_dyn_dyn") -> tuple[cel.FunctionDecl, ...]:
+def kubernetes_functions(with_includes: bool,
+                         includes_id: str = "dra_includes_dyn_dyn") -> tuple[cel.FunctionDecl, ...]:
     """The Kubernetes base libraries available to selectors, plus `includes` when enabled: DRA's own
     (`dra_includes_dyn_dyn`) or, from 1.37 on, the lists library's (`list_includes_dyn_dyn`)."""
     S, B, I = T.STRING, T.BOOL, T.INT  # noqa: E741

@@ -1,8 +1,9 @@
 """Compile-time checks cel-go runs that the faithful engine's compiler does not.
 
 Kubernetes' base environment adds cel-go AST validators (duration, timestamp and regex literals,
-homogeneous aggregate literals, and the strings extension's check of `format` calls: `formatcheck`). With list-type attributes off, attribute values are `any`, which
-cel-go refuses as a comprehension range. Each issue is rendered like a cel-go issue.
+homogeneous aggregate literals, and the strings extension's check of `format` calls: `formatcheck`).
+With list-type attributes off, attribute values are `any`, which cel-go refuses as a comprehension
+range. Each issue is rendered like a cel-go issue.
 """
 
 from __future__ import annotations
