@@ -94,7 +94,9 @@ class Environment:
     def env_for(self, expression: str) -> cel.Env:
         presence = _CAPACITY_PRESENCE.search(expression) is not None
         # cel-go types flatten() by its element type; the flatten environment cannot expand sortBy.
-        if _FLATTEN.search(expression) and not _SORT_BY.search(expression):
+        # (A substring test first: a word-boundary search takes ~20 ns a character, the test ~0.4.)
+        if "flatten" in expression and _FLATTEN.search(expression) and not (
+                "sortBy" in expression and _SORT_BY.search(expression)):
             env = self._lazy("flatten-presence" if presence else "flatten")  # None: no lists extension
             if env is not None:
                 return env
