@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cases_1_37 import INVALID, NOT_FOUND, TOO_LONG, TOO_MANY, claim, exact, slice_
+from cases_1_37 import FORBIDDEN, INVALID, NOT_FOUND, TOO_LONG, TOO_MANY, claim, exact, slice_
 from webhook.profile import GATES
 
 ALL_GATES_1_35 = ",".join(f"{name}=true" for name in sorted(GATES["1.35"]))
@@ -50,6 +50,7 @@ class Case:
     warnings_136: list[str] = field(default_factory=list)
 
 
+_CEL = "spec.devices.requests[0].exactly.selectors[0].cel.expression"
 _X64_Y33 = "x" * 64 + "/" + "y" * 33
 _X64_Y33_SHORT = "x" * 47 + "..." + "x" * 12 + "/" + "y" * 33  # truncateIfTooLong(key, 96)
 _LONG_COUNTER = "C" * 70
@@ -156,6 +157,51 @@ CASES = [
     Case("cel-attribute-as-a-number",
          claim(exact(selectors=[{"cel": {"expression": 'device.attributes["gpu.example.com"].cores * 2 > 1'}}])),
          {}, {}),
+    # CEL: Kubernetes' lists library has <list(A)>.indexOf(A) / lastIndexOf(A) next to the strings extension's.
+    *[Case(f"cel-list-{name}", claim(exact(selectors=[{"cel": {"expression": expression}}])), want, want)
+      for name, expression, want in (
+          ("index-of", "[1, 2].indexOf(2) == 1 && [1, 2].lastIndexOf(1) == 0", {}),
+          ("index-of-on-a-string", 'device.driver.indexOf("a") >= 0 && "abc".lastIndexOf("c", 1) == -1', {}),
+          ("index-of-a-dyn-list", "dyn([1]).indexOf(1) == 0 && [dyn(1)].lastIndexOf('a') == -1", {}),
+          ("index-of-another-type", '["a"].indexOf(1) == 0', {(_CEL, INVALID): 1}),
+          ("index-of-int-in-doubles", "[1.0].lastIndexOf(1) == 0", {(_CEL, INVALID): 1}),
+          # The element of a list built around an attribute has no size limit: its strings cost too much.
+          ("index-of-an-unbounded-element", '["a", device.driver].indexOf("b") == 0', {(_CEL, FORBIDDEN): 1}),
+          # cel-go types flatten() as list(list(T)) -> list(T).
+          ("flatten-keeps-the-element-type", '[[1]].flatten()[0] == "a"', {(_CEL, INVALID): 1}),
+          ("flatten-of-a-flat-list", "[1].flatten() == [1]", {(_CEL, INVALID): 1}),
+          ("flatten-of-strings-and-ints", ('sets.intersects([["a"], [device.driver]].flatten(), '
+                                           '["b"].transformMap(i, v, v.size()).map(k, k))'), {(_CEL, INVALID): 1}),
+          ("flatten-and-list-functions", ("[[2, 1]].flatten().sort() == [1, 2] && [[2]].flatten().distinct() == [2] && "
+                                          "[[2, 1]].flatten().slice(0, 1) == [2] && [[1]].flatten().indexOf(1) == 0"),
+           {}),
+          # sortBy keeps the compiler's own lists extension (list(dyn)): the same verdict when well typed.
+          ("flatten-and-sort-by", "[[2, 1]].flatten().sortBy(x, -x) == [2, 1]", {}),
+          ("flatten-of-dyn-lists", "dyn([[1]]).flatten()[0] == 'a' && [[1]].flatten(1)[0] == 'a'", {}),
+      )],
+    # CEL: the strings extension checks format calls on a literal with a list literal (cel-go's validator).
+    *[Case(f"cel-format-{name}", claim(exact(selectors=[{"cel": {"expression": expression}}])), want, want)
+      for name, expression, want in (
+          ("clauses", '"%s-%d %.2f %x %%".format(["a", 1u, 2.0, b"c"]) != ""', {}),
+          ("too-many-arguments", '"%s".format([1, 2]) != ""', {(_CEL, INVALID): 1}),
+          ("a-decimal-string", '"%d".format(["a"]) != ""', {(_CEL, INVALID): 1}),
+      )],
+    # Costs at the limit: the largest range that fits, and one more (upstream's estimators, to the unit).
+    *[Case(f"cel-cost-limit-{name}-{n + extra}",
+           claim(exact(selectors=[{"cel": {"expression": template.format(n=n + extra)}}])), want, want)
+      for name, template, n in (
+          ("list-index-of", "lists.range({n}).all(i, [1, 2, 3].indexOf(i) < 5)", 52630),
+          ("flatten-last-index-of", "[lists.range({n})].flatten().lastIndexOf(7) > 0", 999965),
+          ("list-functions", "lists.range({n}).sort().reverse().distinct().slice(0, 2).indexOf(1) == 1", 26),
+          ("string-last-index-of", 'lists.range({n}).all(i, device.driver.lastIndexOf("b") < 1000)', 71427),
+          ("format", 'lists.range({n}).all(i, "%d-%s".format([i, device.driver]) != "")', 55554),
+      )
+      for extra, want in ((0, {}), (1, {(_CEL, FORBIDDEN): 1}))],
+    # An attribute value is `any` (no clause formats it) unless list-type attributes make it dyn (1.36 here).
+    Case("cel-format-an-attribute-as-a-string",
+         claim(exact(selectors=[{"cel": {"expression":
+                                         '"%s".format([device.attributes["gpu.example.com"].model]) != ""'}}])),
+         {(_CEL, INVALID): 1}, {}),
 ]
 
 

@@ -77,6 +77,7 @@ class Case:
         return "UPDATE" if self.old is not None else "CREATE"
 
 
+_CEL = "spec.devices.requests[0].exactly.selectors[0].cel.expression"
 _LONG_KEY = "a" * 63 + "/" + "b" * 33
 _SHORT_KEY = "a" * 47 + "..." + "a" * 12 + "/" + "b" * 33  # upstream truncateIfTooLong to 96 bytes
 _NA = "spec.devices[0].nodeAllocatableResources"
@@ -410,6 +411,15 @@ CASES = [
          _device_class("bad name"),
          {("spec.extendedResourceName", INVALID): 1}, {("spec.extendedResourceName", INVALID): 1},
          old=_device_class("bad name")),
+    # CEL `includes` (undeclared with 1.36's default gates) is the lists library's in 1.37: priced as a
+    # traversal of its target (3 for a literal of three ints, not DRA's 48; strings by their unknown length).
+    *[Case(f"cel-includes-{name}", claim(exact(selectors=[{"cel": {"expression": expression}}])),
+           {(_CEL, INVALID): 1}, want)
+      for name, expression, want in (
+          ("at-the-cost-limit", "lists.range(55554).all(i, [1, 2, 3].includes(i))", {}),
+          ("past-the-cost-limit", "lists.range(55555).all(i, [1, 2, 3].includes(i))", {(_CEL, FORBIDDEN): 1}),
+          ("of-strings", '["ab", "c"].includes("ab")', {(_CEL, FORBIDDEN): 1}),
+      )],
 ]
 
 

@@ -284,9 +284,82 @@ def test_deep_closed_parts_in_loop_bodies_count_once_per_element():
 
 
 @needs_cel_expr
-def test_divergence_list_index_of_unavailable():
-    # Kubernetes' lists library declares indexOf on lists; here the strings extension owns the name.
-    assert reasons("[1, 2].indexOf(2) == 1") == [(str(PATH), "FieldValueInvalid")]
+def test_list_index_of_as_kubernetes_declares_it():
+    from webhook.cel import compiler  # needs the faithful engine
+
+    # Kubernetes' lists library: <list(A)>.indexOf(A), next to the strings extension's string overloads.
+    assert reasons("[1, 2].indexOf(2) == 1 && [1, 2].lastIndexOf(1) == 0") == []
+    assert reasons('"abc".indexOf("c") == 2 && device.driver.lastIndexOf("a", 1) >= 0') == []
+    assert reasons("dyn([1]).indexOf(1) == 0") == []
+    # cel-go: the list 10, the traversal 2 (1 per element), `==` 1.
+    assert compiler.check("[1, 2].indexOf(2) == 1").cost == 13
+    # Strings add the traversal of an element, whose size cel-go's estimator does not know even in a literal.
+    assert reasons('["a", device.driver].indexOf("b") == 0') == [(str(PATH), "FieldValueForbidden")]
+    assert reasons('["ab", "c"].indexOf("c") == 1') == [(str(PATH), "FieldValueForbidden")]
+    # The type parameter binds to the element type: anything else finds no overload, as in cel-go.
+    for expression in ('["a"].indexOf(1) == 0', "[1.0].lastIndexOf(1) == 0", '[[1]].indexOf(["a"]) == 0'):
+        assert reasons(expression) == [(str(PATH), "FieldValueInvalid")], expression
+        assert "found no matching overload for" in compiler.check(expression).detail
+
+
+@needs_cel_expr
+@pytest.mark.parametrize("expression, detail", [
+    ('"%s-%d".format([device.attributes["d"].name, 1]) == ""',
+     ("error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, "
+      "types, durations, and timestamps, was given google.protobuf.Any")),  # an attribute value is `any`
+    ('"%d".format(["a"]) == ""', "decimal clause can only be used on integers, was given string"),
+    ('"%X".format([1.0]) == ""', "only integers, byte buffers, and strings can be formatted as hex, was given double"),
+    ('"%s".format([quantity("1")]) == ""', "was given kubernetes.Quantity"),
+    ('"%".format([1]) == ""', "unexpected end of string"),
+    ('"%s %s".format([1]) == ""', "index 1 out of range"),
+    ('"%s".format([1, 2]) == ""', "too many arguments supplied to string.format (expected 1, got 2)"),
+    ('"%q".format([1]) == ""', 'could not parse formatting clause: unrecognized formatting clause "q"'),
+    ('"%.f".format([1.0]) == ""', 'strconv.Atoi: parsing "": invalid syntax'),
+    ('"%.2".format([1.0]) == ""', "could not find end of precision specifier"),
+    ('"%.' + "9" * 9000 + 'f".format([1.0]) == ""', ": value out of range"),  # no int() of 9000 digits
+])
+def test_format_calls_are_checked_as_cel_go_checks_them(expression, detail):
+    from webhook.cel import compiler  # needs the faithful engine
+
+    verdict = compiler.check(expression)
+    assert verdict.outcome == "invalid" and detail in verdict.detail, verdict
+
+
+@needs_cel_expr
+def test_format_calls_cel_go_accepts():
+    for expression in ('"%s-%d".format(["a", 1u]) == "a-1"', '"%.2f %e %s".format([1.0, "NaN", [1, "a"]]) != ""',
+                       '"%b %x %o %%".format([true, b"a", 1]) != ""', '"%s".format([{"a": [1]}, ]) != ""',
+                       '"%s %s %s".format([duration("1s"), null, int]) != ""', '"%s".format(dyn([1])) != ""',
+                       'device.driver.format([1, 2]) != ""', '"%d".format([dyn("a")]) != ""'):
+        assert reasons(expression) == [], expression
+    # With list-type attributes, attribute values are dyn: any clause takes them.
+    assert reasons('"%d".format([device.attributes["d"].n]) != ""',
+                   features=cel.Features(list_type_attributes=True)) == []
+
+
+def test_portable_engine_accepts_the_list_library(engine):
+    # Syntax only, as for every selector there (and a warning that type and cost checks were skipped).
+    engine("cel-python")
+    with cel.collect_warnings() as warnings:
+        for expression in ("[1, 2].indexOf(2) == 1", '[["a"]].flatten().lastIndexOf("a") == 0',
+                           "[[2, 1]].flatten().sortBy(x, -x) == [2, 1]"):
+            assert reasons(expression) == [], expression
+    assert warnings and all("type and cost checks" in w for w in warnings)
+
+
+@needs_cel_expr
+def test_flatten_is_typed_by_the_element_type():
+    # cel-go declares list(list(T)).flatten() -> list(T); the compiler's extension says list(dyn).
+    for expression in ('[[1]].flatten()[0] == "a"', "[1].flatten() == [1]",
+                       '[[device.driver]].flatten().exists(x, x == 1)',
+                       ('sets.intersects([["a"], [device.driver]].flatten(), '
+                        '["b"].transformMap(i, v, v.size()).map(k, k))')):
+        assert reasons(expression) == [(str(PATH), "FieldValueInvalid")], expression
+    for expression in ("[[1]].flatten()[0] == 1", "[[2, 1]].flatten().sort() == [1, 2]",
+                       "dyn([[1]]).flatten()[0] == 'a'",
+                       "[[1]].flatten(1)[0] == 'a'", "[[2, 1]].flatten().sortBy(x, -x) == [2, 1]",
+                       "has(device.capacity) && [[1]].flatten() == [1]"):
+        assert reasons(expression) == [], expression
 
 
 # --- hostile inputs: a clean verdict, quickly, never a crash
@@ -361,3 +434,4 @@ def test_evaluate_matches_a_device():
     assert cel.evaluate('device.attributes["dra.example.com"].count > 8', device) is False
     with pytest.raises(ValueError, match="does not compile"):
         cel.evaluate("1", device)
+    assert cel.evaluate('[1, 2].lastIndexOf(2) == 1 && device.driver.indexOf(".") == 3', device) is True

@@ -44,6 +44,18 @@ def test_typed_values(expression, expected):
     assert matches(expression) is expected
 
 
+@pytest.mark.parametrize("expression", [
+    "[1, 2, 2].indexOf(2) == 1 && [1, 2, 2].lastIndexOf(2) == 2 && [1].indexOf(3) == -1",
+    f'[{D}.numa].indexOf(1) == 0 && "a100".indexOf("1") == 1',
+    "[dyn(1), dyn(1u), dyn(1.0)].lastIndexOf(1) == 2 && [dyn(true), dyn(1)].indexOf(1) == 1",  # CEL equality
+    f'[{C}.memory].indexOf(quantity("40960Mi")) == 0 && [{D}.driverVersion].lastIndexOf(semver("1.10.0")) == -1',
+    "[[1], [2]].indexOf([2]) == 1 && [[2, 1]].flatten().sort().indexOf(2) == 1",
+])
+def test_list_index_of(expression):
+    """Kubernetes' lists library: the first or last index of an equal element, or -1."""
+    assert matches(expression) is True
+
+
 @pytest.mark.parametrize("expression, message", [
     (f"{D}.nope == 1", "no such key"),
     (f"{D}.numa", "could not be converted to bool"),
@@ -67,3 +79,15 @@ def test_list_attributes_need_the_gate():
     assert not matches(f"{D}.vlans.includes(30)", device, gated)
     versions = {"name": "fw", "attributes": {"fw": {"versions": ["1.0.0", "2.0.0"]}, "one": {"version": "2.0.0"}}}
     assert matches(f'{D}.fw.includes(semver("2.0.0")) && {D}.one.includes(semver("2.0.0"))', versions, gated)
+
+
+def test_includes_of_each_release():
+    gated_136 = Features(list_type_attributes=True)
+    gated_137 = Features(list_type_attributes=True, includes_in_lists_library=True)
+    # DRA's includes (1.36) stops at 48 values; the lists library's (1.37) takes any list.
+    with pytest.raises(ev.EvaluationError, match="cannot be applied to lists longer than 48 values"):
+        matches("lists.range(60).includes(59)", features=gated_136)
+    assert matches("lists.range(60).includes(59)", features=gated_137)
+    for features in (gated_136, gated_137):  # CEL equality: a bool is no number, numbers compare by value
+        assert not matches("[1].includes(true)", features=features)
+        assert matches("[1.0].includes(1)", features=features)

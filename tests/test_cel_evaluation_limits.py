@@ -155,5 +155,5 @@ def test_the_unrolled_evaluation_answers_as_the_engine(expression):
         expected = selector.matches(dict(device))
     except ev.EvaluationError as error:
         expected = str(error)
-    value = unrolled.Unrolled(selector._program.serialize(), ev._env(True), ev._clean).evaluate(dict(device), None)
+    value = unrolled.Unrolled(selector._program.serialize(), selector._env, ev._clean).evaluate(dict(device), None)
     assert (value.message if isinstance(value, unrolled.Error) else value) == expected

@@ -81,6 +81,7 @@ _TABLE: dict[str, tuple] = {
     "counters_by_pool_id":             (False,     False,     False,     True),
     "allocator_gets_list_types":       (False,     False,     False,     True),
     "cel_list_values_always":          (False,     False,     False,     True),
+    "cel_includes_in_lists_library":   (False,     False,     False,     True),
     "counter_slices_for_every_node":   (True,      True,      True,      False),
     "all_mode_static_capacity":        (False,     False,     False,     True),
     "distinct_attribute_dropped":      (False,     True,      True,      True),
@@ -237,6 +238,10 @@ class Behaviours:
     # The CEL activation holds a list attribute as a list whatever the gate (getAttributeValue); 1.36 fails
     # the evaluation on it with the gate off ("unsupported attribute value").
     cel_list_values_always: bool
+    # CEL `includes` is Kubernetes' lists library's (library.IncludesOption, overload list_includes_dyn_dyn),
+    # priced by the library's estimator (a traversal of the target, strings by their length) instead of
+    # DRA's own (dra_includes_dyn_dyn, at most 48 comparisons).
+    cel_includes_in_lists_library: bool
     # GatherPools takes a slice of counter sets as relevant for every node; 1.37 takes it only through its
     # own node selection (none: ignored), so a pool seen through its counter slice alone is not gathered, and
     # the counters of a pool with devices here come in when the pool is completed from all slices.

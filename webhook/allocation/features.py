@@ -17,6 +17,7 @@ class Features:
     list_type_attributes: bool = False  # the allocator's (AllocatorFeatures); the CEL cache's is cel_list_types
     cel_list_types: bool = False  # DRAListTypeAttributes as the plugin's CEL cache gets it
     cel_list_values_always: bool = False  # 1.37: list attributes are CEL lists whatever the gate
+    cel_includes_in_lists_library: bool = False  # 1.37: `includes` is the lists library's (its cost)
     partitionable_devices: bool = True
     prioritized_list: bool = True
     derived_attributes: bool = False  # 1.37
@@ -60,6 +61,7 @@ class Features:
                    and profile.behaviours.allocator_gets_list_types,
                    cel_list_types=profile.gate("DRAListTypeAttributes"),
                    cel_list_values_always=profile.behaviours.cel_list_values_always,
+                   cel_includes_in_lists_library=profile.behaviours.cel_includes_in_lists_library,
                    partitionable_devices=on("DRAPartitionableDevices"), prioritized_list=on("DRAPrioritizedList"),
                    derived_attributes=profile.gate("DRADerivedAttributes"),
                    compatibility_groups=profile.gate("DRADeviceCompatibilityGroups"),
@@ -118,4 +120,5 @@ class Features:
         """The selector environment the scheduler compiles with (cel.Features)."""
         return CelFeatures(consumable_capacity=self.consumable_capacity,
                            list_type_attributes=self.cel_list_types,
-                           list_values_always=self.cel_list_values_always)
+                           list_values_always=self.cel_list_values_always,
+                           includes_in_lists_library=self.cel_includes_in_lists_library)

@@ -65,14 +65,16 @@ def features_for(profile) -> Features:
     """The CEL environment's feature set for a `webhook.profile.Profile`."""
     # Without DRAListTypeAttributes (off, or a release without it) attribute values are `any`.
     return _features(profile.enabled("DRAConsumableCapacity"), profile.gate("DRAListTypeAttributes"),
-                     profile.behaviours.list_type_attributes, profile.behaviours.new_cel_lists_extension)
+                     profile.behaviours.list_type_attributes, profile.behaviours.new_cel_lists_extension,
+                     profile.behaviours.cel_includes_in_lists_library)
 
 
 @lru_cache(maxsize=None)  # asked per selector; a handful of possible values
 def _features(consumable_capacity: bool, list_type_attributes: bool, list_types_exist: bool,
-              lists_extension: bool = True) -> Features:
+              lists_extension: bool = True, includes_in_lists_library: bool = False) -> Features:
     return Features(consumable_capacity=consumable_capacity, list_type_attributes=list_type_attributes,
-                    list_types_exist=list_types_exist, lists_extension=lists_extension)
+                    list_types_exist=list_types_exist, lists_extension=lists_extension,
+                    includes_in_lists_library=includes_in_lists_library)
 
 
 def clear_cache() -> None:

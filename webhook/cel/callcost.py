@@ -150,7 +150,7 @@ def library_estimate(coster: Coster, function: str, overload: str, target: Node 
             parse = by_factor(length, STRING_TRAVERSAL_COST_FACTOR)
             requirements = by_factor(by_factor(length, 0.5), float(LIST_CREATE_BASE_COST + 40))
             return add(add(fixed(LIST_CREATE_BASE_COST), parse), requirements), None
-    elif function in ("isSorted", "sum", "max", "min", "indexOf", "lastIndexOf"):
+    elif function in ("isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "includes"):
         if target is not None:
             elem = _list_element_node(target)
             if elem is not None:
@@ -158,6 +158,8 @@ def library_estimate(coster: Coster, function: str, overload: str, target: Node 
                 if elem.type[0] in ("string", "bytes"):
                     elem_cost = add(elem_cost, _string_traversal(size(elem)))
                 return multiply(size(target), elem_cost), None
+            if function == "includes":  # a dyn target may be a list: one comparison per element
+                return multiply(size(target), ONE), None
             return _string_traversal(size(target)), None
     elif function in ("url", "jsonpatch.escapeKey"):
         if len(args) == 1:

@@ -224,4 +224,4 @@ def learn(verdicts) -> None:
 
 def compile_expression(expression: str, stored: bool = False, features: Features = Features()):
     """The compiled program, for evaluation (capacity values are plain JSON there, so `device` alone)."""
-    return get_environment(stored, features).presence_env.compile(expression)
+    return get_environment(stored, features).runtime_env.compile(expression)

@@ -9,20 +9,28 @@ values are Quantity in Kubernetes, which a proto field cannot say, so the qualif
 `device.capacity` is declared as well, with that exact type: the checker resolves the longest
 declared name first. One quirk: this compiler turns `has(device.capacity)` into the variable itself,
 so such expressions are checked with the message alone (`presence_env`).
+
+Checking environments declare the strings extension and Kubernetes' list `indexOf`/`lastIndexOf`
+from cel-go's declarations (`signatures`); expressions calling `flatten` are checked where the lists
+extension's functions are typed as cel-go types them (built on first use). The compiled programs of the
+checking environments are never run: `runtime_env` (the compiler's own strings extension, which
+implements its functions) compiles what `matching` evaluates.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import cache
 
 from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, struct_pb2
 
+from webhook.cel import signatures
 from webhook.cel.features import Features
-from webhook.cel.library import QUANTITY, kubernetes_functions
+from webhook.cel.library import QUANTITY, kubernetes_functions, list_index_extension
 from webhook.cel.sizes import DeviceSizes
 
 DEVICE_TYPE = "kubernetes.DRADevice"
@@ -44,20 +52,55 @@ extensions:
   version: 2
 - name: two-var-comprehensions
 """
+_STRINGS = "- name: strings\n  version: 2\n"
+_LISTS = "- name: lists\n  version: 2\n"
+# Checking: the strings extension as cel-go declares it, with Kubernetes' list indexOf/lastIndexOf.
+_CHECKING_YAML = (_EXTENSIONS_YAML.replace(_STRINGS, "")
+                  + signatures.functions_yaml(signatures.STRINGS_V2 + signatures.KUBERNETES_LIST_INDEX))
 # Compatibility version 1.33 (new expressions on a 1.34 server): the same without the lists extension.
-_EXTENSIONS_YAML_WITHOUT_LISTS = _EXTENSIONS_YAML.replace("- name: lists\n  version: 2\n", "")
+_CHECKING_YAML_WITHOUT_LISTS = _CHECKING_YAML.replace(_LISTS, "")
+# For expressions calling flatten: the lists extension typed as cel-go types it (the compiler's version 0
+# brings slice, first and last; the rest is declared). It has no sortBy macro.
+_CHECKING_YAML_FLATTEN = (_EXTENSIONS_YAML.replace(_STRINGS, "").replace(_LISTS, "- name: lists\n  version: 0\n")
+                          + signatures.functions_yaml(signatures.STRINGS_V2 + signatures.KUBERNETES_LIST_INDEX
+                                                      + signatures.LISTS))
+_FLATTEN = re.compile(r"\bflatten\b")
+_SORT_BY = re.compile(r"\bsortBy\b")
 
 
 @dataclass(frozen=True)
 class Environment:
     env: cel.Env  # `device` and `device.capacity` with Quantity values
-    presence_env: cel.Env  # `device` alone: for has(device.capacity), and for evaluation
+    presence_env: cel.Env  # `device` alone: for has(device.capacity)
     sizes: DeviceSizes
     features: Features
     stored: bool
+    # Built on first use (few selectors call flatten; only evaluation needs the runtime): name -> env or None.
+    _make: Callable[[str], cel.Env | None] = field(compare=False, repr=False)
+    _made: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def _lazy(self, name: str) -> cel.Env | None:
+        if name not in self._made:
+            with _lazy_lock:
+                if name not in self._made:
+                    self._made[name] = self._make(name)
+        return self._made[name]
+
+    @property
+    def runtime_env(self) -> cel.Env:
+        """`device` alone, with implementations: for evaluation."""
+        return self._lazy("runtime")
 
     def env_for(self, expression: str) -> cel.Env:
-        return self.presence_env if _CAPACITY_PRESENCE.search(expression) else self.env
+        presence = _CAPACITY_PRESENCE.search(expression) is not None
+        # cel-go types flatten() by its element type; the flatten environment cannot expand sortBy.
+        # (A substring test first: a word-boundary search takes ~20 ns a character, the test ~0.4.)
+        if "flatten" in expression and _FLATTEN.search(expression) and not (
+                "sortBy" in expression and _SORT_BY.search(expression)):
+            env = self._lazy("flatten-presence" if presence else "flatten")  # None: no lists extension
+            if env is not None:
+                return env
+        return self.presence_env if presence else self.env
 
     @property
     def accepts_dyn_result(self) -> bool:
@@ -93,6 +136,7 @@ def _pool(with_multi_alloc: bool) -> descriptor_pool.DescriptorPool:
 
 
 _lock = threading.Lock()
+_lazy_lock = threading.Lock()
 _environments: dict[tuple[bool, Features], Environment] = {}
 
 
@@ -112,18 +156,28 @@ def _build(stored: bool, features: Features) -> Environment:
     # Stored expressions ignore versions and gates: every field and function is declared.
     with_multi_alloc = stored or features.consumable_capacity
     with_includes = (stored and features.list_types_exist) or features.list_type_attributes
+    includes_id = "list_includes_dyn_dyn" if features.includes_in_lists_library else "dra_includes_dyn_dyn"
     # Stored expressions ignore versions: the lists extension is there for them in every release.
-    extensions = _EXTENSIONS_YAML if stored or features.lists_extension else _EXTENSIONS_YAML_WITHOUT_LISTS
+    with_lists = stored or features.lists_extension
     T = cel.Type
-    envs = []
-    for variables in ({"device": T(DEVICE_TYPE), QUALIFIED_CAPACITY: T.Map(T.STRING, T.Map(T.STRING, QUANTITY))},
-                      {"device": T(DEVICE_TYPE)}):
-        env = cel.NewEnv(
-            _pool(with_multi_alloc),
-            config=cel.NewEnvConfigFromYaml(extensions),
-            variables=variables,
-            functions=list(kubernetes_functions(with_includes)),
-        )
+    qualified = {"device": T(DEVICE_TYPE), QUALIFIED_CAPACITY: T.Map(T.STRING, T.Map(T.STRING, QUANTITY))}
+    alone = {"device": T(DEVICE_TYPE)}
+
+    def new(yaml: str, variables: dict, **extra) -> cel.Env:
+        env = cel.NewEnv(_pool(with_multi_alloc), config=cel.NewEnvConfigFromYaml(yaml), variables=variables,
+                         functions=list(kubernetes_functions(with_includes, includes_id)), **extra)
         env.compile("true")  # declaration conflicts only surface at the first compile: make them surface here
-        envs.append(env)
-    return Environment(envs[0], envs[1], DeviceSizes(features.list_type_attributes), features, stored)
+        return env
+
+    checking = _CHECKING_YAML if with_lists else _CHECKING_YAML_WITHOUT_LISTS
+
+    def make(name: str) -> cel.Env | None:
+        if name == "runtime":
+            runtime = _EXTENSIONS_YAML if with_lists else _EXTENSIONS_YAML.replace(_LISTS, "")
+            return new(runtime, alone, extensions=[list_index_extension()])
+        if not with_lists:  # flatten is not declared at all
+            return None
+        return new(_CHECKING_YAML_FLATTEN, alone if name == "flatten-presence" else qualified)
+
+    return Environment(new(checking, qualified), new(checking, alone), DeviceSizes(features.list_type_attributes),
+                       features, stored, make)

@@ -178,7 +178,7 @@ def _raise(message: str):
 
 
 @cache
-def _functions(with_includes: bool) -> tuple:
+def _functions(with_includes: bool, unbounded_includes: bool = False) -> tuple:
     Q, S = T(QUANTITY_TYPE), T(SEMVER_TYPE)
     B, I, STR = T.BOOL, T.INT, T.STRING  # noqa: E741
     ours = [
@@ -224,10 +224,12 @@ def _functions(with_includes: bool) -> tuple:
     ]
     if with_includes:
         # The runtime matches argument kinds exactly (dyn matches nothing): one overload per kind.
+        # 1.37's (the lists library's) takes lists of any length; 1.36's (DRA's) at most 48 values.
+        impl = library.includes_any_length if unbounded_includes else library._includes
         overloads = []
         for name, kind in (("int", I), ("bool", B), ("string", STR), ("semver", S)):
-            overloads.append(_overload(f"dra_includes_list_{name}", B, [T.List(T.DYN), kind], library._includes, True))
-            overloads.append(_overload(f"dra_includes_{name}_{name}", B, [kind, kind], library._includes, True))
+            overloads.append(_overload(f"dra_includes_list_{name}", B, [T.List(T.DYN), kind], impl, True))
+            overloads.append(_overload(f"dra_includes_{name}_{name}", B, [kind, kind], impl, True))
         ours.append(cel.FunctionDecl("includes", overloads))
     return tuple(ours)
 
@@ -236,27 +238,31 @@ _lock = threading.Lock()
 _envs: dict[bool, cel.Env] = {}
 
 
-def _env(with_includes: bool) -> cel.Env:
-    env = _envs.get(with_includes)
+def _env(unbounded_includes: bool) -> cel.Env:
+    """The evaluation environment (includes() always declared: the checking environment decides)."""
+    env = _envs.get(unbounded_includes)
     if env is None:
         with _lock:
-            env = _envs.get(with_includes)
+            env = _envs.get(unbounded_includes)
             if env is None:
-                env = _envs[with_includes] = cel.NewEnv(
+                env = _envs[unbounded_includes] = cel.NewEnv(
                     _pool(), config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
-                    variables={"device": T.Map(T.STRING, T.DYN)}, functions=list(_functions(with_includes)))
+                    variables={"device": T.Map(T.STRING, T.DYN)},
+                    functions=list(_functions(True, unbounded_includes)),
+                    extensions=[library.list_index_extension()])
     return env
 
 
 class _Program:
     """One compiled expression over `device`, ready to evaluate against many devices."""
 
-    def __init__(self, expression: str, verdict) -> None:
+    def __init__(self, expression: str, verdict, features: Features) -> None:
         # The scheduler compiles without cost estimation: only compile errors count.
         if verdict.outcome not in ("ok", "forbidden"):
             raise EvaluationError(verdict.detail)
+        self._env = _env(features.includes_in_lists_library)
         try:
-            self._program = _env(True).compile(expression)
+            self._program = self._env.compile(expression)
         except RuntimeError as error:  # the checking environment accepted it: a gap of this one
             raise EvaluationError(f"compilation failed: {error}") from None
         self.domains = tuple(a or b for a, b in _DOMAIN.findall(expression))
@@ -294,7 +300,7 @@ class _Program:
                 "it (\"operation cancelled: actual cost limit exceeded\") depends on its actual cost, which is not "
                 "counted offline")
         if self._unrolled is None:
-            self._unrolled = unrolled.Unrolled(self._program.serialize(), _env(True), _clean)
+            self._unrolled = unrolled.Unrolled(self._program.serialize(), self._env, _clean)
         value = self._unrolled.evaluate(device, deadline)
         if isinstance(value, unrolled.Error):
             raise EvaluationError(value.message)
@@ -305,7 +311,7 @@ class Selector(_Program):
     """One compiled selector."""
 
     def __init__(self, expression: str, features: Features) -> None:
-        super().__init__(expression, compiler.check(expression, True, features))
+        super().__init__(expression, compiler.check(expression, True, features), features)
 
     def matches(self, device: dict, deadline=None) -> bool:
         """`device` as built by `device_input`; raises EvaluationError for runtime errors. A long
@@ -399,7 +405,7 @@ class DerivedAttribute(_Program):
     """
 
     def __init__(self, expression: str, features: Features) -> None:
-        super().__init__(expression, compiler.check_derived(expression, True, features))
+        super().__init__(expression, compiler.check_derived(expression, True, features), features)
 
     def evaluate(self, device: dict, deadline=None) -> dict:
         """The DeviceAttribute (`{"int": 1}`, `{"strings": [...]}`, ...) for a `device_input` value."""
@@ -456,5 +462,6 @@ def rule_environment(variables: tuple[str, ...]) -> cel.Env:
                 env = _rule_envs[variables] = cel.NewEnv(
                     _pool(), config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
                     variables={name: T.DYN for name in variables},
-                    functions=list(_functions(False)) + netlib.functions(_pool()))
+                    functions=list(_functions(False)) + netlib.functions(_pool()),
+                    extensions=[library.list_index_extension()])
     return env

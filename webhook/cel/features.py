@@ -20,9 +20,11 @@ class Features:
     # Device attributes holding lists are list values whatever the gate (1.37's getAttributeValue; 1.36
     # converts them only with DRAListTypeAttributes, and fails on them otherwise).
     list_values_always: bool = False
+    # `includes` is the lists library's (behaviour cel_includes_in_lists_library, 1.37), not DRA's own.
+    includes_in_lists_library: bool = False
 
     @property
     def key(self) -> tuple[bool, ...]:
         """The gates as a plain tuple, for cache keys (hashed in C; the dataclass hash is Python code)."""
         return (self.consumable_capacity, self.list_type_attributes, self.list_types_exist, self.lists_extension,
-                self.list_values_always)
+                self.list_values_always, self.includes_in_lists_library)

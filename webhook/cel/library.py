@@ -40,11 +40,17 @@ def _global(oid: str, ret, params, impl=None) -> cel.Overload:
 
 
 def _includes(target, arg) -> bool:
+    """DRA's includes (1.36): lists of at most 48 values."""
+    if isinstance(target, list) and len(target) > 48:
+        raise ValueError("'includes' function cannot be applied to lists longer than 48 values")
+    return includes_any_length(target, arg)
+
+
+def includes_any_length(target, arg) -> bool:
+    """The lists library's includes (1.37): an element of the list, or the value itself, by CEL equality."""
     if isinstance(target, list):
-        if len(target) > 48:
-            raise ValueError("'includes' function cannot be applied to lists longer than 48 values")
-        return arg in target
-    return target == arg
+        return any(cel_equal(v, arg) for v in target)
+    return cel_equal(target, arg)
 
 
 def _re2():
@@ -63,8 +69,42 @@ def _find_all(s: str, pattern: str, limit: int = -1) -> list[str]:
     return found if limit < 0 else found[:limit]
 
 
+def cel_equal(a, b) -> bool:
+    """CEL's heterogeneous equality on plain values: numbers compare by value, bool is not a number."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(cel_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return len(a) == len(b) and all(any(cel_equal(k, j) and cel_equal(v, b[j]) for j in b) for k, v in a.items())
+    return type(a) is type(b) and a == b
+
+
+def _index_of(values, x) -> int:
+    return next((i for i, v in enumerate(values) if cel_equal(v, x)), -1)
+
+
+def _last_index_of(values, x) -> int:
+    return next((i for i in range(len(values) - 1, -1, -1) if cel_equal(values[i], x)), -1)
+
+
+@cache
+def list_index_extension() -> cel.CelExtension:
+    """Kubernetes' `<list(A)>.indexOf(A)` / `lastIndexOf(A)` with implementations, for evaluation.
+
+    The strings extension owns both names, so they join it as an extension (declared as functions,
+    they could not). Declared over dyn, which the runtime matches with any kind here; checking uses
+    cel-go's templated declaration (`signatures`)."""
+    decls = [cel.FunctionDecl(name, [_member(f"list_dyn_{oid}_int", T.INT, [T.List(T.DYN), T.DYN], impl)])
+             for name, oid, impl in (("indexOf", "index_of", _index_of),
+                                     ("lastIndexOf", "last_index_of", _last_index_of))]
+    return cel.CelExtension("kubernetes.lists", decls)
+
+
 def _lists() -> list[cel.FunctionDecl]:
-    # indexOf/lastIndexOf on lists cannot be added: the strings extension owns those names here.
+    # indexOf/lastIndexOf: `list_index_extension` (evaluation) and `signatures` (checking).
     decls: dict[str, list[cel.Overload]] = {"isSorted": [], "sum": [], "max": [], "min": []}
     for name, t in _COMPARABLE.items():
         lt = T.List(t)
@@ -78,8 +118,10 @@ def _lists() -> list[cel.FunctionDecl]:
 
 
 @cache
-def kubernetes_functions(with_includes: bool) -> tuple[cel.FunctionDecl, ...]:
-    """The Kubernetes base libraries available to selectors, plus DRA's `includes` when enabled."""
+def kubernetes_functions(with_includes: bool,
+                         includes_id: str = "dra_includes_dyn_dyn") -> tuple[cel.FunctionDecl, ...]:
+    """The Kubernetes base libraries available to selectors, plus `includes` when enabled: DRA's own
+    (`dra_includes_dyn_dyn`) or, from 1.37 on, the lists library's (`list_includes_dyn_dyn`)."""
     S, B, I = T.STRING, T.BOOL, T.INT  # noqa: E741
     decls = [
         # quantity
@@ -142,5 +184,5 @@ def kubernetes_functions(with_includes: bool) -> tuple[cel.FunctionDecl, ...]:
         *_lists(),
     ]
     if with_includes:
-        decls.append(cel.FunctionDecl("includes", [_member("dra_includes_dyn_dyn", B, [T.DYN, T.DYN], _includes)]))
+        decls.append(cel.FunctionDecl("includes", [_member(includes_id, B, [T.DYN, T.DYN], _includes)]))
     return tuple(decls)

@@ -1,8 +1,9 @@
 """Compile-time checks cel-go runs that the faithful engine's compiler does not.
 
 Kubernetes' base environment adds cel-go AST validators (duration, timestamp and regex literals,
-homogeneous aggregate literals). With list-type attributes off, attribute values are `any`, which
-cel-go refuses as a comprehension range. Each issue is rendered like a cel-go issue.
+homogeneous aggregate literals, and the strings extension's check of `format` calls: `formatcheck`).
+With list-type attributes off, attribute values are `any`, which cel-go refuses as a comprehension
+range. Each issue is rendered like a cel-go issue.
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ import re
 from datetime import datetime
 
 from webhook.cel.checked import CALL, COMPREHENSION, LIST, LITERAL, MAP, CheckedAst, Expr, type_name
+from webhook.cel.formatcheck import format_call_issues
 from webhook.cel.sizes import DeviceSizes
 
 _EXEMPT_FROM_HOMOGENEITY = ("format",)  # cel-go exempts string.format() arguments
 _DURATION = re.compile(r"[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+|[-+]?0")
 _MAX_DURATION_SECONDS = 315576000000  # CEL's +/- 10000 years
+_ANY = ("any",)
 
 
 def _children(e: Expr):
@@ -124,6 +127,13 @@ def find_issues(ast: CheckedAst, sizes: DeviceSizes, attribute_values_are_any: b
                 issues.append((key.id, f"expected type '{_render(key_type)}' but found '{_render(kt)}'"))
             if not _equivalent(val_type, vt):
                 issues.append((value.id, f"expected type '{_render(val_type)}' but found '{_render(vt)}'"))
+    if any(n.kind == CALL and n.value == "format" for n in calls):
+        def type_of(e: Expr) -> tuple:
+            if attribute_values_are_any and sizes.resolve(attribute_paths.get(e.id)) is sizes.attribute:
+                return _ANY  # an attribute value
+            return ast.type_of(e)
+
+        issues += format_call_issues(ast, type_of)
     if attribute_values_are_any:
         for node in notable:
             if node.kind == COMPREHENSION and sizes.resolve(attribute_paths.get(node.iter_range.id)) is sizes.attribute:
@@ -147,6 +157,9 @@ def format_issues(expression: str, ast: CheckedAst, issues: list[tuple[int, str]
         offset = ast.positions.get(node_id, 0)
         line_no = max(i for i, s in enumerate(starts) if s <= offset) if starts else 0
         column = offset - starts[line_no]
-        rendered.append(f"ERROR: <input>:{line_no + 1}:{column + 1}: {message}\n | {lines[line_no]}\n | "
-                        f"{'.' * column}^")
+        line = lines[line_no].replace("\t", " ")
+        # cel-go marks a character of more than one UTF-8 byte with a wide dot or caret.
+        dots = "".join("\uff0e" if ch > "\x7f" else "." for ch in line[:column])
+        caret = "\uff3e" if column < len(line) and line[column] > "\x7f" else "^"
+        rendered.append(f"ERROR: <input>:{line_no + 1}:{column + 1}: {message}\n | {line}\n | {dots}{caret}")
     return "\n".join(rendered)
