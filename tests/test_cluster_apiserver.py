@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
-import threading
 import uuid
 
 import pytest
@@ -26,7 +24,8 @@ import yaml
 
 import realserver
 from realserver import DEPLOY, ControlPlane, renamed, serve_registered, warnings
-from support import cli, free_port
+from support import cli
+from tcprelay import Relay
 from test_profile_mismatch import counters_beside_devices
 
 pytestmark = pytest.mark.upstream
@@ -226,50 +225,6 @@ def test_state_warnings_follow_the_watch_without_a_restart(kube_apiserver, reade
     finally:
         in_cluster.stop()
         plane.delete("DeviceClass", class_name)
-
-
-class Relay:
-    """A TCP relay from a loopback port to the API server, opened on demand: before open() that port refuses
-    connections, as an API server not started yet does; TLS stays end to end (the server's SAN is 127.0.0.1)."""
-
-    def __init__(self, target_port: int) -> None:
-        self.port, self.target_port = free_port(), target_port
-        self.listener: socket.socket | None = None
-        self.sockets: list[socket.socket] = []
-
-    def open(self) -> None:
-        self.listener = socket.create_server(("127.0.0.1", self.port))
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                inbound, _ = self.listener.accept()
-            except OSError:
-                return
-            outbound = socket.create_connection(("127.0.0.1", self.target_port))
-            self.sockets += [inbound, outbound]
-            for source, sink in ((inbound, outbound), (outbound, inbound)):
-                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
-
-    @staticmethod
-    def _pipe(source: socket.socket, sink: socket.socket) -> None:
-        try:
-            while data := source.recv(65536):
-                sink.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for end in (source, sink):
-                try:
-                    end.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-
-    def close(self) -> None:
-        for sock in [self.listener, *self.sockets]:
-            if sock is not None:
-                sock.close()
 
 
 def test_started_before_the_api_server_is_reachable_answers_then_warns(kube_apiserver, reader_1_36, published,

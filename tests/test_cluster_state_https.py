@@ -11,6 +11,7 @@ import pytest
 
 from apiserver_double import ApiServerDouble
 from support import cli, review_body, start_server, valid_slice
+from tcprelay import Relay
 from test_cluster_profile import GATES_1_34
 
 WAIT = 30.0
@@ -199,4 +200,57 @@ def test_deny_unsatisfiable(certs, tmp_path):
         assert server.review("/validate", review_body(gpu_claim("gpu", count=2)))["allowed"] is True
     finally:
         server.stop()
+        double.stop()
+
+
+def test_a_silent_connection_is_dropped_and_listed_again(certs, tmp_path):
+    """Between the webhook and the double, a TCP relay that goes silent (tests/tcprelay.py: the connections stay
+    open and get no byte more, new ones are accepted and answered nothing). The watches ask the server to end
+    them after 2 s and read with a timeout a bit longer (7 s): the silent watch is dropped, /readyz says why,
+    and once the relay talks again the cache is listed afresh and sees what changed meanwhile."""
+    double = ApiServerDouble(certs, git_version="v1.34.3", gates=dict(GATES_1_34)).start()
+    double.put(valid_slice(devices=2))
+    double.put(gpu_class())
+    relay = Relay(double.port).open()
+    kubeconfig = double.kubeconfig(tmp_path / "kubeconfig")
+    kubeconfig.write_text(kubeconfig.read_text().replace(double.url, f"https://127.0.0.1:{relay.port}"))
+    server = start_server(tmp_path, "--kubeconfig", str(kubeconfig), "--cluster-state",
+                          "--cluster-state-watch-timeout", "2", enforce=False)
+
+    def requests(kind: str, watch: bool) -> list[str]:
+        return [r for r in list(double.requests) if f"/{kind}?" in r and ("watch=True" in r) == watch]
+
+    def readyz() -> str:
+        return server.client.get(server.url + "/readyz").text
+
+    try:
+        wait_for(lambda: "cluster state: synced" in readyz(), "synced")
+        assert not state_warnings(server, gpu_claim("gpu"))
+        lists = len(requests("deviceclasses", watch=False))
+        # The server ends each watch at its timeoutSeconds; it is resumed from where it was, not listed again.
+        wait_for(lambda: len(requests("deviceclasses", watch=True)) >= 3, "three watches of DeviceClasses")
+        assert all("timeoutSeconds=2&" in r + "&" for r in requests("deviceclasses", watch=True))
+        assert len(requests("deviceclasses", watch=False)) == lists
+        assert metric(server, 'dra_webhook_cluster_state_events_total{event="resumed",kind="DeviceClass"}') >= 2
+        assert 0 <= metric(server, "dra_webhook_cluster_state_silence_seconds")
+
+        relay.freeze()
+        double.delete("DeviceClass", "gpu")  # unheard while the relay is silent
+        text = wait_for(lambda: (lambda t: t if "not synced" in t else None)(readyz()), "the silence noticed")
+        assert "the watch was silent: nothing from the API server (an answer, an event, a bookmark, the end of " \
+               "the watch) for 7 s; listing again" in text, text
+        assert metric(server, "dra_webhook_cluster_state_synced") == 0.0
+        assert metric(server, "dra_webhook_cluster_state_silence_seconds") >= 5  # 7 s less what parsing took
+        assert sum(metric(server, f'dra_webhook_cluster_state_events_total{{event="silent",kind="{kind}"}}')
+                   for kind in ("DeviceClass", "ResourceSlice")) >= 1
+        assert not state_warnings(server, gpu_claim("gpu"))  # unsynced: no state warnings, stale or not
+
+        relay.thaw()
+        [warning] = wait_for(lambda: state_warnings(server, gpu_claim("gpu")), "the deletion seen through a list")
+        assert warning.startswith("[missing-device-class] ResourceClaim request gpus: DeviceClass gpu does not exist")
+        assert len(requests("deviceclasses", watch=False)) > lists
+        wait_for(lambda: "cluster state: synced" in readyz(), "synced again")
+    finally:
+        server.stop()
+        relay.close()
         double.stop()

@@ -206,6 +206,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--cluster-state-budget", type=_positive_seconds, default=0.05, metavar="SECONDS",
                        help="time the cluster-state checks of one request may take; what does not fit gives no "
                             "warning (default: %(default)s)")
+    serve.add_argument("--cluster-state-watch-timeout", type=_positive_int, default=300, metavar="SECONDS",
+                       help="with --cluster-state, the API server ends each watch after this long (timeoutSeconds) "
+                            "and it is resumed; a watch or list that stays silent for this plus 10%% (at least 5 s) "
+                            "is dropped and listed again (default: %(default)s)")
     serve.add_argument("--deny-unsatisfiable", action="store_true",
                        help="with --cluster-state, deny a claim or template that no device in the cluster can ever "
                             "satisfy (the [unsatisfiable] warning) instead of warning")
@@ -383,7 +387,8 @@ def _cluster_state(args: argparse.Namespace):
         return None
     from webhook.clusterstate.cache import Settings
 
-    return Settings(args.kubeconfig, args.context, args.cluster_state_budget, args.deny_unsatisfiable)
+    return Settings(args.kubeconfig, args.context, args.cluster_state_budget, args.deny_unsatisfiable,
+                    args.cluster_state_watch_timeout)
 
 
 def run_review(args: argparse.Namespace) -> int:
