@@ -254,3 +254,52 @@ def test_a_silent_connection_is_dropped_and_listed_again(certs, tmp_path):
         server.stop()
         relay.close()
         double.stop()
+
+
+def test_taints_from_the_watch_warn_as_the_allocator_judges_them(certs, tmp_path):
+    """A 1.37 cluster (DRADeviceTaints and DRADeviceTaintRules on): a DeviceTaintRule created, a toleration, the
+    rule deleted, a driver's own taint in a slice update: each seen through the watch. A claim kept from every
+    device by a taint gets `[unsatisfiable]` naming the taint, and --deny-unsatisfiable does not deny it (a taint
+    may be lifted); one no device can ever satisfy is still denied."""
+    served = {"v1": ["deviceclasses", "resourceslices", "resourceclaims", "resourceclaimtemplates"],
+              "v1beta2": ["deviceclasses", "resourceslices", "resourceclaims", "resourceclaimtemplates",
+                          "devicetaintrules"]}
+    double = ApiServerDouble(certs, git_version="v1.37.0", served=served,
+                             gates={"DRADeviceTaints": True, "DRADeviceTaintRules": True}).start()
+    double.put(valid_slice(devices=2))
+    double.put(gpu_class())
+    kubeconfig = double.kubeconfig(tmp_path / "kubeconfig")
+    server = start_server(tmp_path, "--kubeconfig", str(kubeconfig), "--cluster-state", "--deny-unsatisfiable",
+                          "--kubernetes-version", "1.37", enforce=False)
+    tolerating = gpu_claim("gpu", name="tolerating")
+    tolerating["spec"]["devices"]["requests"][0]["exactly"]["tolerations"] = [
+        {"key": "example.com/maintenance", "operator": "Exists", "effect": "NoExecute"}]
+    try:
+        wait_for(lambda: "cluster state: synced" in server.client.get(server.url + "/readyz").text, "synced")
+        assert not state_warnings(server, gpu_claim("gpu"))
+        double.put({"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule", "metadata": {"name": "drain"},
+                    "spec": {"deviceSelector": {"driver": "gpu.example.com", "pool": "node-1"},
+                             "taint": {"key": "example.com/maintenance", "effect": "NoExecute"}}})
+        [warning] = wait_for(lambda: state_warnings(server, gpu_claim("gpu")), "the rule's taint seen")
+        assert warning.startswith(
+            "[unsatisfiable] ResourceClaim request gpus: no device in the cluster can satisfy it while the taints "
+            "stay: gpus (DeviceClass gpu): every device that matches is tainted (taint "
+            "example.com/maintenance=:NoExecute from DeviceTaintRule drain on 2 devices): needs 1, 0 usable of 2 "
+            "devices: tainted without a matching toleration: 2 (e.g. gpu.example.com/node-1/gpu-"), warning
+        assert server.review("/validate", review_body(gpu_claim("gpu")))["allowed"] is True  # a warning only
+        assert not state_warnings(server, tolerating)
+        never = server.review("/validate", review_body(gpu_claim("gpu", selector='device.attributes["model"].name '
+                                                                                  '== "h100"')))
+        assert never["allowed"] is False and never["status"]["code"] == 403  # still denied: no device ever
+
+        double.delete("DeviceTaintRule", "drain")
+        wait_for(lambda: not state_warnings(server, gpu_claim("gpu")), "the rule's deletion seen")
+        own = valid_slice(devices=2)
+        for device in own["spec"]["devices"]:
+            device["taints"] = [{"key": "example.com/broken", "value": "fan", "effect": "NoSchedule"}]
+        double.put(own)
+        [warning] = wait_for(lambda: state_warnings(server, tolerating), "the slice's own taints seen")
+        assert "(taint example.com/broken=fan:NoSchedule on 2 devices)" in warning, warning
+    finally:
+        server.stop()
+        double.stop()

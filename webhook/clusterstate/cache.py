@@ -105,7 +105,11 @@ class Reflector:
             except asyncio.TimeoutError:
                 raise Silent(f"the list got no answer within {LIST_TIMEOUT:g} s (or nothing for "
                              f"{self.settings.read_timeout_seconds:g} s)") from None
-            objects.extend(page.get("items") or [])
+            for item in page.get("items") or []:
+                if isinstance(item, dict):
+                    # A list's items carry no apiVersion (the list does): each is in the version read.
+                    item.setdefault("apiVersion", f"{GROUP}/{self.version}")
+                    objects.append(item)
             metadata = page.get("metadata") or {}
             token = metadata.get("continue")
             if not token:
@@ -196,6 +200,7 @@ class Reflector:
             self._count("bookmark")
             return
         self.last_event = time.time()
+        obj.setdefault("apiVersion", f"{GROUP}/{self.version}")
         if kind in ("ADDED", "MODIFIED"):
             self.store.put(self.kind, obj)
         elif kind == "DELETED":
