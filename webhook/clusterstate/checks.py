@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 
 from webhook.allocation import poolcheck
 from webhook.allocation.explain import TAINTED
-from webhook.allocation.features import Features
 from webhook.field import TRUNCATED
 from webhook.offline.visible import visible
 from webhook.clusterstate.matching import Matching
@@ -111,7 +110,7 @@ def _wanted(request: dict) -> tuple[str, int]:
 
 def check_claim_spec(spec: dict, kind: str, store: Store, matching: Matching, deadline: float) -> Findings:
     out = Findings()
-    features = Features.from_profile(store.profile)
+    features = matching.features()
     for name, exactly, subs in _requests(spec):
         alternatives = [(name, exactly)] if exactly is not None else \
             [(f"{name}/{_d(s).get('name') or ''}", s) for s in subs]

@@ -181,10 +181,17 @@ class Matching:
         self.evaluated_slices = 0  # slices evaluated (a measure of the work done)
         self._names: dict[frozenset, frozenset] = {}  # the distinct name sets, shared by every slice that has one
         self._rule_scopes = {name: _scope(spec) for name, spec in store.taint_rules.items()}
+        self._features: tuple | None = None
         store.listeners.append(self._changed)
 
     def clear(self) -> None:
         self.results.clear()
+
+    def features(self) -> Features:
+        """The allocator's features under the store's profile (kept until the profile is replaced)."""
+        if self._features is None or self._features[0] is not self.store.profile:
+            self._features = (self.store.profile, Features.from_profile(self.store.profile))
+        return self._features[1]
 
     def _changed(self, kind: str, name: str) -> None:
         if kind == CLASS:
@@ -241,7 +248,7 @@ class Matching:
         class_selectors = self.store.classes.get(result.class_name)
         if class_selectors is None:
             return
-        features = Features.from_profile(self.store.profile)
+        features = self.features()
         request_selectors = [{"cel": {"expression": e}} for e in result.selectors]
         rules = self.store.scheduler_taint_rules() if features.device_taints else []
         cel_rules = self.store.profile.behaviours.taint_rule_cel_selectors
