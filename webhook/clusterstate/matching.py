@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from webhook.allocation import taintrules
 from webhook.allocation.explain import CLASS_SELECTOR, EXAMPLES, REQUEST_SELECTOR, SELECTOR_ERROR, TAINTED, \
@@ -29,6 +30,7 @@ from webhook.clusterstate.store import CLASS, SLICE, TAINT_RULE, Store
 
 MAX_KEYS = 512  # (class, selectors) results kept; the least recently used go first
 MAX_TAINT_SETS = 256  # distinct sets of taints counted per key; past it, taints are not judged (no warning)
+NO_TAINTS = MappingProxyType({})  # shared by every (slice, key) whose matching devices have no taint
 
 
 def _taint_set(device: dict) -> tuple:
@@ -291,7 +293,7 @@ class Matching:
                 capacity.update(qualified(n, record.driver) for n in device.get("capacity") or ())
             result.changed()
             result.slices[name] = _PerSlice(matching, self._shared(attributes), self._shared(capacity), removed,
-                                            tainted)
+                                            tainted if tainted != {} else NO_TAINTS)
             result.matching += matching
             result.considered += record.device_count
             self.evaluated_slices += 1
