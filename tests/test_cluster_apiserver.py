@@ -253,3 +253,42 @@ def test_started_before_the_api_server_is_reachable_answers_then_warns(kube_apis
     finally:
         in_cluster.stop()
         relay.close()
+
+
+def test_a_silent_connection_to_the_api_server_is_dropped_and_listed_again(kube_apiserver, reader_1_36, published,
+                                                                           tmp_path):
+    """The real kube-apiserver ends each watch at the timeoutSeconds the webhook asks (2 s here): the watch is
+    resumed, not listed again. A relay between them that goes silent (tests/tcprelay.py: connections kept open,
+    no byte more) is noticed after the read timeout (7 s): /readyz says so, no state warnings meanwhile; once
+    it talks again a list brings what changed in the silence."""
+    plane = kube_apiserver
+    relay = Relay(int(plane.url.rsplit(":", 1)[1])).open()
+    config = yaml.safe_load(open(reader_1_36).read())
+    config["clusters"][0]["cluster"]["server"] = f"https://127.0.0.1:{relay.port}"
+    kubeconfig = tmp_path / "kubeconfig-relayed"
+    kubeconfig.write_text(yaml.safe_dump(config))
+    class_name = f"state-e2e-silent-{uuid.uuid4().hex[:6]}"
+    in_cluster = serve_registered(plane, tmp_path, "--kubeconfig", str(kubeconfig), "--cluster-state",
+                                  "--cluster-state-watch-timeout", "2", configure=lambda c: renamed(c, "silent"),
+                                  enforce=False)
+    resumed = 'dra_webhook_cluster_state_events_total{event="resumed",kind="DeviceClass"}'
+    try:
+        plane.wait_for(lambda: "cluster state: synced" in readyz(in_cluster), "the cache synced")
+        plane.wait_for(lambda: metric(in_cluster, resumed) >= 2, "two watches ended by the server and resumed")
+        assert metric(in_cluster, "dra_webhook_cluster_state_relists") == 0.0
+        assert "cluster state: synced" in readyz(in_cluster)
+
+        relay.freeze()
+        assert plane.create(device_class(class_name)).status_code == 201  # unheard while the relay is silent
+        text = plane.wait_for(lambda: (lambda t: t if "not synced" in t else None)(readyz(in_cluster)),
+                              "the silence noticed")
+        assert "the watch was silent: nothing from the API server" in text and "for 7 s; listing again" in text, text
+        assert apply_claim(plane, claim("state-e2e-missing")) == []  # unsynced: answered, no state warnings
+
+        relay.thaw()
+        plane.wait_for(lambda: "cluster state: synced" in readyz(in_cluster), "synced again")
+        assert apply_claim(plane, claim(class_name)) == []  # the class created in the silence is known
+    finally:
+        in_cluster.stop()
+        relay.close()
+        plane.delete("DeviceClass", class_name)
