@@ -123,3 +123,71 @@ def test_a_taint_of_effect_none_blocks_only_in_1_34(tmp_path, flags, warned):
         assert "every device that matches is tainted (taint example.com/note=:None on 1 device)" in result.stdout
     allocated = cli("allocate", *flags, "--node", "node-1", str(tmp_path / "cluster.yaml"), str(tmp_path / "claim.yaml"))
     assert allocated.returncode == (1 if warned else 0), allocated.stdout + allocated.stderr
+
+
+def _check(store, matching, one: dict) -> list:
+    import time
+
+    from webhook.clusterstate import checks
+
+    return checks.check("ResourceClaim", one, store, matching, time.monotonic() + 30).warnings
+
+
+def _other_pool() -> dict:
+    other = valid_slice(2, name="node-2-gpu")
+    other["spec"]["pool"]["name"] = other["spec"]["nodeName"] = "node-2"
+    return other
+
+
+def test_a_rule_makes_only_the_slices_it_can_touch_evaluated_again():
+    """Through the store as the watch feeds it: a rule created, brought again unchanged by a relist, deleted."""
+    from webhook.clusterstate.matching import Matching
+    from webhook.clusterstate.store import Store
+    from webhook.profile import make_profile
+
+    store = Store(make_profile("1.37"))
+    for obj in (gpu_class(), valid_slice(2), _other_pool()):
+        store.put(obj["kind"], obj)
+    matching = Matching(store)
+    assert _check(store, matching, claim("plain")) == []
+    evaluated = matching.evaluated_slices
+    rule = taint_rule("v1beta2", device=None)
+    del rule["spec"]["deviceSelector"]["device"]  # every device of pool node-1
+    store.put("DeviceTaintRule", rule)
+    assert _check(store, matching, claim("plain")) == []  # node-2's devices are clean
+    assert matching.evaluated_slices == evaluated + 1  # only node-1's slice again
+    [warning] = _check(store, matching, claim("four", count=4))
+    assert "2 in the whole cluster match" not in warning and ", 2 of them tainted (taint " \
+        "example.com/maintenance=:NoExecute from DeviceTaintRule drain on 2 devices)" in warning, warning
+    evaluated = matching.evaluated_slices
+    store.replace("DeviceTaintRule", [rule])  # a relist: the same rule, nothing to evaluate again
+    _check(store, matching, claim("four", count=4))
+    assert matching.evaluated_slices == evaluated
+    store.delete("DeviceTaintRule", "drain")
+    [warning] = _check(store, matching, claim("five", count=5))
+    assert "tainted" not in warning, warning
+
+
+def test_a_1_34_rule_that_selects_by_class_follows_the_class():
+    """1.34's DeviceTaintRule may select devices by DeviceClass: a change of that class changes the taints."""
+    from webhook.clusterstate.matching import Matching
+    from webhook.clusterstate.store import Store
+    from webhook.profile import make_profile
+
+    store = Store(make_profile("1.34", "DRADeviceTaints=true"))
+    narrow = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "first"},
+              "spec": {"selectors": [{"cel": {"expression": 'device.attributes["gpu.example.com"].index == 0'}}]}}
+    rule = {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule", "metadata": {"name": "by-class"},
+            "spec": {"deviceSelector": {"deviceClassName": "first"},
+                     "taint": {"key": "example.com/maintenance", "effect": "NoExecute"}}}
+    for obj in (gpu_class(), valid_slice(2), narrow, rule):
+        store.put(obj["kind"], obj)
+    matching = Matching(store)
+    [warning] = _check(store, matching, claim("two", count=2))
+    assert ", 1 of them tainted (taint example.com/maintenance=:NoExecute from DeviceTaintRule by-class on 1 " \
+           "device)" in warning, warning
+    narrow["spec"]["selectors"][0]["cel"]["expression"] = "true"  # the class now selects both devices
+    store.put("DeviceClass", narrow)
+    [warning] = _check(store, matching, claim("one"))
+    assert warning.startswith("[unsatisfiable] ResourceClaim request gpus: no device in the cluster can satisfy it "
+                              "while the taints stay"), warning

@@ -134,7 +134,8 @@ def check_claim_spec(spec: dict, kind: str, store: Store, matching: Matching, de
                 out.complete = False
                 return out
             # The devices a taint keeps from this request (its own tolerations); None: too many taint sets to say.
-            blocked = whole.blocked(_l(request.get("tolerations")), features) if whole.matching else None
+            tolerations = [t for t in _l(request.get("tolerations")) if isinstance(t, dict)]
+            blocked = whole.blocked(tolerations, features) if whole.matching else None
             usable = whole.matching - (blocked.count if blocked else 0)
             if whole.matching == 0:
                 explanation = whole.explanation(label, wanted_text).one_line()

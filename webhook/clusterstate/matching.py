@@ -199,19 +199,28 @@ class Matching:
         if kind == CLASS:
             for key in [k for k in self.results if k[0] == name]:
                 del self.results[key]
+            # 1.34's rules may select by DeviceClass: what they taint follows the class.
+            self._again(self._touched([_scope(spec) for spec in self.store.taint_rules.values()
+                                       if _d(spec.get("deviceSelector")).get("deviceClassName") == name]))
         elif kind == SLICE:
             self._again((name,))
         elif kind == TAINT_RULE:
             scopes = [self._rule_scopes.pop(name, None)]
             if name in self.store.taint_rules:
                 scopes.append(self._rule_scopes.setdefault(name, _scope(self.store.taint_rules[name])))
-            touched = [n for (driver, pool), names in self.store.pools.items()
-                       if any(s is not None and s[0] in (None, driver) and s[1] in (None, pool) for s in scopes)
-                       for n in names]
-            self._again(touched)
+            self._again(self._touched([s for s in scopes if s is not None]))
+
+    def _touched(self, scopes: list) -> list:
+        """The slices that rules of these (driver, pool) scopes can touch."""
+        if not scopes:
+            return []
+        return [n for (driver, pool), names in self.store.pools.items()
+                if any(s[0] in (None, driver) and s[1] in (None, pool) for s in scopes) for n in names]
 
     def _again(self, names) -> None:
         """These slices changed (or their taints): evaluated again, for every key."""
+        if not names:
+            return
         for result in self.results.values():
             result.changed()
             for name in names:
@@ -299,9 +308,13 @@ class Matching:
             self.evaluated_slices += 1
 
 
+def _d(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
 def _scope(spec: dict) -> tuple:
     """(driver, pool) of the slices a DeviceTaintRule can touch; None: any."""
-    selector = spec.get("deviceSelector") if isinstance(spec.get("deviceSelector"), dict) else {}
+    selector = _d(spec.get("deviceSelector"))
     return selector.get("driver"), selector.get("pool")
 
 
