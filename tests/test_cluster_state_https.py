@@ -303,3 +303,10 @@ def test_taints_from_the_watch_warn_as_the_allocator_judges_them(certs, tmp_path
     finally:
         server.stop()
         double.stop()
+
+
+@pytest.mark.parametrize("value", ["0", "86401", "1.5", "x"])
+def test_the_watch_timeout_is_a_whole_number_of_seconds_up_to_a_day(value):
+    result = cli("serve", "--cluster-state", "--cluster-state-watch-timeout", value)
+    assert result.returncode == 2 and "--cluster-state-watch-timeout" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
