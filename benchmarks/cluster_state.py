@@ -4,12 +4,14 @@ Measured in one run, side by side:
 - the memory the cache takes (resident set before and after loading it, and the compact bytes it keeps);
 - the time to load it (what a list at start, or a relist after 410, costs) and to evaluate a DeviceClass
   over every device the first time (what the background warmer spends once per class and selector set);
-- per claim, over REPEATS requests each of four claims (a plain one, one with a selector, one for a
-  missing class, one asking for more devices than exist): the review a worker makes (`worker.handle`),
+- per claim, over REPEATS requests each of six claims (a plain one, one with a selector, one for a
+  missing class, one asking for more devices than exist, one whose matching devices are all tainted, and
+  the same tolerating the taint; one device in --tainted-every carries a NoSchedule taint): the review a
+  worker makes (`worker.handle`),
   the state checks added in the server process (`clusterstate.admission.add_warnings`), and both; p50 and
   p99 of each. Goal: the added p99 at most 2 ms.
 
-Run: python benchmarks/cluster_state.py [--slices N] [--devices M] [--repeats R]
+Run: python benchmarks/cluster_state.py [--slices N] [--devices M] [--repeats R] [--tainted-every K]
 """
 
 from __future__ import annotations
@@ -39,20 +41,30 @@ def rss_bytes() -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def resource_slice(node: int, devices: int) -> dict:
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"node-{node}-gpu"},
+TAINT = {"key": "example.com/ecc-errors", "value": "high", "effect": "NoSchedule"}
+
+
+def resource_slice(node: int, devices: int, tainted_every: int = 0) -> dict:
+    out = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"node-{node}-gpu"},
             "spec": {"driver": DRIVER, "nodeName": f"node-{node}",
                      "pool": {"name": f"node-{node}", "generation": 1, "resourceSliceCount": 1},
                      "devices": [{"name": f"gpu-{d}", "attributes": {
                          "model": {"string": "a100" if d % 2 else "h100"}, "index": {"int": d},
                          "uuid": {"string": f"GPU-{node:06d}-{d:03d}-4e2a-9c1b"}},
                          "capacity": {"memory": {"value": "80Gi"}}} for d in range(devices)]}}
+    for d, device in enumerate(out["spec"]["devices"]):
+        if tainted_every and d % tainted_every == 0:
+            device["taints"] = [TAINT]
+    return out
 
 
-def claim(name: str, class_name: str = "gpu", count: int = 1, selector: str | None = None) -> dict:
+def claim(name: str, class_name: str = "gpu", count: int = 1, selector: str | None = None,
+          tolerations: list | None = None) -> dict:
     exactly = {"deviceClassName": class_name, "allocationMode": "ExactCount", "count": count}
     if selector:
         exactly["selectors"] = [{"cel": {"expression": selector}}]
+    if tolerations:
+        exactly["tolerations"] = tolerations
     return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {
         "uid": name, "kind": {"group": "resource.k8s.io", "version": "v1", "kind": "ResourceClaim"},
         "operation": "CREATE", "namespace": "default", "object": {
@@ -71,6 +83,7 @@ def main() -> None:
     parser.add_argument("--slices", type=int, default=10_000)
     parser.add_argument("--devices", type=int, default=128)
     parser.add_argument("--repeats", type=int, default=2000)
+    parser.add_argument("--tainted-every", type=int, default=32, help="one device in K tainted (0: none)")
     args = parser.parse_args()
     cel.configure("auto")
     store = Store(DEFAULT)
@@ -78,7 +91,7 @@ def main() -> None:
     before = rss_bytes()
     started = time.perf_counter()
     for node in range(args.slices):
-        store.put("ResourceSlice", resource_slice(node, args.devices))
+        store.put("ResourceSlice", resource_slice(node, args.devices, args.tainted_every))
     load_seconds = time.perf_counter() - started
     store.put("DeviceClass", {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
                               "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
@@ -97,7 +110,8 @@ def main() -> None:
     for reflector in state.reflectors.values():
         reflector.watching = True  # as after a complete list
     selector = f'device.attributes["{DRIVER}"].model == "a100"'
-    for selectors in ((), (selector,)):
+    tainted = f'device.attributes["{DRIVER}"].index % {args.tainted_every or 1} == 0'
+    for selectors in ((), (selector,), (tainted,)):
         started = time.perf_counter()
         result = state.matching.result("gpu", selectors, float("inf"))
         seconds = time.perf_counter() - started
@@ -107,7 +121,10 @@ def main() -> None:
 
     claims = {"plain": claim("plain"), "selector": claim("selector", selector=selector),
               "missing class": claim("missing", class_name="tpu"),
-              "too many": claim("too-many", count=devices + 1)}
+              "too many": claim("too-many", count=devices + 1),
+              "only tainted": claim("tainted", selector=tainted),
+              "tolerating": claim("tolerating", selector=tainted, tolerations=[{"key": TAINT["key"],
+                                                                                "operator": "Exists"}])}
     bodies = {name: orjson.dumps(body) for name, body in claims.items()}
     deadline = time.monotonic() + 3600
     import os

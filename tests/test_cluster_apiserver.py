@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
-import threading
 import uuid
 
 import pytest
@@ -26,7 +24,8 @@ import yaml
 
 import realserver
 from realserver import DEPLOY, ControlPlane, renamed, serve_registered, warnings
-from support import cli, free_port
+from support import cli
+from tcprelay import Relay
 from test_profile_mismatch import counters_beside_devices
 
 pytestmark = pytest.mark.upstream
@@ -228,50 +227,6 @@ def test_state_warnings_follow_the_watch_without_a_restart(kube_apiserver, reade
         plane.delete("DeviceClass", class_name)
 
 
-class Relay:
-    """A TCP relay from a loopback port to the API server, opened on demand: before open() that port refuses
-    connections, as an API server not started yet does; TLS stays end to end (the server's SAN is 127.0.0.1)."""
-
-    def __init__(self, target_port: int) -> None:
-        self.port, self.target_port = free_port(), target_port
-        self.listener: socket.socket | None = None
-        self.sockets: list[socket.socket] = []
-
-    def open(self) -> None:
-        self.listener = socket.create_server(("127.0.0.1", self.port))
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                inbound, _ = self.listener.accept()
-            except OSError:
-                return
-            outbound = socket.create_connection(("127.0.0.1", self.target_port))
-            self.sockets += [inbound, outbound]
-            for source, sink in ((inbound, outbound), (outbound, inbound)):
-                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
-
-    @staticmethod
-    def _pipe(source: socket.socket, sink: socket.socket) -> None:
-        try:
-            while data := source.recv(65536):
-                sink.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for end in (source, sink):
-                try:
-                    end.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-
-    def close(self) -> None:
-        for sock in [self.listener, *self.sockets]:
-            if sock is not None:
-                sock.close()
-
-
 def test_started_before_the_api_server_is_reachable_answers_then_warns(kube_apiserver, reader_1_36, published,
                                                                        tmp_path):
     plane = kube_apiserver
@@ -298,3 +253,42 @@ def test_started_before_the_api_server_is_reachable_answers_then_warns(kube_apis
     finally:
         in_cluster.stop()
         relay.close()
+
+
+def test_a_silent_connection_to_the_api_server_is_dropped_and_listed_again(kube_apiserver, reader_1_36, published,
+                                                                           tmp_path):
+    """The real kube-apiserver ends each watch at the timeoutSeconds the webhook asks (2 s here): the watch is
+    resumed, not listed again. A relay between them that goes silent (tests/tcprelay.py: connections kept open,
+    no byte more) is noticed after the read timeout (7 s): /readyz says so, no state warnings meanwhile; once
+    it talks again a list brings what changed in the silence."""
+    plane = kube_apiserver
+    relay = Relay(int(plane.url.rsplit(":", 1)[1])).open()
+    config = yaml.safe_load(open(reader_1_36).read())
+    config["clusters"][0]["cluster"]["server"] = f"https://127.0.0.1:{relay.port}"
+    kubeconfig = tmp_path / "kubeconfig-relayed"
+    kubeconfig.write_text(yaml.safe_dump(config))
+    class_name = f"state-e2e-silent-{uuid.uuid4().hex[:6]}"
+    in_cluster = serve_registered(plane, tmp_path, "--kubeconfig", str(kubeconfig), "--cluster-state",
+                                  "--cluster-state-watch-timeout", "2", configure=lambda c: renamed(c, "silent"),
+                                  enforce=False)
+    resumed = 'dra_webhook_cluster_state_events_total{event="resumed",kind="DeviceClass"}'
+    try:
+        plane.wait_for(lambda: "cluster state: synced" in readyz(in_cluster), "the cache synced")
+        plane.wait_for(lambda: metric(in_cluster, resumed) >= 2, "two watches ended by the server and resumed")
+        assert metric(in_cluster, "dra_webhook_cluster_state_relists") == 0.0
+        assert "cluster state: synced" in readyz(in_cluster)
+
+        relay.freeze()
+        assert plane.create(device_class(class_name)).status_code == 201  # unheard while the relay is silent
+        text = plane.wait_for(lambda: (lambda t: t if "not synced" in t else None)(readyz(in_cluster)),
+                              "the silence noticed")
+        assert "the watch was silent: nothing from the API server" in text and "for 7 s; listing again" in text, text
+        assert apply_claim(plane, claim("state-e2e-missing")) == []  # unsynced: answered, no state warnings
+
+        relay.thaw()
+        plane.wait_for(lambda: "cluster state: synced" in readyz(in_cluster), "synced again")
+        assert apply_claim(plane, claim(class_name)) == []  # the class created in the silence is known
+    finally:
+        in_cluster.stop()
+        relay.close()
+        plane.delete("DeviceClass", class_name)

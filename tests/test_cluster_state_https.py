@@ -11,6 +11,7 @@ import pytest
 
 from apiserver_double import ApiServerDouble
 from support import cli, review_body, start_server, valid_slice
+from tcprelay import Relay
 from test_cluster_profile import GATES_1_34
 
 WAIT = 30.0
@@ -200,3 +201,112 @@ def test_deny_unsatisfiable(certs, tmp_path):
     finally:
         server.stop()
         double.stop()
+
+
+def test_a_silent_connection_is_dropped_and_listed_again(certs, tmp_path):
+    """Between the webhook and the double, a TCP relay that goes silent (tests/tcprelay.py: the connections stay
+    open and get no byte more, new ones are accepted and answered nothing). The watches ask the server to end
+    them after 2 s and read with a timeout a bit longer (7 s): the silent watch is dropped, /readyz says why,
+    and once the relay talks again the cache is listed afresh and sees what changed meanwhile."""
+    double = ApiServerDouble(certs, git_version="v1.34.3", gates=dict(GATES_1_34)).start()
+    double.put(valid_slice(devices=2))
+    double.put(gpu_class())
+    relay = Relay(double.port).open()
+    kubeconfig = double.kubeconfig(tmp_path / "kubeconfig")
+    kubeconfig.write_text(kubeconfig.read_text().replace(double.url, f"https://127.0.0.1:{relay.port}"))
+    server = start_server(tmp_path, "--kubeconfig", str(kubeconfig), "--cluster-state",
+                          "--cluster-state-watch-timeout", "2", enforce=False)
+
+    def requests(kind: str, watch: bool) -> list[str]:
+        return [r for r in list(double.requests) if f"/{kind}?" in r and ("watch=True" in r) == watch]
+
+    def readyz() -> str:
+        return server.client.get(server.url + "/readyz").text
+
+    try:
+        wait_for(lambda: "cluster state: synced" in readyz(), "synced")
+        assert not state_warnings(server, gpu_claim("gpu"))
+        lists = len(requests("deviceclasses", watch=False))
+        # The server ends each watch at its timeoutSeconds; it is resumed from where it was, not listed again.
+        wait_for(lambda: len(requests("deviceclasses", watch=True)) >= 3, "three watches of DeviceClasses")
+        assert all("timeoutSeconds=2&" in r + "&" for r in requests("deviceclasses", watch=True))
+        assert len(requests("deviceclasses", watch=False)) == lists
+        assert metric(server, 'dra_webhook_cluster_state_events_total{event="resumed",kind="DeviceClass"}') >= 2
+        assert 0 <= metric(server, "dra_webhook_cluster_state_silence_seconds")
+
+        relay.freeze()
+        double.delete("DeviceClass", "gpu")  # unheard while the relay is silent
+        text = wait_for(lambda: (lambda t: t if "not synced" in t else None)(readyz()), "the silence noticed")
+        assert "the watch was silent: nothing from the API server (an answer, an event, a bookmark, the end of " \
+               "the watch) for 7 s; listing again" in text, text
+        assert metric(server, "dra_webhook_cluster_state_synced") == 0.0
+        assert metric(server, "dra_webhook_cluster_state_silence_seconds") >= 5  # 7 s less what parsing took
+        assert sum(metric(server, f'dra_webhook_cluster_state_events_total{{event="silent",kind="{kind}"}}')
+                   for kind in ("DeviceClass", "ResourceSlice")) >= 1
+        assert not state_warnings(server, gpu_claim("gpu"))  # unsynced: no state warnings, stale or not
+
+        relay.thaw()
+        [warning] = wait_for(lambda: state_warnings(server, gpu_claim("gpu")), "the deletion seen through a list")
+        assert warning.startswith("[missing-device-class] ResourceClaim request gpus: DeviceClass gpu does not exist")
+        assert len(requests("deviceclasses", watch=False)) > lists
+        wait_for(lambda: "cluster state: synced" in readyz(), "synced again")
+    finally:
+        server.stop()
+        relay.close()
+        double.stop()
+
+
+def test_taints_from_the_watch_warn_as_the_allocator_judges_them(certs, tmp_path):
+    """A 1.37 cluster (DRADeviceTaints and DRADeviceTaintRules on): a DeviceTaintRule created, a toleration, the
+    rule deleted, a driver's own taint in a slice update: each seen through the watch. A claim kept from every
+    device by a taint gets `[unsatisfiable]` naming the taint, and --deny-unsatisfiable does not deny it (a taint
+    may be lifted); one no device can ever satisfy is still denied."""
+    served = {"v1": ["deviceclasses", "resourceslices", "resourceclaims", "resourceclaimtemplates"],
+              "v1beta2": ["deviceclasses", "resourceslices", "resourceclaims", "resourceclaimtemplates",
+                          "devicetaintrules"]}
+    double = ApiServerDouble(certs, git_version="v1.37.0", served=served,
+                             gates={"DRADeviceTaints": True, "DRADeviceTaintRules": True}).start()
+    double.put(valid_slice(devices=2))
+    double.put(gpu_class())
+    kubeconfig = double.kubeconfig(tmp_path / "kubeconfig")
+    server = start_server(tmp_path, "--kubeconfig", str(kubeconfig), "--cluster-state", "--deny-unsatisfiable",
+                          "--kubernetes-version", "1.37", enforce=False)
+    tolerating = gpu_claim("gpu", name="tolerating")
+    tolerating["spec"]["devices"]["requests"][0]["exactly"]["tolerations"] = [
+        {"key": "example.com/maintenance", "operator": "Exists", "effect": "NoExecute"}]
+    try:
+        wait_for(lambda: "cluster state: synced" in server.client.get(server.url + "/readyz").text, "synced")
+        assert not state_warnings(server, gpu_claim("gpu"))
+        double.put({"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule", "metadata": {"name": "drain"},
+                    "spec": {"deviceSelector": {"driver": "gpu.example.com", "pool": "node-1"},
+                             "taint": {"key": "example.com/maintenance", "effect": "NoExecute"}}})
+        [warning] = wait_for(lambda: state_warnings(server, gpu_claim("gpu")), "the rule's taint seen")
+        assert warning.startswith(
+            "[unsatisfiable] ResourceClaim request gpus: no device in the cluster can satisfy it while the taints "
+            "stay: gpus (DeviceClass gpu): every device that matches is tainted (taint "
+            "example.com/maintenance=:NoExecute from DeviceTaintRule drain on 2 devices): needs 1, 0 usable of 2 "
+            "devices: tainted without a matching toleration: 2 (e.g. gpu.example.com/node-1/gpu-"), warning
+        assert server.review("/validate", review_body(gpu_claim("gpu")))["allowed"] is True  # a warning only
+        assert not state_warnings(server, tolerating)
+        never = server.review("/validate", review_body(gpu_claim("gpu", selector='device.attributes["model"].name '
+                                                                                  '== "h100"')))
+        assert never["allowed"] is False and never["status"]["code"] == 403  # still denied: no device ever
+
+        double.delete("DeviceTaintRule", "drain")
+        wait_for(lambda: not state_warnings(server, gpu_claim("gpu")), "the rule's deletion seen")
+        own = valid_slice(devices=2)
+        for device in own["spec"]["devices"]:
+            device["taints"] = [{"key": "example.com/broken", "value": "fan", "effect": "NoSchedule"}]
+        double.put(own)
+        [warning] = wait_for(lambda: state_warnings(server, tolerating), "the slice's own taints seen")
+        assert "(taint example.com/broken=fan:NoSchedule on 2 devices)" in warning, warning
+    finally:
+        server.stop()
+        double.stop()
+
+
+@pytest.mark.parametrize("value", ["0", "86401", "1.5", "x"])
+def test_the_watch_timeout_is_a_whole_number_of_seconds_up_to_a_day(value):
+    result = cli("serve", "--cluster-state", "--cluster-state-watch-timeout", value)
+    assert result.returncode == 2 and "--cluster-state-watch-timeout" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr

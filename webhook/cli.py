@@ -28,6 +28,14 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _watch_seconds(text: str) -> int:
+    value = _positive_int(text)
+    if value > 86400:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than a day (86400): a silent watch would go unnoticed "
+                                         "that long")
+    return value
+
+
 def _non_negative_int(text: str) -> int:
     value = _whole_number(text)
     if value < 0:
@@ -206,6 +214,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--cluster-state-budget", type=_positive_seconds, default=0.05, metavar="SECONDS",
                        help="time the cluster-state checks of one request may take; what does not fit gives no "
                             "warning (default: %(default)s)")
+    serve.add_argument("--cluster-state-watch-timeout", type=_watch_seconds, default=300, metavar="SECONDS",
+                       help="with --cluster-state, the API server ends each watch after this long (timeoutSeconds) "
+                            "and it is resumed; a watch or list that stays silent for this plus 10%% (at least 5 s) "
+                            "is dropped and listed again; 1 to 86400 (default: %(default)s)")
     serve.add_argument("--deny-unsatisfiable", action="store_true",
                        help="with --cluster-state, deny a claim or template that no device in the cluster can ever "
                             "satisfy (the [unsatisfiable] warning) instead of warning")
@@ -383,7 +395,8 @@ def _cluster_state(args: argparse.Namespace):
         return None
     from webhook.clusterstate.cache import Settings
 
-    return Settings(args.kubeconfig, args.context, args.cluster_state_budget, args.deny_unsatisfiable)
+    return Settings(args.kubeconfig, args.context, args.cluster_state_budget, args.deny_unsatisfiable,
+                    args.cluster_state_watch_timeout)
 
 
 def run_review(args: argparse.Namespace) -> int:

@@ -170,6 +170,10 @@ class Metrics:
               registry=self.registry).set_function(lambda: 1 if state.synced else 0)
         Gauge("dra_webhook_cluster_state_age_seconds", "Seconds since the last list or watch event of the "
               "cluster-state cache (-1 before the first).", registry=self.registry).set_function(state.age_seconds)
+        Gauge("dra_webhook_cluster_state_silence_seconds", "Seconds since the stalest watch of the cluster-state "
+              "cache last heard from the API server (a list, event, bookmark or end of a watch; -1 before the "
+              "first lists); past the read timeout the watch is dropped and listed again.",
+              registry=self.registry).set_function(state.silence_seconds)
         Gauge("dra_webhook_cluster_state_relists", "Lists made again after a watch expired (410 Gone).",
               registry=self.registry).set_function(state.relists)
         self.state_events = Counter("dra_webhook_cluster_state_events",

@@ -54,12 +54,13 @@ class RequestExplanation:
         if len(entry[1]) < EXAMPLES:
             entry[1].append((device, why))
 
-    def one_line(self) -> str:
+    def one_line(self, reason: str | None = None) -> str:
         """`needs 3, 2 usable of 5 devices: class selector false: 3 (e.g. drv/pool/dev: why)`: the first reason
-        that removed devices, with one example, as a warning or a log line can carry it."""
+        that removed devices (or `reason`, when it removed some), with one example, as a warning or a log line
+        can carry it."""
         head = f"needs {self.wanted if self.wanted != 'All' else 'all matching'}, {self.usable} usable of " \
                f"{self.considered} device{'s' if self.considered != 1 else ''}"
-        for reason in REASONS:
+        for reason in ([reason] if reason in self.removed else []) + list(REASONS):
             if reason in self.removed:
                 count, examples = self.removed[reason]
                 example = f" (e.g. {examples[0][0]}: {examples[0][1]})" if examples else ""

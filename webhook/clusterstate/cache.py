@@ -1,12 +1,15 @@
 """`serve --cluster-state`: DeviceClasses, ResourceSlices and DeviceTaintRules kept current by list+watch.
 
 Each kind has a reflector in the manner of client-go's: a paged list gives the objects and a
-resourceVersion; a watch from there (kubernetes_asyncio's `Watch`, with bookmarks, which moves the
-resourceVersion on and resumes from it when the stream ends) applies each event; a watch that gets
-410 Gone (the resourceVersion was compacted away) lists again; any other failure waits (exponential
-backoff with jitter, capped) and lists again. The cache is `synced` only while every reflector is
-watching after a complete list: before that, and after a failure until the next list, the admission
-checks say nothing.
+resourceVersion; a watch from there (kubernetes_asyncio's `Watch`, with bookmarks, which move the
+resourceVersion on) applies each event. Each watch asks the API server to end it after
+`timeoutSeconds` (client-go's reflector does the same) and reads with a timeout a bit longer, so that a
+connection that goes silent (a server or proxy that accepts and then sends nothing) is dropped instead
+of keeping the cache stale for ever; a watch the server ended is resumed from the last resourceVersion
+seen, without a list. A watch that gets 410 Gone (the resourceVersion was compacted away) lists again;
+any other failure, a silent connection included, waits (exponential backoff with jitter, capped) and
+lists again. The cache is `synced` only while every reflector is watching after a complete list:
+before that, and after a failure until the next list, the admission checks say nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ GROUP = "resource.k8s.io"
 PLURALS = {CLASS: "deviceclasses", SLICE: "resourceslices", TAINT_RULE: "devicetaintrules"}
 PREFERRED = ("v1", "v1beta2", "v1beta1", "v1alpha3")  # the first one served is read
 LIST_PAGE = 500
+LIST_TIMEOUT = 60.0  # a whole page
+CONNECT_TIMEOUT = 30.0  # TCP connect and TLS handshake, at most (never above the read timeout)
+SHORT_WATCH_SECONDS = 1.0  # a watch ended this soon with nothing received is a failure (client-go's "very short watch")
 BACKOFF_START, BACKOFF_MAX = 0.5, 30.0
 DISCOVERY_TIMEOUT = 10.0
 WARM_STEP_SECONDS = 0.005  # background evaluation runs at most this long between two turns of the event loop
@@ -40,6 +46,13 @@ class Settings:
     context: str | None = None
     budget_seconds: float = 0.05  # per admission check
     deny_unsatisfiable: bool = False
+    watch_timeout_seconds: int = 300  # the watch's timeoutSeconds: the API server ends it then, and it is resumed
+
+    @property
+    def read_timeout_seconds(self) -> float:
+        """How long a watch (or a list) may stay silent before it is dropped: a bit longer than the server's own
+        end of the watch, which a healthy API server never misses."""
+        return self.watch_timeout_seconds + max(5.0, self.watch_timeout_seconds / 10)
 
 
 class Backoff:
@@ -54,15 +67,26 @@ class Backoff:
         self.delay = min(self.delay * 2, BACKOFF_MAX)
 
 
+class Silent(Exception):
+    """Nothing came from the API server for the read timeout: the connection is dropped."""
+
+
 class Reflector:
-    def __init__(self, kind: str, store: Store, metrics=None) -> None:
+    def __init__(self, kind: str, store: Store, metrics=None, settings: Settings = Settings()) -> None:
         self.kind = kind
         self.store = store
         self.metrics = metrics
+        self.settings = settings
         self.watching = False
         self.version = ""  # of resource.k8s.io read, once discovered
         self.relists = 0
         self.last_event = 0.0  # time.time() of the last list or event
+        self.last_heard = 0.0  # time.monotonic() of the last list, event, bookmark or end of a watch
+        self.problem = ""  # why it is not watching, after a failure (for /readyz)
+
+    def _timeouts(self) -> tuple:
+        read = self.settings.read_timeout_seconds
+        return min(CONNECT_TIMEOUT, read), read  # kubernetes_asyncio: (connect, read) of aiohttp
 
     def _count(self, what: str) -> None:
         if self.metrics is not None:
@@ -74,9 +98,18 @@ class Reflector:
         custom = client.CustomObjectsApi(api)
         objects, token = [], None
         while True:
-            page = await custom.list_cluster_custom_object(GROUP, self.version, PLURALS[self.kind], limit=LIST_PAGE,
-                                                           _continue=token, _request_timeout=60)
-            objects.extend(page.get("items") or [])
+            try:
+                page = await asyncio.wait_for(custom.list_cluster_custom_object(
+                    GROUP, self.version, PLURALS[self.kind], limit=LIST_PAGE, _continue=token,
+                    _request_timeout=self._timeouts()), LIST_TIMEOUT)
+            except asyncio.TimeoutError:
+                raise Silent(f"the list got no answer within {LIST_TIMEOUT:g} s (or nothing for "
+                             f"{self.settings.read_timeout_seconds:g} s)") from None
+            for item in page.get("items") or []:
+                if isinstance(item, dict):
+                    # A list's items carry no apiVersion (the list does): each is in the version read.
+                    item.setdefault("apiVersion", f"{GROUP}/{self.version}")
+                    objects.append(item)
             metadata = page.get("metadata") or {}
             token = metadata.get("continue")
             if not token:
@@ -88,27 +121,19 @@ class Reflector:
         gc.collect()
         gc.freeze()
         self.last_event = time.time()
+        self.last_heard = time.monotonic()
         return str(metadata.get("resourceVersion") or "")
 
     async def run(self, api) -> None:
-        from kubernetes_asyncio import client, watch
         from kubernetes_asyncio.client.exceptions import ApiException
 
         backoff = Backoff()
-        custom = client.CustomObjectsApi(api)
         while True:
             try:
                 version = await self._list(api)
-                self.watching = True
-                stream = watch.Watch()
-                async with stream:
-                    async for event in stream.stream(custom.list_cluster_custom_object, GROUP, self.version,
-                                                     PLURALS[self.kind], resource_version=version,
-                                                     allow_watch_bookmarks=True):
-                        self._apply(event)
-                        backoff.reset()
-                # The library resumes by itself; an end of the stream is a failure of the connection.
-                raise ConnectionError("the watch ended")
+                self.watching, self.problem = True, ""
+                while True:  # each watch the server ended at its timeoutSeconds resumes where it was
+                    version = await self._watch(api, version, backoff)
             except asyncio.CancelledError:
                 raise
             except ApiException as error:
@@ -120,15 +145,53 @@ class Reflector:
                              extra=logs.fields(kind=self.kind))
                     continue
                 self._count("error")
+                self.problem = f"{self.kind}: the API server refused: {error.status} {str(error.reason)[:200]}"
                 log.warning("cluster state: the API server refused", extra=logs.fields(
                     kind=self.kind, code=error.status, reason=str(error.reason)[:200]))
+                await backoff.wait()
+            except Silent as error:
+                self.watching = False
+                self._count("silent")
+                self.problem = f"{self.kind}: {error}; listing again"
+                log.warning("cluster state: the API server went silent; listing again",
+                            extra=logs.fields(kind=self.kind, error=str(error)))
                 await backoff.wait()
             except Exception as error:  # noqa: BLE001 - unreachable, reset, malformed: wait and list again
                 self.watching = False
                 self._count("error")
+                self.problem = f"{self.kind}: {(str(error) or type(error).__name__)[:200]}; retrying"
                 log.info("cluster state: connection failed; retrying", extra=logs.fields(
                     kind=self.kind, error=(str(error) or type(error).__name__)[:200]))
                 await backoff.wait()
+
+    async def _watch(self, api, version: str, backoff: Backoff) -> str:
+        """One watch from `version` until the API server ends it; the resourceVersion to resume from.
+        With timeoutSeconds given, kubernetes_asyncio's Watch neither resumes nor retries by itself: an end,
+        a 410 and a read timeout all come here."""
+        from kubernetes_asyncio import client, watch
+
+        custom = client.CustomObjectsApi(api)
+        started, received = time.monotonic(), 0
+        stream = watch.Watch()
+        try:
+            async with stream:
+                async for event in stream.stream(custom.list_cluster_custom_object, GROUP, self.version,
+                                                 PLURALS[self.kind], resource_version=version,
+                                                 allow_watch_bookmarks=True,
+                                                 timeout_seconds=self.settings.watch_timeout_seconds,
+                                                 _request_timeout=self._timeouts()):
+                    self.last_heard = time.monotonic()
+                    received += 1
+                    self._apply(event)
+                    backoff.reset()
+        except asyncio.TimeoutError:
+            raise Silent(f"the watch was silent: nothing from the API server (an answer, an event, a bookmark, "
+                         f"the end of the watch) for {self.settings.read_timeout_seconds:g} s") from None
+        self.last_heard = time.monotonic()
+        if not received and self.last_heard - started < SHORT_WATCH_SECONDS:
+            raise ConnectionError("very short watch: ended at once with nothing received")
+        self._count("resumed")
+        return str(stream.resource_version or version)
 
     def _apply(self, event: dict) -> None:
         kind = event.get("type")
@@ -137,6 +200,7 @@ class Reflector:
             self._count("bookmark")
             return
         self.last_event = time.time()
+        obj.setdefault("apiVersion", f"{GROUP}/{self.version}")
         if kind in ("ADDED", "MODIFIED"):
             self.store.put(self.kind, obj)
         elif kind == "DELETED":
@@ -154,7 +218,7 @@ class ClusterState:
         self.store = store
         self.matching = Matching(store)
         self.metrics = metrics
-        self.reflectors = {kind: Reflector(kind, store, metrics) for kind in KINDS}
+        self.reflectors = {kind: Reflector(kind, store, metrics, settings) for kind in KINDS}
         self.problem = "not started"
         if metrics is not None:
             metrics.watch_cluster_state(self)
@@ -169,6 +233,20 @@ class ClusterState:
 
     def relists(self) -> int:
         return sum(r.relists for r in self.reflectors.values())
+
+    def silence_seconds(self) -> float:
+        """Since the stalest watch last heard from the API server (-1 before every kind was listed). A healthy
+        watch stays below the read timeout: the server ends it at timeoutSeconds at the latest."""
+        heard = [r.last_heard for r in self.reflectors.values() if r.version]
+        if not heard or not all(heard):
+            return -1.0
+        return time.monotonic() - min(heard)
+
+    def why_not_synced(self) -> str:
+        """For /readyz: the discovery's problem, else each kind's that is not watching."""
+        if self.problem:
+            return self.problem
+        return "; ".join(r.problem for r in self.reflectors.values() if not r.watching and r.problem)
 
     async def run(self) -> None:
         from webhook.clusterstate import connect

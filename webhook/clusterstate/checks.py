@@ -2,10 +2,13 @@
 
 - `[missing-device-class]` a request names a DeviceClass the cluster does not have;
 - `[unsatisfiable]` no published device can ever satisfy a request (the class's and the request's selectors
-  over every device, current allocations and taints aside), with the allocator's one-line reason;
+  over every device, current allocations aside), with the allocator's one-line reason; or every device that
+  matches is tainted (NoSchedule/NoExecute, as the allocator judges it) without a toleration of the request,
+  the taint named: it cannot be allocated while the taints stay (never denied by --deny-unsatisfiable);
 - `[unknown-attribute]` a request's selector reads an attribute or capacity that no device of the class
   publishes (the nearest published names suggested);
-- `[count-above-devices]` a request asks for more devices than match it in the whole cluster;
+- `[count-above-devices]` a request asks for more devices than match it in the whole cluster (and are not
+  tainted against it);
 - `[pool]` a ResourceSlice disagrees with the live slices of its pool (webhook.allocation.poolcheck).
 
 Each check runs within a budget (monotonic deadline); what it could not finish says nothing.
@@ -19,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 
 from webhook.allocation import poolcheck
+from webhook.allocation.explain import TAINTED
 from webhook.field import TRUNCATED
 from webhook.offline.visible import visible
 from webhook.clusterstate.matching import Matching
@@ -26,7 +30,8 @@ from webhook.clusterstate.store import SLICE, Store, slice_record
 
 CODES = {
     "missing-device-class": "a request names a DeviceClass the cluster does not have (cluster state)",
-    "unsatisfiable": "no device published in the cluster can ever satisfy a request (cluster state)",
+    "unsatisfiable": "no device published in the cluster can ever satisfy a request, or every one that could is "
+                     "tainted against it (cluster state)",
     "unknown-attribute": "a selector reads an attribute or capacity no device of the class publishes (cluster state)",
     "count-above-devices": "a request asks for more devices than match it in the cluster (cluster state)",
 }
@@ -105,10 +110,11 @@ def _wanted(request: dict) -> tuple[str, int]:
 
 def check_claim_spec(spec: dict, kind: str, store: Store, matching: Matching, deadline: float) -> Findings:
     out = Findings()
+    features = matching.features()
     for name, exactly, subs in _requests(spec):
         alternatives = [(name, exactly)] if exactly is not None else \
             [(f"{name}/{_d(s).get('name') or ''}", s) for s in subs]
-        reasons = []
+        reasons, tainted = [], False
         for label, request in alternatives:
             class_name = request.get("deviceClassName")
             if not isinstance(class_name, str) or not class_name:
@@ -127,13 +133,24 @@ def check_claim_spec(spec: dict, kind: str, store: Store, matching: Matching, de
             if not whole.complete:
                 out.complete = False
                 return out
+            # The devices a taint keeps from this request (its own tolerations); None: too many taint sets to say.
+            tolerations = [t for t in _l(request.get("tolerations")) if isinstance(t, dict)]
+            blocked = whole.blocked(tolerations, features) if whole.matching else None
+            usable = whole.matching - (blocked.count if blocked else 0)
             if whole.matching == 0:
                 explanation = whole.explanation(label, wanted_text).one_line()
                 reasons.append(f"{label} (DeviceClass {class_name}): {explanation}")
-            elif exactly is not None and wanted_text != "All" and whole.matching < wanted:
+            elif usable == 0:
+                tainted = True
+                explanation = whole.explanation(label, wanted_text, blocked).one_line(TAINTED)
+                reasons.append(f"{label} (DeviceClass {class_name}): every device that matches is tainted "
+                               f"({blocked.taints()}): {explanation}")
+            elif exactly is not None and wanted_text != "All" and usable < wanted:
+                some = f", {blocked.count} of them tainted ({blocked.taints()})" if blocked and blocked.count else ""
+                explanation = whole.explanation(label, wanted_text, blocked).one_line(TAINTED)
                 out.warnings.append(f"[count-above-devices] {kind} request {label} (DeviceClass {class_name}): "
-                                    f"asks for {wanted} devices, {whole.matching} in the whole cluster match: "
-                                    f"{whole.explanation(label, wanted_text).one_line()}")
+                                    f"asks for {wanted} devices, {whole.matching} in the whole cluster match{some}: "
+                                    f"{explanation}")
             if selectors:
                 of_class = matching.result(class_name, (), deadline)
                 if not of_class.complete:
@@ -142,10 +159,11 @@ def check_claim_spec(spec: dict, kind: str, store: Store, matching: Matching, de
                 if of_class.matching:
                     _unknown_names(out, kind, label, class_name, selectors, of_class, deadline)
         if reasons and len(reasons) == len(alternatives) and any("does not exist" not in r for r in reasons):
-            warning = (f"[unsatisfiable] {kind} request {name}: no device in the cluster can ever satisfy it: "
-                       + "; ".join(reasons))
+            ever = "satisfy it while the taints stay" if tainted else "ever satisfy it"
+            warning = f"[unsatisfiable] {kind} request {name}: no device in the cluster can {ever}: " + "; ".join(reasons)
             out.warnings.append(warning)
-            out.unsatisfiable.append(warning)
+            if not tainted:  # a taint may be lifted: never a denial
+                out.unsatisfiable.append(warning)
     return out
 
 

@@ -5,6 +5,12 @@ that slice pending again, one on a class drops that class's results. A check eva
 until its budget is spent, keeping what it evaluated, so a cold cache warms over a few requests and the
 answer is "unknown" (no warning) meanwhile. Devices are judged by webhook.allocation's own explanation
 (`explain.selector_verdict` over a `selection.Selection`), so the reason given is the allocator's.
+
+Taints are kept beside, as the allocator checks them: with DRADeviceTaints on, each device gets the taints
+of the DeviceTaintRules that select it (`taintrules.apply_patches`, the scheduler's tracker) after its own,
+and the devices that match are counted per distinct set of taints. Which of them block a request depends
+only on its tolerations (`requests.blocking_taint`), so a key serves every toleration list. A change of a
+DeviceTaintRule makes the slices it can touch (its driver and pool, old and new) pending again.
 """
 
 from __future__ import annotations
@@ -12,18 +18,55 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
-from webhook.allocation.explain import CLASS_SELECTOR, EXAMPLES, REQUEST_SELECTOR, SELECTOR_ERROR, RequestExplanation, \
-    selector_verdict
+from webhook.allocation import taintrules
+from webhook.allocation.explain import CLASS_SELECTOR, EXAMPLES, REQUEST_SELECTOR, SELECTOR_ERROR, TAINTED, \
+    RequestExplanation, selector_verdict
 from webhook.allocation.features import Features
+from webhook.allocation.requests import Request, blocking_taint
 from webhook.allocation.selection import Selection
-from webhook.clusterstate.store import CLASS, SLICE, Store
+from webhook.clusterstate.store import CLASS, SLICE, TAINT_RULE, Store
 
 MAX_KEYS = 512  # (class, selectors) results kept; the least recently used go first
+MAX_TAINT_SETS = 256  # distinct sets of taints counted per key; past it, taints are not judged (no warning)
+NO_TAINTS = MappingProxyType({})  # shared by every (slice, key) whose matching devices have no taint
+
+
+def _taint_set(device: dict) -> tuple:
+    """The device's taints as a hashable tuple of (key, value, effect, rule or None), in order."""
+    return tuple((t.get("key"), t.get("value"), t.get("effect"), t.get(taintrules.RULE))
+                 for t in device.get("taints") or () if isinstance(t, dict))
+
+
+def _taints(taint_set: tuple) -> list:
+    out = []
+    for key, value, effect, rule in taint_set:
+        taint = {k: v for k, v in (("key", key), ("value", value), ("effect", effect)) if v is not None}
+        if rule is not None:
+            taint[taintrules.RULE] = rule
+        out.append(taint)
+    return out
 
 
 def qualified(name: str, driver: str) -> str:
     return name if "/" in name else f"{driver}/{name}"
+
+
+@dataclass
+class Blocked:
+    """The devices that match a key but that a request's tolerations do not let through."""
+
+    count: int = 0
+    examples: list = field(default_factory=list)  # [(device, why)], a few
+    by_taint: dict = field(default_factory=dict)  # the taint that blocks (described) -> devices
+
+    def taints(self, limit: int = 4) -> str:
+        """`taint k=v:NoSchedule on 2 devices, ...`: which taints to tolerate (or lift), most devices first."""
+        ordered = sorted(self.by_taint.items(), key=lambda item: (-item[1], item[0]))
+        shown = [f"{name} on {count} device{'s' if count != 1 else ''}" for name, count in ordered[:limit]]
+        more = len(ordered) - limit
+        return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
 @dataclass(slots=True)
@@ -32,6 +75,7 @@ class _PerSlice:
     attributes: frozenset  # qualified attribute names of those devices (one shared object per distinct set)
     capacity: frozenset
     removed: dict  # reason -> (count, [(device, why)])
+    tainted: dict | None  # of the devices that pass: taint set -> [count, first device]; None: too many sets
 
 
 @dataclass
@@ -46,10 +90,51 @@ class Result:
     considered: int = 0
     removed: dict | None = None  # the sum of the slices' removals, kept until a slice changes
     names: dict | None = None  # "attribute"/"capacity" -> the union over the slices, likewise
+    tainted: dict | None = None  # the sum of the slices' taint sets, likewise ({None: ...}: too many)
 
     def changed(self) -> None:
         self.removed = None
         self.names = None
+        self.tainted = None
+
+    def _taint_sets(self) -> dict | None:
+        if self.tainted is None:
+            total: dict = {}
+            for name in sorted(self.slices):
+                sets = self.slices[name].tainted
+                if sets is None:
+                    total = {None: None}
+                    break
+                for taint_set, (count, device) in sets.items():
+                    entry = total.setdefault(taint_set, [0, device])
+                    entry[0] += count
+                if len(total) > MAX_TAINT_SETS:
+                    total = {None: None}
+                    break
+            self.tainted = total
+        return None if None in self.tainted else self.tainted
+
+    def blocked(self, tolerations: list, features: Features) -> Blocked | None:
+        """The matching devices a taint keeps from a request with these tolerations, as the allocator judges
+        it (allocateDevice: DRADeviceTaints on, then taintPreventsAllocation); None when there are too many
+        distinct sets of taints to say."""
+        if not features.device_taints:
+            return Blocked()
+        sets = self._taint_sets()
+        if sets is None:
+            return None
+        request = Request("", {"tolerations": tolerations})
+        out = Blocked()
+        for taint_set, (devices, device) in sets.items():
+            taint = blocking_taint({"taints": _taints(taint_set)}, request, features.taint_prevents_by_effect)
+            if taint is None:
+                continue
+            out.count += devices
+            described = taintrules.describe(taint)
+            if len(out.examples) < EXAMPLES:
+                out.examples.append((device, f"{described} is not tolerated"))
+            out.by_taint[described] = out.by_taint.get(described, 0) + devices
+        return out
 
     @property
     def complete(self) -> bool:
@@ -70,7 +155,7 @@ class Result:
     def capacity_names(self) -> frozenset:
         return self._names("capacity")
 
-    def explanation(self, request: str, wanted: str) -> RequestExplanation:
+    def explanation(self, request: str, wanted: str, blocked: Blocked | None = None) -> RequestExplanation:
         if self.removed is None:
             removed: dict = {}
             for name in sorted(self.slices):
@@ -79,8 +164,11 @@ class Result:
                     entry[0] += count
                     entry[1].extend(examples[:EXAMPLES - len(entry[1])])
             self.removed = removed
-        out = RequestExplanation(request, self.class_name, wanted, considered=self.considered, usable=self.matching)
+        out = RequestExplanation(request, self.class_name, wanted, considered=self.considered,
+                                 usable=self.matching - (blocked.count if blocked else 0))
         out.removed = {reason: [count, list(examples)] for reason, (count, examples) in self.removed.items()}
+        if blocked and blocked.count:
+            out.removed[TAINTED] = [blocked.count, list(blocked.examples)]
         return out
 
 
@@ -94,18 +182,48 @@ class Matching:
         self.results: OrderedDict[tuple, Result] = OrderedDict()
         self.evaluated_slices = 0  # slices evaluated (a measure of the work done)
         self._names: dict[frozenset, frozenset] = {}  # the distinct name sets, shared by every slice that has one
+        self._rule_scopes = {name: _scope(spec) for name, spec in store.taint_rules.items()}
+        self._features: tuple | None = None
         store.listeners.append(self._changed)
 
     def clear(self) -> None:
         self.results.clear()
 
+    def features(self) -> Features:
+        """The allocator's features under the store's profile (kept until the profile is replaced)."""
+        if self._features is None or self._features[0] is not self.store.profile:
+            self._features = (self.store.profile, Features.from_profile(self.store.profile))
+        return self._features[1]
+
     def _changed(self, kind: str, name: str) -> None:
         if kind == CLASS:
             for key in [k for k in self.results if k[0] == name]:
                 del self.results[key]
+            # 1.34's rules may select by DeviceClass: what they taint follows the class.
+            self._again(self._touched([_scope(spec) for spec in self.store.taint_rules.values()
+                                       if _d(spec.get("deviceSelector")).get("deviceClassName") == name]))
         elif kind == SLICE:
-            for result in self.results.values():
-                result.changed()
+            self._again((name,))
+        elif kind == TAINT_RULE:
+            scopes = [self._rule_scopes.pop(name, None)]
+            if name in self.store.taint_rules:
+                scopes.append(self._rule_scopes.setdefault(name, _scope(self.store.taint_rules[name])))
+            self._again(self._touched([s for s in scopes if s is not None]))
+
+    def _touched(self, scopes: list) -> list:
+        """The slices that rules of these (driver, pool) scopes can touch."""
+        if not scopes:
+            return []
+        return [n for (driver, pool), names in self.store.pools.items()
+                if any(s[0] in (None, driver) and s[1] in (None, pool) for s in scopes) for n in names]
+
+    def _again(self, names) -> None:
+        """These slices changed (or their taints): evaluated again, for every key."""
+        if not names:
+            return
+        for result in self.results.values():
+            result.changed()
+            for name in names:
                 old = result.slices.pop(name, None)
                 if old is not None:
                     result.matching -= old.matching
@@ -141,8 +259,11 @@ class Matching:
         class_selectors = self.store.classes.get(result.class_name)
         if class_selectors is None:
             return
-        features = Features.from_profile(self.store.profile)
+        features = self.features()
         request_selectors = [{"cel": {"expression": e}} for e in result.selectors]
+        rules = self.store.scheduler_taint_rules() if features.device_taints else []
+        cel_rules = self.store.profile.behaviours.taint_rule_cel_selectors
+        classes = {n: {"spec": {"selectors": s}} for n, s in self.store.classes.items()} if rules and cel_rules else {}
         while result.pending:
             if time.monotonic() >= deadline:
                 return
@@ -151,8 +272,13 @@ class Matching:
             if record is None:
                 continue
             selection = Selection(features)  # its cache lives as long as this slice's evaluation
-            matching, attributes, capacity, removed = 0, set(), set(), {}
-            for device in record.device_list():
+            matching, attributes, capacity, removed, tainted = 0, set(), set(), {}, {}
+            devices = record.device_list()
+            if rules:  # as the scheduler's tracker shows the slice
+                shown = {"spec": {"driver": record.driver, "pool": {"name": record.pool}, "devices": devices}}
+                selectors = taintrules.Selectors(classes, selection) if cel_rules else None
+                devices = taintrules.apply_patches(shown, rules, selectors)["spec"]["devices"]
+            for device in devices:
                 label = f"{record.driver}/{record.pool}/{device.get('name')}"
                 failed, why = selector_verdict(selection, device, record.driver, class_selectors,
                                                f"class {result.class_name}")
@@ -167,13 +293,29 @@ class Matching:
                     removed[reason] = (count + 1, examples)
                     continue
                 matching += 1
+                if tainted is not None and device.get("taints"):
+                    entry = tainted.setdefault(_taint_set(device), [0, label])
+                    entry[0] += 1
+                    if len(tainted) > MAX_TAINT_SETS:
+                        tainted = None
                 attributes.update(qualified(n, record.driver) for n in device.get("attributes") or ())
                 capacity.update(qualified(n, record.driver) for n in device.get("capacity") or ())
             result.changed()
-            result.slices[name] = _PerSlice(matching, self._shared(attributes), self._shared(capacity), removed)
+            result.slices[name] = _PerSlice(matching, self._shared(attributes), self._shared(capacity), removed,
+                                            tainted if tainted != {} else NO_TAINTS)
             result.matching += matching
             result.considered += record.device_count
             self.evaluated_slices += 1
 
 
-__all__ = ["Matching", "Result", "OutOfTime", "SELECTOR_ERROR", "qualified"]
+def _d(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _scope(spec: dict) -> tuple:
+    """(driver, pool) of the slices a DeviceTaintRule can touch; None: any."""
+    selector = _d(spec.get("deviceSelector"))
+    return selector.get("driver"), selector.get("pool")
+
+
+__all__ = ["Blocked", "Matching", "Result", "OutOfTime", "SELECTOR_ERROR", "qualified"]

@@ -1,8 +1,9 @@
 """The cluster's DeviceClasses, ResourceSlices and DeviceTaintRules as the admission warnings need them.
 
 Bounded memory: a slice is kept as its pool, its counter sets and one compact JSON blob of its devices
-(name, attributes, capacity, counter sets consumed), parsed again only when a check reads it; a class as
-its selectors. Every change is told to the listeners (the checks' caches), slice by slice or class by class.
+(name, attributes, capacity, counter sets consumed, taints), parsed again only when a check reads it; a
+class as its selectors; a DeviceTaintRule as its spec and the API version it came in (which says whether
+the profile's gate lets the scheduler read it). Every change is told to the listeners (the checks' caches), slice by slice or class by class.
 Objects arrive in any served version and are converted to v1 first. Pure: no I/O.
 """
 
@@ -36,7 +37,8 @@ class SliceRecord:
     generation: int
     slice_count: int
     counter_sets: tuple  # names of the counter sets it defines
-    devices: bytes  # orjson of [{"name", "attributes", "capacity", "consumesCounters": [{"counterSet"}]}]
+    devices: bytes  # orjson of [{"name", "attributes", "capacity", "consumesCounters": [{"counterSet"}],
+    #                  "taints": [{"key", "value", "effect"}]}]
     device_count: int
 
     def device_list(self) -> list:
@@ -70,6 +72,10 @@ def slice_record(v1: dict) -> SliceRecord:
         consumed = [{"counterSet": _d(c).get("counterSet")} for c in _l(device.get("consumesCounters"))]
         if consumed:
             entry["consumesCounters"] = consumed
+        taints = [{k: _d(t)[k] for k in ("key", "value", "effect") if _d(t).get(k) is not None}
+                  for t in _l(device.get("taints"))]
+        if taints:
+            entry["taints"] = taints
         devices.append(entry)
     return SliceRecord(str(_d(v1.get("metadata")).get("name") or ""), str(spec.get("driver") or ""),
                        str(pool.get("name") or ""), _int(pool.get("generation")),
@@ -78,8 +84,12 @@ def slice_record(v1: dict) -> SliceRecord:
                        orjson.dumps(devices), len(devices))
 
 
+def api_version(obj: dict) -> str:
+    return str(obj.get("apiVersion") or "").rpartition("/")[2] or "v1"
+
+
 def to_v1(kind: str, obj: dict, profile: Profile) -> dict | None:
-    version = str(obj.get("apiVersion") or "").rpartition("/")[2] or "v1"
+    version = api_version(obj)
     try:
         converted, _ = kinds.to_v1(kind, version, obj, profile)
     except (TypeError, ValueError, AttributeError, KeyError):
@@ -93,7 +103,8 @@ class Store:
         self.classes: dict[str, list] = {}  # name -> its selectors (v1 spec.selectors)
         self.slices: dict[str, SliceRecord] = {}
         self.pools: dict[tuple, set] = {}  # (driver, pool) -> slice names
-        self.taint_rules: dict[str, dict] = {}
+        self.taint_rules: dict[str, dict] = {}  # name -> its v1 spec
+        self.taint_rule_versions: dict[str, str] = {}  # name -> the API version it came in
         self.devices = 0
         self.listeners: list[Callable[[str, str], None]] = []  # (kind, name) changed
 
@@ -104,6 +115,16 @@ class Store:
     def counts(self) -> dict:
         return {CLASS: len(self.classes), SLICE: len(self.slices), TAINT_RULE: len(self.taint_rules),
                 "devices": self.devices}
+
+    def scheduler_taint_rules(self) -> list:
+        """The DeviceTaintRules the scheduler reads under the profile, as [{metadata.name, spec}]: served in
+        the API version each came in, with its gate on (webhook.allocation.inputs does the same for allocate)."""
+        out = []
+        for name, spec in self.taint_rules.items():
+            api = kinds.KINDS[TAINT_RULE].api_version(self.profile, self.taint_rule_versions.get(name, ""))
+            if isinstance(api, kinds.ApiVersion) and (not api.gate or self.profile.gate(api.gate)):
+                out.append({"metadata": {"name": name}, "spec": spec})
+        return out
 
     def put(self, kind: str, obj: dict) -> None:
         name = _d(obj.get("metadata")).get("name")
@@ -121,7 +142,11 @@ class Store:
             self.pools.setdefault((record.driver, record.pool), set()).add(name)
             self.devices += record.device_count
         elif kind == TAINT_RULE:
-            self.taint_rules[name] = _d(v1.get("spec"))
+            spec, version = _d(v1.get("spec")), api_version(obj)
+            if self.taint_rules.get(name) == spec and self.taint_rule_versions.get(name) == version:
+                return  # a relist brings every rule again: what did not change invalidates nothing
+            self.taint_rules[name] = spec
+            self.taint_rule_versions[name] = version
         self._tell(kind, name)
 
     def delete(self, kind: str, name: str) -> None:
@@ -131,6 +156,7 @@ class Store:
             self._drop_slice(name)
         elif kind == TAINT_RULE:
             self.taint_rules.pop(name, None)
+            self.taint_rule_versions.pop(name, None)
         self._tell(kind, name)
 
     def _drop_slice(self, name: str) -> None:

@@ -49,7 +49,8 @@ CODES: dict[str, tuple[str, re.Pattern]] = {
                          re.compile(r"^\[profile-mismatch\] ")),
     "missing-device-class": ("cluster state: a request names a DeviceClass the cluster does not have",
                              re.compile(r"^\[missing-device-class\] ")),
-    "unsatisfiable": ("cluster state: no published device can ever satisfy a request",
+    "unsatisfiable": ("cluster state: no published device can ever satisfy a request (or every one that could is "
+                      "tainted against it)",
                       re.compile(r"^\[unsatisfiable\] ")),
     "unknown-attribute": ("cluster state: a selector reads an attribute or capacity no device of the class publishes",
                           re.compile(r"^\[unknown-attribute\] ")),

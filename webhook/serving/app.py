@@ -286,7 +286,8 @@ def state_note(state) -> str:
         return ""
     if state.synced:
         return f" (cluster state: synced, {state.store.counts()['ResourceSlice']} ResourceSlices)"
-    return f" (cluster state: not synced{': ' + state.problem if state.problem else ''})"
+    why = state.why_not_synced()
+    return f" (cluster state: not synced{': ' + why if why else ''})"
 
 
 async def healthz(_: Request) -> Response:
