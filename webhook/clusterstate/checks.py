@@ -28,13 +28,6 @@ from webhook.offline.visible import visible
 from webhook.clusterstate.matching import Matching
 from webhook.clusterstate.store import SLICE, Store, slice_record
 
-CODES = {
-    "missing-device-class": "a request names a DeviceClass the cluster does not have (cluster state)",
-    "unsatisfiable": "no device published in the cluster can ever satisfy a request, or every one that could is "
-                     "tainted against it (cluster state)",
-    "unknown-attribute": "a selector reads an attribute or capacity no device of the class publishes (cluster state)",
-    "count-above-devices": "a request asks for more devices than match it in the cluster (cluster state)",
-}
 # `device.attributes["domain"].name` or `device.capacity["domain"]["name"]`: a read, not a presence test
 # (`has(...)`, `"name" in ...`), which may name what is absent on purpose. Linear: no nested repetition.
 _READ = re.compile(r'(has\(\s*)?device\.(attributes|capacity)\[\s*"([A-Za-z0-9.\-]{1,253})"\s*\]\s*'
