@@ -12,7 +12,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from webhook.kinds import GROUP, KINDS, OPT_IN, UNCHECKED, ApiVersion, Retired
+from webhook.kinds import GROUP, KINDS, UNCHECKED, ApiVersion, Retired
+from webhook.served import OPT_IN
 from webhook.profile import Profile
 
 DEFAULT_NAMESPACE = "default"

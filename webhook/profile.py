@@ -16,6 +16,7 @@ from typing import Mapping
 
 from webhook.behaviours import BEHAVIOURS, Behaviours
 from webhook.runtimeconfig import RuntimeConfig
+from webhook.served import registered_versions
 from webhook.drivers.registry import DriverSource
 
 ALPHA, BETA, GA = "Alpha", "Beta", "GA"
@@ -231,12 +232,10 @@ def make_profile(version: str = DEFAULT_VERSION, gates: Mapping[str, bool] | str
 def _runtime_config(version: str, text: str) -> RuntimeConfig:
     if not text.strip():
         return RuntimeConfig()
-    from webhook.kinds import KINDS  # the kinds know which API versions each release has
     from webhook.runtimeconfig import RuntimeConfigError, parse
 
-    registered = {v for kind in KINDS.values() for v in kind.served.get(version, {})}
     try:
-        return parse(text, registered)
+        return parse(text, registered_versions(version))
     except RuntimeConfigError as error:
         raise ProfileError(f"invalid --runtime-config: {error}") from None
 
