@@ -9,7 +9,9 @@ Full run (per release, its default gates and every DRA gate on; counts per relea
 
 What is compared, per scenario: the outcome (allocated, not allocated, or an error), and for an allocation
 every claim's results in order — request, driver, pool, device, admin access, tolerations, binding
-(failure) conditions, consumed capacity, whether a share ID is set — and its node selector. The device
+(failure) conditions, consumed capacity, whether a share ID is set, skipped node operations — and its
+node selector. DeviceTaintRules reach the real allocator as the scheduler's do: through the real
+resourceslice tracker (tests/upstream/allocator/tracker.go). The device
 choice is deterministic where the real allocator's is: from 1.36 its search is first fit in a fixed order
 (pools sorted by driver and name, slices by name, devices as listed, requests and subrequests as written)
 with backtracking, so the devices are compared in every allocated scenario; 1.34 and 1.35 take the pools in
@@ -115,7 +117,8 @@ def _outcome(answer: dict) -> str:
 
 def run_upstream(version: str, gates: str, scenarios: list, timeout: float = TIMEOUT) -> dict:
     """{id: answer} from the release's real allocator (one process for all scenarios of a gate set)."""
-    lines = "".join(json.dumps({k: s[k] for k in ("id", "node", "classes", "slices", "claims", "allocated")}) + "\n"
+    fields = ("id", "node", "classes", "slices", "claims", "allocated", "taintRules")
+    lines = "".join(json.dumps({k: s.get(k) or [] for k in fields} | {"id": s["id"], "node": s["node"]}) + "\n"
                     for s in scenarios)
     command = [str(binary(version)), "--feature-gates", upstream_gates(gates), "--timeout", f"{timeout}s"]
     done = subprocess.run(command, input=lines, capture_output=True, text=True, timeout=3600)
@@ -159,8 +162,8 @@ def run_product(version: str, gates: str, scenario: dict, timeout: float = TIMEO
 
 def objects(scenario: dict) -> list:
     """The scenario as the documents `dra-webhook allocate` reads."""
-    return ([scenario["node"]] + scenario["classes"] + scenario["slices"] + scenario["allocated"]
-            + scenario["claims"])
+    return ([scenario["node"]] + scenario["classes"] + scenario["slices"] + scenario.get("taintRules", [])
+            + scenario["allocated"] + scenario["claims"])
 
 
 # Comparing -------------------------------------------------------------------------------------------
@@ -176,7 +179,7 @@ def _result_key(r: dict) -> tuple:
             json.dumps(r.get("tolerations") or [], sort_keys=True), tuple(r.get("bindingConditions") or []),
             tuple(r.get("bindingFailureConditions") or []),
             tuple(sorted((k, _quantity(v)) for k, v in (r.get("consumedCapacity") or {}).items())),
-            r.get("shareID") is not None)
+            r.get("shareID") is not None, tuple(r.get("skipNodeOperations") or ()))
 
 
 def _selector_key(selector) -> str:

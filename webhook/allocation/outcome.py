@@ -106,7 +106,9 @@ def build_allocator(inputs, profile, deadline: Deadline = NO_DEADLINE) -> Alloca
         slices = []
         for s, source in inputs.slices:
             deadline.check()
-            slices.append(Slice.from_object(taintrules.apply_patches(s, rules, selectors) if rules else s, source))
+            patched = taintrules.apply_patches(
+                s, rules, selectors, profile.behaviours.taint_rule_no_selector_matches_all) if rules else s
+            slices.append(Slice.from_object(patched, source))
     finally:
         selection.deadline = NO_DEADLINE
     return Allocator(features, state, inputs.classes, slices, selection)

@@ -9,8 +9,9 @@
 //	allocator --feature-gates DRAConsumableCapacity=true < scenarios.jsonl > answers.jsonl
 //
 // A scenario: {"id": "...", "node": Node, "classes": [DeviceClass], "slices": [ResourceSlice],
-// "claims": [ResourceClaim to allocate], "allocated": [ResourceClaim with status.allocation]}
-// (resource.k8s.io/v1 objects, defaulted here as the API server defaults them on create).
+// "claims": [ResourceClaim to allocate], "allocated": [ResourceClaim with status.allocation],
+// "taintRules": [DeviceTaintRule]} (resource.k8s.io/v1 objects, defaulted here as the API server defaults
+// them on create; the rules in the API version the release's scheduler reads, see tracker.go).
 // An answer: {"id": "...", "allocated": bool, "results": [AllocationResult] | null, "error": "..."}.
 package main
 
@@ -46,6 +47,8 @@ type scenario struct {
 	Slices    []*resourceapi.ResourceSlice `json:"slices"`
 	Claims    []*resourceapi.ResourceClaim `json:"claims"`
 	Allocated []*resourceapi.ResourceClaim `json:"allocated"`
+	// DeviceTaintRules as stored, in the release's API version (tracker.go).
+	TaintRules []json.RawMessage `json:"taintRules"`
 }
 
 type answer struct {
@@ -127,8 +130,13 @@ func run(ctx context.Context, s *scenario, fts feature.Features, celCache *cel.C
 	if node == nil {
 		node = &v1.Node{}
 	}
+	slices, err := patchedSlices(ctx, s)
+	if err != nil {
+		out.Error = "tracker: " + err.Error()
+		return
+	}
 	allocator, err := structured.NewAllocator(ctx, allocatorFeatures(fts), allocatedState(s.Allocated, consumableCapacity(fts)),
-		classes, s.Slices, celCache)
+		classes, slices, celCache)
 	if err != nil {
 		out.Error = err.Error()
 		return
