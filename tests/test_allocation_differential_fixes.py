@@ -164,3 +164,86 @@ def test_distinct_attribute_is_an_empty_constraint_without_consumable_capacity(v
     devices, error = _allocate(tmp_path, capsys, version, FOUR_ONLY, DISTINCT)
     assert devices is None
     assert "constraint #0: empty constraint (unsupported constraint type?)" in error
+
+
+# Found with DeviceTaintRules and the 1.37 alpha features in the scenarios -------------------------------
+
+def _rule(api: str, spec_extra: dict | None = None) -> dict:
+    return {"apiVersion": f"resource.k8s.io/{api}", "kind": "DeviceTaintRule", "metadata": {"name": "rule-0"},
+            "spec": {"taint": {"key": "broken", "value": "yes", "effect": "NoSchedule"}, **(spec_extra or {})}}
+
+
+# A DeviceTaintRule without deviceSelector: the slice tracker before 1.37 applies it to every device (so
+# dev-0 is tainted and not tolerated); 1.37's does as the API documents, "without a selector, no devices
+# are matched" (behaviour taint_rule_no_selector_matches_all). An empty selector matches every device in both.
+NO_SELECTOR = [_slice("s", [_device("dev-0")]), _claim("claim-0", [_exact("r0")])]
+RULE_GATE = "DRADeviceTaintRules=true"
+
+# A slice that skips node operations, on a node that does not declare DRAOptionalNodeOperations: only the
+# experimental allocator (picked for an alpha feature) knows the field and skips the device; 1.37's default
+# implementation (incubating) allocates it and writes no skipNodeOperations (reads_node_operations).
+SKIPPING = [_slice("s", [_device("dev-0")], skipNodeOperations=["*"]), _claim("claim-0", [_exact("r0")])]
+
+
+@pytest.mark.parametrize(("version", "rule", "expected"), [
+    ("1.36", _rule("v1beta2"), None),
+    ("1.37", _rule("v1"), [["dev-0"]]),
+    ("1.36", _rule("v1beta2", {"deviceSelector": {}}), None),
+    ("1.37", _rule("v1", {"deviceSelector": {}}), None),
+    ("1.37", _rule("v1", {"deviceSelector": {"device": "dev-0"}}), None),
+], ids=["no-selector-1.36", "no-selector-1.37", "empty-selector-1.36", "empty-selector-1.37", "device-1.37"])
+def test_taint_rule_selection_of_the_real_tracker(version, rule, expected, tmp_path, capsys):
+    devices, error = _allocate(tmp_path, capsys, version, RULE_GATE, [*NO_SELECTOR, rule])
+    assert error is None and devices == expected
+
+
+@pytest.mark.parametrize(("gates", "expected"), [
+    ("", [["dev-0"]]), ("DRAListTypeAttributes=true", None), ("DRAOptionalNodeOperations=true", None)])
+def test_skip_node_operations_is_read_by_the_experimental_allocator_only(gates, expected, tmp_path, capsys):
+    devices, error = _allocate(tmp_path, capsys, "1.37", gates, SKIPPING)
+    assert error is None and devices == expected
+
+
+def _cores_claim(amount: str) -> list:
+    device = {"name": "dev-0", "allowMultipleAllocations": True, "capacity": {"cores": {"value": "2", "requestPolicy": {
+        "default": "500m", "validRange": {"min": "250m", "max": "1500m", "step": "250m"}}}}}
+    return [_slice("s", [device]), _claim("claim-0", [_exact("r0", capacity={"requests": {"cores": amount}})])]
+
+
+@pytest.mark.parametrize(("gates", "amount", "consumed"), [
+    ("DRAFractionalCapacityRange=true", "300m", "500m"),  # rounded up to min + n * step in milli-units
+    ("DRAFractionalCapacityRange=true", "1", "1"),
+    ("DRAFractionalCapacityRange=true", "1600m", None),  # past max once rounded: not allocated
+    ("", "300m", "1"),  # without the gate, whole units rounded up: 300m -> 1 (min 250m -> 1, step -> 1)
+])
+def test_fractional_capacity_range_is_rounded_in_milli_units(gates, amount, consumed, tmp_path, capsys):
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, *CLASSES, *_cores_claim(amount)]}))
+    code = cli.main(["allocate", str(path), "--output", "json", "--kubernetes-version", "1.37",
+                     "--feature-gates", gates])
+    report = json.loads(capsys.readouterr().out)
+    assert code == (0 if consumed else 1) and report["error"] is None
+    if consumed:
+        result = report["claims"][0]["allocation"]["devices"]["results"][0]
+        assert result["consumedCapacity"] == {"cores": consumed}
+
+
+def test_a_request_no_whole_number_of_milli_units_is_an_error_in_milli_arithmetic(tmp_path, capsys):
+    devices, error = _allocate(tmp_path, capsys, "1.37", "DRAFractionalCapacityRange=true", _cores_claim("300500u"))
+    assert devices is None
+    assert error == ('claim default/claim-0, request r0: checking capacity for device d1.example.com/pool-0/dev-0: '
+                     'capacity "cores": capacity request cannot be represented in the device\'s range arithmetic: '
+                     'request 300500u is not a representable milli value')
+
+
+def test_explaining_a_shared_device_without_capacity_in_use(tmp_path, capsys):
+    """The explanation of a shared device that nothing has consumed yet and that is too small printed the
+    amount in use as an int and crashed (found when requests asked for a capacity no claim had used)."""
+    device = {"name": "dev-0", "allowMultipleAllocations": True, "capacity": {"memory": {"value": "8Gi"}}}
+    objects = [_slice("s", [device]), _claim("claim-0", [_exact("r0", capacity={"requests": {"memory": "16Gi"}})])]
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, *CLASSES, *objects]}))
+    code = cli.main(["allocate", str(path), "--kubernetes-version", "1.37"])
+    out, err = capsys.readouterr()
+    assert code == 1 and not err
+    assert "memory: needs 16Gi, 8Gi total with 0 in use" in out
