@@ -118,7 +118,8 @@ def _outcome(answer: dict) -> str:
 def run_upstream(version: str, gates: str, scenarios: list, timeout: float = TIMEOUT) -> dict:
     """{id: answer} from the release's real allocator (one process for all scenarios of a gate set)."""
     fields = ("id", "node", "classes", "slices", "claims", "allocated", "taintRules")
-    lines = "".join(json.dumps({k: s.get(k) or [] for k in fields} | {"id": s["id"], "node": s["node"]}) + "\n"
+    lines = "".join(json.dumps({k: s.get(k) or [] for k in fields} | {"id": s["id"], "node": s["node"],
+                                                                     "pod": s.get("pod")}) + "\n"
                     for s in scenarios)
     command = [str(binary(version)), "--feature-gates", upstream_gates(gates), "--timeout", f"{timeout}s"]
     done = subprocess.run(command, input=lines, capture_output=True, text=True, timeout=3600)
@@ -127,7 +128,8 @@ def run_upstream(version: str, gates: str, scenarios: list, timeout: float = TIM
     answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     return {a["id"]: {"outcome": _outcome(a),
                       "results": a.get("results") or [], "error": a.get("error") or "",
-                      "stack": a.get("stack") or ""} for a in answers}
+                      "stack": a.get("stack") or "", "footprint": a.get("footprint") or {},
+                      "footprintError": a.get("footprintError") or ""} for a in answers}
 
 
 def run_product(version: str, gates: str, scenario: dict, timeout: float = TIMEOUT) -> dict:
@@ -156,14 +158,17 @@ def run_product(version: str, gates: str, scenario: dict, timeout: float = TIMEO
         return {"outcome": "gave up", "results": [], "error": done.error}
     if done.error:
         return {"outcome": "error", "results": [], "error": done.error}
+    problems = [p for c in done.claims if c.footprint is not None for p in c.footprint.problems]
     return {"outcome": "allocated" if done.allocated else "unallocated",
-            "results": [c.allocation for c in done.claims] if done.allocated else [], "error": ""}
+            "results": [c.allocation for c in done.claims] if done.allocated else [], "error": "",
+            "footprint": done.footprint.to_dict() if done.footprint is not None else {},
+            "footprintError": "; ".join(problems)}
 
 
 def objects(scenario: dict) -> list:
     """The scenario as the documents `dra-webhook allocate` reads."""
     return ([scenario["node"]] + scenario["classes"] + scenario["slices"] + scenario.get("taintRules", [])
-            + scenario["allocated"] + scenario["claims"])
+            + scenario["allocated"] + scenario["claims"] + ([scenario["pod"]] if scenario.get("pod") else []))
 
 
 # Comparing -------------------------------------------------------------------------------------------
@@ -234,13 +239,23 @@ def pools_in_order(order):
         allocator.gather_pools = original
 
 
+def footprint_key(answer: dict):
+    """What the Pod takes from the node (non-zero amounts by value), or that it cannot be counted."""
+    if answer.get("footprintError"):
+        return "error"
+    return sorted((name, _quantity(v)) for name, v in (answer.get("footprint") or {}).items() if _quantity(v))
+
+
 def compare(ours: dict, theirs: dict, devices: bool = True) -> str | None:
-    """None when the answers agree, else what differs: "outcome" or (with `devices`) "devices"."""
+    """None when the answers agree, else what differs: "outcome", (with `devices`) "devices", or (for the
+    same devices) "footprint"."""
     if ours["outcome"] != theirs["outcome"]:
         return "outcome"
     if ours["outcome"] == "allocated" and devices:
         if [allocation_key(a) for a in ours["results"]] != [allocation_key(a) for a in theirs["results"]]:
             return "devices"
+        if footprint_key(ours) != footprint_key(theirs):
+            return "footprint"
     return None
 
 

@@ -31,6 +31,7 @@ GATED = {  # the gate a scenario feature's fields belong to
     "bindingConditions": "DRADeviceBindingConditions", "listAttributes": "DRAListTypeAttributes",
     "compatibilityGroups": "DRADeviceCompatibilityGroups", "derivedAttributes": "DRADerivedAttributes",
     "fractionalCapacity": "DRAFractionalCapacityRange", "skipNodeOperations": "DRAOptionalNodeOperations",
+    "nodeAllocatable": "DRANodeAllocatableResources",
 }
 # The API version each release's scheduler reads DeviceTaintRules in, and the gate that turns them on.
 TAINT_RULE_API = {"1.34": "v1alpha3", "1.35": "v1alpha3", "1.36": "v1beta2", "1.37": "v1"}
@@ -45,6 +46,7 @@ class Streams:
         self.lists = random.Random(f"{version}/{seed}/lists")
         self.rules = random.Random(f"{version}/{seed}/taint-rules")
         self.alpha = random.Random(f"{version}/{seed}/1.37-alpha")
+        self.footprint = random.Random(f"{version}/{seed}/node-allocatable")
 
 
 def _has(enabled: dict, rng: random.Random, feature: str, p: float) -> bool:
@@ -88,9 +90,47 @@ def _device(rng, driver: str, index: int, feats: set, version: str, counter_sets
             "default": alpha.choice(("250m", "500m")),
             "validRange": {"min": alpha.choice(("100m", "250m")), "max": alpha.choice(("1", "1500m")),
                            **({"step": alpha.choice(("250m", "100m"))} if alpha.random() < 0.7 else {})}}}
+    if "nodeAllocatable" in feats and streams.footprint.random() < 0.6:
+        _node_allocatable(streams.footprint, device, driver, version)
     if "listAttributes" in feats and lists.random() < 0.7:  # a list attribute (1.36+), drawn apart
         device["attributes"]["numas"] = {"ints": sorted(lists.sample(range(3), lists.randint(1, 2)))}
     return device
+
+
+def _node_allocatable(rng, device: dict, driver: str, version: str) -> None:
+    """What the device takes from its node per allocation: 1.36's mappings, 1.37's resources (a capacity
+    key on a device that is not shared, or not consumed under that name, included)."""
+    key = rng.choice(("memory", "memory", f"{driver}/memory", "cores"))
+    if version == "1.36":
+        device["nodeAllocatableResourceMappings"] = rng.choice((
+            {"cpu": {"allocationMultiplier": rng.choice(("1", "2", "500m"))}},
+            {"memory": {"capacityKey": key}},
+            {"memory": {"capacityKey": key, "allocationMultiplier": rng.choice(("2", "500m"))},
+             "cpu": {"allocationMultiplier": "1"}}))
+        return
+    device["nodeAllocatableResources"] = rng.choice((
+        {"cpu": {"mapping": {"deviceMultiplier": rng.choice(("1", "2", "500m"))}}},
+        {"memory": {"mapping": {"capacityKey": key, **({"capacityMultiplier": "2"} if rng.random() < 0.5 else {})}}},
+        {"memory": {"overhead": {"perPod": "100Mi", "perContainer": "10Mi"}}},
+        {"cpu": {"mapping": {"deviceMultiplier": "1"}, "overhead": {"perContainer": rng.choice(("100m", "1"))}},
+         "memory": {"overhead": {"perPod": "1Gi"}}}))
+
+
+def _pod(rng, claims: list) -> dict:
+    """The pending Pod of the claims: containers (init, sidecar, regular) referencing some of them."""
+    names = [f"rc{i}" for i in range(len(claims))]
+    containers = [{"name": f"c{i}", "image": "x", "resources": {"claims": [
+        {"name": n} for n in names if rng.random() < 0.7]}} for i in range(rng.randint(1, 2))]
+    spec = {"resourceClaims": [{"name": n, "resourceClaimName": c["metadata"]["name"]} for n, c in zip(names, claims)],
+            "containers": containers}
+    if rng.random() < 0.3:
+        init = {"name": "init", "image": "x", "resources": {"claims": [{"name": rng.choice(names)}]}}
+        if rng.random() < 0.5:
+            init["restartPolicy"] = "Always"  # a sidecar
+        spec["initContainers"] = [init]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default",
+                                                            "uid": str(uuid.UUID(int=rng.getrandbits(128)))},
+            "spec": spec}
 
 
 def _slices(rng, driver: str, pool: str, feats: set, version: str, tags: set, streams: Streams) -> list:
@@ -311,6 +351,8 @@ def scenario(seed: int, version: str, enabled: dict) -> dict:
                             ("firstAvailable", 0.3), ("bindingConditions", 0.15)) if _has(enabled, rng, f, p)}
     if version >= "1.36" and _has(enabled, streams.lists, "listAttributes", 0.4):
         feats.add("listAttributes")
+    if version >= "1.36" and _has(enabled, streams.footprint, "nodeAllocatable", 0.3):
+        feats.add("nodeAllocatable")
     rule_gate = TAINT_RULE_GATE.get(version, "DRADeviceTaintRules")
     if streams.rules.random() < (0.35 if enabled.get(rule_gate) else 0.1):
         feats.add("taintRules")
@@ -349,5 +391,6 @@ def scenario(seed: int, version: str, enabled: dict) -> dict:
         node["status"] = {"declaredFeatures": ["DRAOptionalNodeOperations"]}
         tags.add("nodeDeclaresFeature")
     rules = _taint_rules(streams.rules, version, slices) if "taintRules" in feats else []
+    pod = _pod(streams.footprint, claims) if "nodeAllocatable" in feats else None
     return {"id": f"{version}/{seed}", "node": node, "classes": classes, "slices": slices, "claims": claims,
-            "allocated": _in_use(rng, slices, feats, tags), "taintRules": rules, "tags": sorted(tags)}
+            "allocated": _in_use(rng, slices, feats, tags), "taintRules": rules, "pod": pod, "tags": sorted(tags)}

@@ -7,6 +7,11 @@ times the multiplier (8 cores x 2 = 16 cpu). Results are summed per claim, so a 
 once per allocation. A device that is not shareable has no consumedCapacity in its result; a
 capacityKey mapping on it is then an error of the scheduler's accounting. The feature is alpha and
 off by default in 1.36. Kubernetes 1.37 reshaped these mappings: see nodeallocatable.py.
+
+As the 1.36 plugin reads them: the capacityKey is looked up in consumedCapacity exactly as written, and a
+result's device is found by pool and device name alone (getDeviceFromManager), in every slice, whatever
+its driver or node: with two drivers' pools of one name, the first slice listed wins (the scheduler's
+informer lists in no fixed order).
 """
 
 from __future__ import annotations
@@ -36,18 +41,6 @@ class Footprint:
         return {name: str(self.amounts[name]) for name in sorted(self.amounts)}
 
 
-def _lookup(consumed: dict, key: str, driver: str):
-    """draapi.LookupByQualifiedName: the key as written, or with/without the driver's domain."""
-    if key in consumed:
-        return consumed[key]
-    domain, sep, ident = key.partition("/")
-    if sep and domain == driver and ident in consumed:
-        return consumed[ident]
-    if not sep and f"{driver}/{key}" in consumed:
-        return consumed[f"{driver}/{key}"]
-    return None
-
-
 def find_device(slices: list, result: dict, node: dict) -> dict | None:
     for s in slices:
         if s.driver != result.get("driver") or s.pool != result.get("pool"):
@@ -65,14 +58,26 @@ def find_device(slices: list, result: dict, node: dict) -> dict | None:
     return None
 
 
+def find_device_by_pool(slices: list, result: dict) -> dict | None:
+    """getDeviceFromManager (1.36): the first device of that name in a slice of a pool of that name."""
+    for s in slices:
+        if s.pool != result.get("pool"):
+            continue
+        for device in s.devices:
+            if device.get("name") == result.get("device"):
+                return device
+    return None
+
+
 def mapped(device: dict) -> dict:
     return device.get("nodeAllocatableResourceMappings") or {}
 
 
-def claim_footprint(allocation: dict, slices: list, node: dict) -> Footprint:
+def claim_footprint(allocation: dict, slices: list) -> Footprint:
+    """`slices`: every slice, as listed (find_device_by_pool)."""
     out = Footprint()
     for result in (allocation.get("devices") or {}).get("results") or []:
-        device = find_device(slices, result, node)
+        device = find_device_by_pool(slices, result)
         if device is None:
             continue
         for name in sorted(mapped(device)):
@@ -86,7 +91,7 @@ def claim_footprint(allocation: dict, slices: list, node: dict) -> Footprint:
                                         "allocation consumes no capacity (the device does not allow multiple "
                                         "allocations); the scheduler fails this claim's accounting")
                     continue
-                base = _lookup(consumed, key, result.get("driver") or "")
+                base = consumed.get(key)
                 if base is None:
                     continue  # that capacity is not consumed: the mapping does not apply
                 base = qty(base)
@@ -98,8 +103,8 @@ def claim_footprint(allocation: dict, slices: list, node: dict) -> Footprint:
     return out
 
 
-def has_mappings(allocations: list, slices: list, node: dict) -> bool:
-    return any(mapped(find_device(slices, r, node) or {}) for a in allocations if a
+def has_mappings(allocations: list, slices: list) -> bool:
+    return any(mapped(find_device_by_pool(slices, r) or {}) for a in allocations if a
                for r in (a.get("devices") or {}).get("results") or [])
 
 

@@ -170,7 +170,8 @@ def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome) 
     if allocator.features.node_allocatable_model is None:  # the release has no such field (1.35)
         return
     if not allocator.features.node_allocatable_resources:
-        if (nodeallocatable.has_resources if reshaped else footprint.has_mappings)(allocations, slices, node):
+        if nodeallocatable.has_resources(allocations, slices, node) if reshaped else \
+                footprint.has_mappings(allocations, allocator.all_slices):
             what = "declare node-allocatable resources" if reshaped else "map node-allocatable resources"
             done.notes.append(f"devices {what}, but the footprint is not counted: "
                               f"{footprint.GATE} is off (enable it with --feature-gates {footprint.GATE}=true)")
@@ -190,7 +191,14 @@ def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome) 
                     f"the Pods {', '.join(p for p, _ in using)} use the claim, but a claim with mapped "
                     "node-allocatable resources cannot be shared across pods: the scheduler refuses all but the first")
         else:
-            claim.footprint = footprint.claim_footprint(claim.allocation, slices, node)
+            claim.footprint = footprint.claim_footprint(claim.allocation, allocator.all_slices)
+            unused = [p for p, containers in nodeallocatable.users(pods, claim.namespace, claim.name, False)
+                      if not containers]
+            if claim.footprint.amounts and unused:  # getPodNodeAllocatableResourceFootprint (1.36)
+                claim.footprint.problems.append(
+                    f"no container of Pod {unused[0]} references the claim, whose devices map node-allocatable "
+                    "resources: the scheduler refuses the Pod (node-allocatable resource claim not referenced by "
+                    "any container within the pod)")
         for name, amount in claim.footprint.amounts.items():
             total.add(name, amount)
     done.footprint = total

@@ -49,6 +49,9 @@ type scenario struct {
 	Allocated []*resourceapi.ResourceClaim `json:"allocated"`
 	// DeviceTaintRules as stored, in the release's API version (tracker.go).
 	TaintRules []json.RawMessage `json:"taintRules"`
+	// The pending Pod whose claims these are (optional): with DRANodeAllocatableResources, what its
+	// allocated devices take from the node (footprint.go).
+	Pod *v1.Pod `json:"pod"`
 }
 
 type answer struct {
@@ -58,6 +61,11 @@ type answer struct {
 	Error     string                         `json:"error,omitempty"`
 	GaveUp    bool                           `json:"gaveUp,omitempty"`
 	Stack     string                         `json:"stack,omitempty"` // where a panic happened
+	// With DRANodeAllocatableResources and an allocation: the Pod's requests as the plugin sums them
+	// (resourcehelper.PodRequests with the claims' NodeAllocatableResourceClaimStatus), or why it
+	// cannot schedule the Pod there; both empty when no allocated device declares node resources.
+	Footprint      map[string]string `json:"footprint,omitempty"`
+	FootprintError string            `json:"footprintError,omitempty"`
 }
 
 // classLister is the scheduler's DeviceClassLister over the scenario's classes.
@@ -154,6 +162,18 @@ func run(ctx context.Context, s *scenario, fts feature.Features, celCache *cel.C
 		out.Error = err.Error()
 	default:
 		out.Allocated, out.Results = results != nil, results
+		if results != nil && s.Pod != nil && nodeAllocatableEnabled() {
+			demand, err := podFootprint(s.Pod, s.Claims, results, slices, node)
+			if err != nil {
+				out.FootprintError = err.Error()
+			}
+			for name, q := range demand {
+				if out.Footprint == nil {
+					out.Footprint = map[string]string{}
+				}
+				out.Footprint[string(name)] = q.String()
+			}
+		}
 	}
 	return
 }
