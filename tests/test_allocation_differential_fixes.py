@@ -247,3 +247,52 @@ def test_explaining_a_shared_device_without_capacity_in_use(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert code == 1 and not err
     assert "memory: needs 16Gi, 8Gi total with 0 in use" in out
+
+
+# The 1.36 plugin's node-allocatable footprint (buildNodeAllocatableDRAInfo, getDeviceFromManager): a
+# result's device is found by pool and device name alone in every slice, the first listed (here d1's dev-0,
+# although d2's was allocated); a capacityKey is read in consumedCapacity exactly as written; a claim whose
+# devices map node resources but that no container of the Pod references makes the Pod unschedulable.
+def _mapped(name: str, mappings: dict, **extra) -> dict:
+    return {**_device(name), "nodeAllocatableResourceMappings": mappings, **extra}
+
+
+def _pod(containers_use_claim: bool = True) -> dict:
+    claims = [{"name": "rc0"}] if containers_use_claim else []
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"resourceClaims": [{"name": "rc0", "resourceClaimName": "claim-0"}],
+                     "containers": [{"name": "c0", "image": "x", "resources": {"claims": claims}}]}}
+
+
+_SHARED = {"allowMultipleAllocations": True, "capacity": {"memory": {"value": "8Gi"}}}
+FOOTPRINT_1_36 = {
+    "pool-name-only": ([_slice("a", [_mapped("dev-0", {"cpu": {"allocationMultiplier": "1"}})]),
+                        _slice("b", [_mapped("dev-0", {"cpu": {"allocationMultiplier": "500m"}})],
+                               driver="d2.example.com"),
+                        _claim("claim-0", [_exact("r0", "c2")]), _pod()], {"cpu": "1"}, ""),
+    "qualified-capacity-key": ([_slice("a", [_mapped("dev-0", {"memory": {"capacityKey": f"{DRIVER}/memory"},
+                                                                "cpu": {"allocationMultiplier": "2"}}, **_SHARED)]),
+                                _claim("claim-0", [_exact("r0")]), _pod()], {"cpu": "2"}, ""),
+    "capacity-key": ([_slice("a", [_mapped("dev-0", {"memory": {"capacityKey": "memory",
+                                                                "allocationMultiplier": "2"}}, **_SHARED)]),
+                      _claim("claim-0", [_exact("r0")]), _pod()], {"memory": "16Gi"}, ""),
+    "no-container": ([_slice("a", [_mapped("dev-0", {"cpu": {"allocationMultiplier": "1"}})]),
+                      _claim("claim-0", [_exact("r0")]), _pod(False)], {"cpu": "1"},
+                     "node-allocatable resource claim not referenced by any container"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FOOTPRINT_1_36))
+def test_node_allocatable_footprint_of_the_1_36_plugin(case, tmp_path, capsys):
+    objects, amounts, problem = FOOTPRINT_1_36[case]
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, *CLASSES, *objects]}))
+    code = cli.main(["allocate", str(path), "--output", "json", "--kubernetes-version", "1.36",
+                     "--feature-gates", "DRANodeAllocatableResources=true,DRAConsumableCapacity=true"])
+    out, err = capsys.readouterr()
+    node = json.loads(out)
+    node = node["nodes"][0] if "nodes" in node else node
+    assert node["allocated"], err
+    assert node["nodeAllocatable"] == amounts
+    problems = [p for c in node["claims"] for p in c.get("nodeAllocatableProblems") or []]
+    assert (problem in problems[0]) if problem else not problems
