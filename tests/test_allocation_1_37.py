@@ -267,7 +267,9 @@ def test_gate_off_ignores_a_slice_with_a_grouped_device(tmp_path, capsys):
     assert code == 0 and devices(report) == [["dev-0"]]
     code, report = allocate(capsys, tmp_path, objects, *V137)  # DRADeviceCompatibilityGroups: 1.37 default off
     assert code == 1 and devices(report) == [None] and report["error"] is None
-    assert "pool not usable" in removed(report)
+    why = removed(report)["pool not usable"]["examples"][0]["why"]
+    assert why == ("pool gpu.example.com/node-1 is incomplete: the scheduler ignores slice node-1-devices, whose "
+                   "devices declare compatibility groups, with DRADeviceCompatibilityGroups off")
 
 
 def test_gate_off_leaves_the_pool_incomplete_and_other_pools_usable(tmp_path, capsys):

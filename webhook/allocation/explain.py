@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from webhook.allocation import capacity as cap
+from webhook.allocation import compatibility
 from webhook.allocation.allocator import AllocationError, Candidate
 from webhook.allocation.constraints import MatchAttribute, lookup_attribute
 from webhook.allocation.pools import GatherError, incomplete_text, slice_relevant
@@ -144,6 +145,11 @@ def _pool_reason(run, s, pools: dict) -> str:
     if pool is None:
         return f"pool {s.driver}/{s.pool} is being replaced by a newer generation"
     if pool.incomplete:
+        grouped = [g.name for g in run.a.all_slices if (g.driver, g.pool) == (s.driver, s.pool)
+                   and g.generation == s.generation and compatibility.slice_uses_groups(g)]
+        if grouped and run.features.compatibility_group_skew and not run.features.compatibility_groups:
+            return (f"pool {pool.id} is incomplete: the scheduler ignores slice {grouped[0]}, whose devices declare "
+                    "compatibility groups, with DRADeviceCompatibilityGroups off")
         given = generations[s.generation]
         return f"{incomplete_text(pool.id, given, s.slice_count, s.generation)} are published"
     if pool.invalid:
