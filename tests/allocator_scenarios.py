@@ -281,7 +281,9 @@ def _derived(rng, requests: list, constraints: list, tags: set) -> None:
         f'device.driver == "{DRIVERS[1]}" ? 0 : device.attributes["{DRIVERS[0]}"].numa',
         'device.driver',
         f'device.attributes["{DRIVERS[0]}"].fast',
-        f'device.attributes["{DRIVERS[0]}"].model == "a" ? "x" : "y"'))
+        f'device.attributes["{DRIVERS[0]}"].model == "a" ? "x" : "y"',
+        f'[device.attributes["{DRIVERS[0]}"].numa, 7]',  # a list: shared elements match
+        f'device.attributes["{DRIVERS[0]}"].numas'))  # a list attribute (when devices have one)
     holders = [r for r in requests if rng.random() < 0.7] or requests[:1]
     for request in holders:
         for target in ([request["exactly"]] if "exactly" in request else request["firstAvailable"]):
