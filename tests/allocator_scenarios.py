@@ -9,7 +9,8 @@ selectors (a few of which fail at run time), from 1.36 list-type attributes unde
 DeviceTaintRules (applied by the scheduler's slice tracker; tolerated or not by the requests), and the
 1.37 alpha features of the allocator: compatibility groups on counter consumption, derived attributes under
 constraints, fractional capacity ranges and slices that skip node operations (with nodes that declare the
-feature or not).
+feature or not), and from 1.36 devices that take node resources, with the pending Pod of the claims
+(tests/allocator_scenario_parts.py holds these later parts).
 Objects are resource.k8s.io/v1 as stored, small (a scenario has at most a few dozen devices), and valid for
 the release, except that a field whose gate is off is sometimes kept: an object written while the gate was
 on keeps it, and the allocator must cope.
@@ -22,7 +23,10 @@ from __future__ import annotations
 import random
 import uuid
 
-DRIVERS = ("d1.example.com", "d2.example.com")
+from allocator_scenario_parts import (DRIVERS, TAINT_RULE_GATE, Streams, derived_attributes, node_allocatable,
+                                      taint_rules)
+from allocator_scenario_parts import pod as pod_of
+
 NODE = "n1"
 GATED = {  # the gate a scenario feature's fields belong to
     "partitionable": "DRAPartitionableDevices", "counters": "DRAPartitionableDevices",
@@ -33,22 +37,6 @@ GATED = {  # the gate a scenario feature's fields belong to
     "fractionalCapacity": "DRAFractionalCapacityRange", "skipNodeOperations": "DRAOptionalNodeOperations",
     "nodeAllocatable": "DRANodeAllocatableResources",
 }
-# The API version each release's scheduler reads DeviceTaintRules in, and the gate that turns them on.
-TAINT_RULE_API = {"1.34": "v1alpha3", "1.35": "v1alpha3", "1.36": "v1beta2", "1.37": "v1"}
-TAINT_RULE_GATE = {"1.34": "DRADeviceTaints"}  # later releases: DRADeviceTaintRules
-
-
-class Streams:
-    """Random streams of their own for the features added after the first ones, so that adding one
-    leaves the rest of a seed's scenario as it was."""
-
-    def __init__(self, version: str, seed: int) -> None:
-        self.lists = random.Random(f"{version}/{seed}/lists")
-        self.rules = random.Random(f"{version}/{seed}/taint-rules")
-        self.alpha = random.Random(f"{version}/{seed}/1.37-alpha")
-        self.footprint = random.Random(f"{version}/{seed}/node-allocatable")
-
-
 def _has(enabled: dict, rng: random.Random, feature: str, p: float) -> bool:
     """Whether to use a feature: at rate p with its gate on, rarely (objects from before) with it off."""
     gate = GATED.get(feature)
@@ -91,46 +79,10 @@ def _device(rng, driver: str, index: int, feats: set, version: str, counter_sets
             "validRange": {"min": alpha.choice(("100m", "250m")), "max": alpha.choice(("1", "1500m")),
                            **({"step": alpha.choice(("250m", "100m"))} if alpha.random() < 0.7 else {})}}}
     if "nodeAllocatable" in feats and streams.footprint.random() < 0.6:
-        _node_allocatable(streams.footprint, device, driver, version)
+        node_allocatable(streams.footprint, device, driver, version)
     if "listAttributes" in feats and lists.random() < 0.7:  # a list attribute (1.36+), drawn apart
         device["attributes"]["numas"] = {"ints": sorted(lists.sample(range(3), lists.randint(1, 2)))}
     return device
-
-
-def _node_allocatable(rng, device: dict, driver: str, version: str) -> None:
-    """What the device takes from its node per allocation: 1.36's mappings, 1.37's resources (a capacity
-    key on a device that is not shared, or not consumed under that name, included)."""
-    key = rng.choice(("memory", "memory", f"{driver}/memory", "cores"))
-    if version == "1.36":
-        device["nodeAllocatableResourceMappings"] = rng.choice((
-            {"cpu": {"allocationMultiplier": rng.choice(("1", "2", "500m"))}},
-            {"memory": {"capacityKey": key}},
-            {"memory": {"capacityKey": key, "allocationMultiplier": rng.choice(("2", "500m"))},
-             "cpu": {"allocationMultiplier": "1"}}))
-        return
-    device["nodeAllocatableResources"] = rng.choice((
-        {"cpu": {"mapping": {"deviceMultiplier": rng.choice(("1", "2", "500m"))}}},
-        {"memory": {"mapping": {"capacityKey": key, **({"capacityMultiplier": "2"} if rng.random() < 0.5 else {})}}},
-        {"memory": {"overhead": {"perPod": "100Mi", "perContainer": "10Mi"}}},
-        {"cpu": {"mapping": {"deviceMultiplier": "1"}, "overhead": {"perContainer": rng.choice(("100m", "1"))}},
-         "memory": {"overhead": {"perPod": "1Gi"}}}))
-
-
-def _pod(rng, claims: list) -> dict:
-    """The pending Pod of the claims: containers (init, sidecar, regular) referencing some of them."""
-    names = [f"rc{i}" for i in range(len(claims))]
-    containers = [{"name": f"c{i}", "image": "x", "resources": {"claims": [
-        {"name": n} for n in names if rng.random() < 0.7]}} for i in range(rng.randint(1, 2))]
-    spec = {"resourceClaims": [{"name": n, "resourceClaimName": c["metadata"]["name"]} for n, c in zip(names, claims)],
-            "containers": containers}
-    if rng.random() < 0.3:
-        init = {"name": "init", "image": "x", "resources": {"claims": [{"name": rng.choice(names)}]}}
-        if rng.random() < 0.5:
-            init["restartPolicy"] = "Always"  # a sidecar
-        spec["initContainers"] = [init]
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default",
-                                                            "uid": str(uuid.UUID(int=rng.getrandbits(128)))},
-            "spec": spec}
 
 
 def _slices(rng, driver: str, pool: str, feats: set, version: str, tags: set, streams: Streams) -> list:
@@ -263,63 +215,12 @@ def _claim(rng, name: str, feats: set, tags: set, classes: list, enabled: dict, 
         constraints.append({kind: f"{DRIVERS[0]}/numas"})
         tags.add(f"list{kind[0].upper()}{kind[1:]}")
     if "derivedAttributes" in feats and streams.alpha.random() < 0.6:
-        _derived(streams.alpha, requests, constraints, tags)
+        derived_attributes(streams.alpha, requests, constraints, tags)
     if constraints:
         devices["constraints"] = constraints
     return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
             "metadata": {"name": name, "namespace": "default", "uid": str(uuid.UUID(int=rng.getrandbits(128)))},
             "spec": {"devices": devices}}
-
-
-def _derived(rng, requests: list, constraints: list, tags: set) -> None:
-    """1.37 derivedAttributes: one virtual attribute on some requests (or subrequests), under a constraint;
-    some expressions fail on the other driver's devices, some shadow the driver's own attribute."""
-    name = rng.choice(("derived/numa", f"{DRIVERS[0]}/numa", "derived/kind"))
-    expression = rng.choice((
-        f'device.attributes["{DRIVERS[0]}"].numa',  # a runtime error on d2's devices
-        f'device.attributes["{DRIVERS[0]}"].index % 2',
-        f'device.driver == "{DRIVERS[1]}" ? 0 : device.attributes["{DRIVERS[0]}"].numa',
-        'device.driver',
-        f'device.attributes["{DRIVERS[0]}"].fast',
-        f'device.attributes["{DRIVERS[0]}"].model == "a" ? "x" : "y"',
-        f'[device.attributes["{DRIVERS[0]}"].numa, 7]',  # a list: shared elements match
-        f'device.attributes["{DRIVERS[0]}"].numas'))  # a list attribute (when devices have one)
-    holders = [r for r in requests if rng.random() < 0.7] or requests[:1]
-    for request in holders:
-        for target in ([request["exactly"]] if "exactly" in request else request["firstAvailable"]):
-            target["derivedAttributes"] = [{"name": name, "expression": expression}]
-    constraint = {rng.choice(("matchAttribute", "matchAttribute", "distinctAttribute")): name}
-    if rng.random() < 0.3:
-        constraint["requests"] = [r["name"] for r in holders]
-    constraints.append(constraint)
-    tags.add("derivedAttributes")
-
-
-def _taint_rules(rng, version: str, slices: list) -> list:
-    """DeviceTaintRules as stored, in the API version the release's scheduler reads: selecting every
-    device (an empty selector, or none at all), a driver, a pool or one device (1.34 also by class and CEL)."""
-    devices = [(s["spec"]["driver"], s["spec"]["pool"]["name"], d["name"]) for s in slices
-               for d in s["spec"].get("devices") or []]
-    effects = ("NoSchedule", "NoExecute") + (("None",) if version >= "1.35" else ())
-    rules = []
-    for i in range(rng.randint(1, 3)):
-        driver, pool, device = rng.choice(devices) if devices else (DRIVERS[0], "pool-0", "dev-0")
-        fields = rng.choice(((), ("driver",), ("driver", "pool"), ("driver", "pool", "device"),
-                             ("driver", "pool", "device"), ("device",), ("pool",), None))
-        spec = {"taint": {"key": rng.choice(("broken", "maint")), "value": rng.choice(("yes", "no")),
-                          "effect": rng.choice(effects)}}
-        if fields is not None:
-            chosen = {"driver": driver, "pool": pool, "device": device}
-            selector = {f: chosen[f] for f in fields}
-            if version == "1.34" and rng.random() < 0.3:
-                selector["deviceClassName"] = rng.choice(("c1", "c2", "no-such-class"))
-            if version == "1.34" and rng.random() < 0.3:
-                selector["selectors"] = [{"cel": {"expression": rng.choice((
-                    f'device.attributes["{DRIVERS[0]}"].numa == 0', 'device.driver == "d2.example.com"'))}}]
-            spec["deviceSelector"] = selector
-        rules.append({"apiVersion": f"resource.k8s.io/{TAINT_RULE_API[version]}", "kind": "DeviceTaintRule",
-                      "metadata": {"name": f"rule-{i}"}, "spec": spec})
-    return rules
 
 
 def _in_use(rng, slices: list, feats: set, tags: set) -> list:
@@ -392,7 +293,7 @@ def scenario(seed: int, version: str, enabled: dict) -> dict:
     if "skipNodeOperations" in feats and streams.alpha.random() < 0.6:
         node["status"] = {"declaredFeatures": ["DRAOptionalNodeOperations"]}
         tags.add("nodeDeclaresFeature")
-    rules = _taint_rules(streams.rules, version, slices) if "taintRules" in feats else []
-    pod = _pod(streams.footprint, claims) if "nodeAllocatable" in feats else None
+    rules = taint_rules(streams.rules, version, slices) if "taintRules" in feats else []
+    pod = pod_of(streams.footprint, claims) if "nodeAllocatable" in feats else None
     return {"id": f"{version}/{seed}", "node": node, "classes": classes, "slices": slices, "claims": claims,
             "allocated": _in_use(rng, slices, feats, tags), "taintRules": rules, "pod": pod, "tags": sorted(tags)}
