@@ -109,18 +109,21 @@ def has_mappings(allocations: list, slices: list) -> bool:
 
 
 def pod_requests(pod: dict) -> dict:
-    """The pod's requests as the scheduler sums them: containers, the largest init container, overhead."""
-    spec = pod.get("spec") or {}
+    """The pod's requests as the 1.36 scheduler sums them (PodRequests with
+    UseDRANodeAllocatableResourceClaimStatus): containers, init containers and sidecars, pod-level requests
+    and overhead as in 1.37, plus every `resources` amount of its `nodeAllocatableResourceClaimStatuses`."""
+    from webhook.allocation import nodeallocatable
+
+    return nodeallocatable.pod_requests(pod, _claim_status_resources)
+
+
+def _claim_status_resources(pod: dict) -> tuple[dict, dict]:
+    """1.36's claim statuses: `resources` for the pod's lifetime, nothing per container."""
     total: dict = {}
-    for container in spec.get("containers") or []:
-        for name, value in ((container.get("resources") or {}).get("requests") or {}).items():
+    for status in (pod.get("status") or {}).get("nodeAllocatableResourceClaimStatuses") or []:
+        for name, value in (status.get("resources") or {}).items():
             total[name] = total.get(name, Decimal(0)) + qty(value).value
-    for container in spec.get("initContainers") or []:
-        for name, value in ((container.get("resources") or {}).get("requests") or {}).items():
-            total[name] = max(total.get(name, Decimal(0)), qty(value).value)
-    for name, value in (spec.get("overhead") or {}).items():
-        total[name] = total.get(name, Decimal(0)) + qty(value).value
-    return total
+    return total, {}
 
 
 def fit(total: Footprint, node: dict, pods: list, requests=None) -> dict | None:

@@ -154,11 +154,13 @@ def _dra(pod: dict) -> tuple[dict, dict]:
     return fixed, per_container
 
 
-def pod_requests(pod: dict) -> dict:
+def pod_requests(pod: dict, dra=None) -> dict:
     """Containers (with their perContainer overhead), init containers and sidecars as the scheduler sums
-    them, plus the claims' mappings and perPod overhead, pod-level requests and the pod overhead."""
+    them (component-helpers PodRequests), plus the claims' mappings and perPod overhead, pod-level requests
+    and the pod overhead. `dra(pod)` -> (for the pod's lifetime, per container name) reads the claim
+    statuses (1.37's `_dra` by default)."""
     spec = pod.get("spec") or {}
-    fixed, per_container = _dra(pod)
+    fixed, per_container = (dra or _dra)(pod)
     total: dict = {}
     for container in spec.get("containers") or []:
         _add(total, _requests(container))
