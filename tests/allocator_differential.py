@@ -117,7 +117,7 @@ def _outcome(answer: dict) -> str:
 
 def run_upstream(version: str, gates: str, scenarios: list, timeout: float = TIMEOUT) -> dict:
     """{id: answer} from the release's real allocator (one process for all scenarios of a gate set)."""
-    fields = ("id", "node", "classes", "slices", "claims", "allocated", "taintRules")
+    fields = ("id", "node", "classes", "slices", "claims", "allocated", "taintRules", "boundPods")
     lines = "".join(json.dumps({k: s.get(k) or [] for k in fields} | {"id": s["id"], "node": s["node"],
                                                                      "pod": s.get("pod")}) + "\n"
                     for s in scenarios)
@@ -129,7 +129,8 @@ def run_upstream(version: str, gates: str, scenarios: list, timeout: float = TIM
     return {a["id"]: {"outcome": _outcome(a),
                       "results": a.get("results") or [], "error": a.get("error") or "",
                       "stack": a.get("stack") or "", "footprint": a.get("footprint") or {},
-                      "footprintError": a.get("footprintError") or ""} for a in answers}
+                      "footprintError": a.get("footprintError") or "", "fits": a.get("fits"),
+                      "fitReasons": a.get("fitReasons") or []} for a in answers}
 
 
 def run_product(version: str, gates: str, scenario: dict, timeout: float = TIMEOUT) -> dict:
@@ -162,13 +163,15 @@ def run_product(version: str, gates: str, scenario: dict, timeout: float = TIMEO
     return {"outcome": "allocated" if done.allocated else "unallocated",
             "results": [c.allocation for c in done.claims] if done.allocated else [], "error": "",
             "footprint": done.footprint.to_dict() if done.footprint is not None else {},
-            "footprintError": "; ".join(problems)}
+            "footprintError": "; ".join(problems), "fits": done.fit["fits"] if done.fit else None,
+            "fit": done.fit}
 
 
 def objects(scenario: dict) -> list:
     """The scenario as the documents `dra-webhook allocate` reads."""
     return ([scenario["node"]] + scenario["classes"] + scenario["slices"] + scenario.get("taintRules", [])
-            + scenario["allocated"] + scenario["claims"] + ([scenario["pod"]] if scenario.get("pod") else []))
+            + scenario["allocated"] + scenario["claims"] + ([scenario["pod"]] if scenario.get("pod") else [])
+            + scenario.get("boundPods", []))
 
 
 # Comparing -------------------------------------------------------------------------------------------
@@ -248,7 +251,7 @@ def footprint_key(answer: dict):
 
 def compare(ours: dict, theirs: dict, devices: bool = True) -> str | None:
     """None when the answers agree, else what differs: "outcome", (with `devices`) "devices", or (for the
-    same devices) "footprint"."""
+    same devices) "footprint", or whether the Pod then fits on the node ("fit", where upstream checked it)."""
     if ours["outcome"] != theirs["outcome"]:
         return "outcome"
     if ours["outcome"] == "allocated" and devices:
@@ -256,6 +259,8 @@ def compare(ours: dict, theirs: dict, devices: bool = True) -> str | None:
             return "devices"
         if footprint_key(ours) != footprint_key(theirs):
             return "footprint"
+        if theirs.get("fits") is not None and ours.get("fits") != theirs["fits"]:
+            return "fit"
     return None
 
 

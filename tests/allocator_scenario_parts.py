@@ -51,6 +51,9 @@ def pod(rng, claims: list) -> dict:
     names = [f"rc{i}" for i in range(len(claims))]
     containers = [{"name": f"c{i}", "image": "x", "resources": {"claims": [
         {"name": n} for n in names if rng.random() < 0.7]}} for i in range(rng.randint(1, 2))]
+    for container in containers:
+        if rng.random() < 0.4:  # requests of its own: they count in the node's fit, not in the footprint
+            container["resources"]["requests"] = {"cpu": rng.choice(("500m", "2")), "memory": rng.choice(("512Mi", "4Gi"))}
     spec = {"resourceClaims": [{"name": n, "resourceClaimName": c["metadata"]["name"]} for n, c in zip(names, claims)],
             "containers": containers}
     if rng.random() < 0.3:
@@ -112,3 +115,31 @@ def taint_rules(rng, version: str, slices: list) -> list:
         rules.append({"apiVersion": f"resource.k8s.io/{TAINT_RULE_API[version]}", "kind": "DeviceTaintRule",
                       "metadata": {"name": f"rule-{i}"}, "spec": spec})
     return rules
+
+
+def node_room(rng, version: str, node: dict) -> list:
+    """The node's allocatable (now and then none) and the Pods bound to it, with requests and (now and
+    then) their own claims' node-allocatable statuses in the release's shape: what the node has left."""
+    if rng.random() < 0.2:
+        return []
+    node["status"] = {**node.get("status", {}), "allocatable": {
+        "cpu": rng.choice(("2", "4", "8", "16")), "memory": rng.choice(("8Gi", "32Gi", "64Gi")), "pods": "110"}}
+    bound = []
+    for i in range(rng.randint(0, 2)):
+        spec = {"nodeName": node["metadata"]["name"], "containers": [{"name": "app", "image": "x", "resources": {
+            "requests": {"cpu": rng.choice(("1", "2500m")), "memory": rng.choice(("1Gi", "6Gi"))}}}]}
+        if rng.random() < 0.3:
+            spec["initContainers"] = [{"name": "sidecar", "image": "x", "restartPolicy": "Always",
+                                       "resources": {"requests": {"cpu": "500m"}}}]
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"bound-{i}", "namespace": "default"},
+               "spec": spec}
+        if rng.random() < 0.4:
+            status = {"resourceClaimName": f"bound-claim-{i}", "containers": ["app"]}
+            if version == "1.36":
+                status["resources"] = {"cpu": rng.choice(("1", "4")), "memory": "2Gi"}
+            else:
+                status["mapping"] = [{"name": "cpu", "quantity": rng.choice(("1", "4"))}]
+                status["overhead"] = [{"name": "memory", "perPod": "1Gi", "perContainer": "256Mi"}]
+            pod["status"] = {"nodeAllocatableResourceClaimStatuses": [status]}
+        bound.append(pod)
+    return bound

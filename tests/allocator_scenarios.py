@@ -24,7 +24,7 @@ import random
 import uuid
 
 from allocator_scenario_parts import (DRIVERS, TAINT_RULE_GATE, Streams, derived_attributes, node_allocatable,
-                                      taint_rules)
+                                      node_room, taint_rules)
 from allocator_scenario_parts import pod as pod_of
 
 NODE = "n1"
@@ -295,5 +295,7 @@ def scenario(seed: int, version: str, enabled: dict) -> dict:
         tags.add("nodeDeclaresFeature")
     rules = taint_rules(streams.rules, version, slices) if "taintRules" in feats else []
     pod = pod_of(streams.footprint, claims) if "nodeAllocatable" in feats else None
+    bound = node_room(streams.footprint, version, node) if pod else []
     return {"id": f"{version}/{seed}", "node": node, "classes": classes, "slices": slices, "claims": claims,
-            "allocated": _in_use(rng, slices, feats, tags), "taintRules": rules, "pod": pod, "tags": sorted(tags)}
+            "allocated": _in_use(rng, slices, feats, tags), "taintRules": rules, "pod": pod, "boundPods": bound,
+            "tags": sorted(tags)}

@@ -296,3 +296,34 @@ def test_node_allocatable_footprint_of_the_1_36_plugin(case, tmp_path, capsys):
     assert node["nodeAllocatable"] == amounts
     problems = [p for c in node["claims"] for p in c.get("nodeAllocatableProblems") or []]
     assert (problem in problems[0]) if problem else not problems
+
+
+# nodeFitsResources (1.36, 1.37): the Pod fits when its requests with its claims' node-allocatable statuses
+# (its containers' own requests too) fit what the node has left after the bound Pods; only cpu, memory,
+# ephemeral-storage and hugepages are checked. The footprint alone (1 cpu) fits the 2 cpu left; with the
+# container's own 1500m it does not.
+def _fit_case(version: str, container_cpu: str) -> list:
+    mapping = {"nodeAllocatableResourceMappings": {"cpu": {"allocationMultiplier": "1"}}} if version == "1.36" else \
+        {"nodeAllocatableResources": {"cpu": {"mapping": {"deviceMultiplier": "1"}}}}
+    node = {**NODE, "status": {"allocatable": {"cpu": "4", "memory": "8Gi"}}}
+    bound = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bound", "namespace": "default"},
+             "spec": {"nodeName": "n1", "containers": [{"name": "app", "image": "x",
+                                                        "resources": {"requests": {"cpu": "2"}}}]}}
+    pod = _pod()
+    pod["spec"]["containers"][0]["resources"]["requests"] = {"cpu": container_cpu}
+    return [node, _slice("a", [{**_device("dev-0"), **mapping}]), _claim("claim-0", [_exact("r0")]), pod, bound]
+
+
+@pytest.mark.parametrize("version", ["1.36", "1.37"])
+@pytest.mark.parametrize(("container_cpu", "fits"), [("500m", True), ("1500m", False)])
+def test_the_pod_fits_with_its_own_requests(version, container_cpu, fits, tmp_path, capsys):
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [*CLASSES, *_fit_case(version, container_cpu)]}))
+    code = cli.main(["allocate", str(path), "--output", "json", "--kubernetes-version", version,
+                     "--feature-gates", "DRANodeAllocatableResources=true", "--node", "n1"])
+    report = json.loads(capsys.readouterr().out)
+    node = report["nodes"][0] if "nodes" in report else report
+    assert node["allocated"] and node["nodeAllocatable"] == {"cpu": "1"}
+    assert node["nodeAllocatableFit"]["fits"] is fits and code == (0 if fits else 1)
+    if not fits:
+        assert node["nodeAllocatableFit"]["short"] == {"cpu": "500m"}

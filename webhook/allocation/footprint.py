@@ -23,7 +23,7 @@ from webhook.allocation.capacity import qty
 from webhook.allocation.nodes import NodeSelectorError, node_matches
 from webhook.behaviours import RESOURCES
 from webhook.profile import DEFAULT
-from webhook.quantity import Quantity
+from webhook.quantity import BINARY_SI, DECIMAL_SI, Quantity
 
 GATE = "DRANodeAllocatableResources"
 
@@ -103,6 +103,14 @@ def claim_footprint(allocation: dict, slices: list) -> Footprint:
     return out
 
 
+def claim_status(total: Footprint, claim_name: str, containers: list) -> dict | None:
+    """buildNodeAllocatableDRAInfo (1.36): the claim's NodeAllocatableResourceClaimStatus, None when no
+    mapping applies."""
+    if not total.amounts:
+        return None
+    return {"resourceClaimName": claim_name, "containers": list(containers), "resources": total.to_dict()}
+
+
 def has_mappings(allocations: list, slices: list) -> bool:
     return any(mapped(find_device_by_pool(slices, r) or {}) for a in allocations if a
                for r in (a.get("devices") or {}).get("results") or [])
@@ -147,6 +155,22 @@ def fit(total: Footprint, node: dict, pods: list, requests=None) -> dict | None:
         if amount.value > left:
             short[resource] = str(Quantity(amount.value - left, amount.format, False))
     return {"fits": not short, "free": free, "short": short}
+
+
+# nodeFitsResources: the resources the plugin checks (others are left to NodeResourcesFit), and of those
+# the ones it checks only when the Pod asks for some (hugepages also at zero).
+FIT_CHECKED = ("cpu", "memory", "ephemeral-storage")
+
+
+def node_fit(demand: dict, node: dict, pods: list, requests) -> dict | None:
+    """nodeFitsResources: whether the Pod's requests `demand` ({resource: Decimal}, with its claims) fit what
+    the node has left after the pods bound to it; None without the node's allocatable."""
+    checked = Footprint()
+    for name, value in sorted(demand.items()):
+        if name.startswith("hugepages-") or (name in FIT_CHECKED and value > 0):
+            checked.add(name, Quantity(value, BINARY_SI if value == value.to_integral_value() and value % 1024 == 0
+                                       and value != 0 else DECIMAL_SI, False))
+    return fit(checked, node, pods, requests)
 
 
 def describe_device(device: dict) -> list:

@@ -52,6 +52,8 @@ type scenario struct {
 	// The pending Pod whose claims these are (optional): with DRANodeAllocatableResources, what its
 	// allocated devices take from the node (footprint.go).
 	Pod *v1.Pod `json:"pod"`
+	// Pods already bound to the node (what it has left for the Pod), counted as the scheduler's NodeInfo does.
+	BoundPods []*v1.Pod `json:"boundPods"`
 }
 
 type answer struct {
@@ -66,6 +68,10 @@ type answer struct {
 	// cannot schedule the Pod there; both empty when no allocated device declares node resources.
 	Footprint      map[string]string `json:"footprint,omitempty"`
 	FootprintError string            `json:"footprintError,omitempty"`
+	// And when the Node has status.allocatable: whether the Pod's requests with them fit what the node has
+	// left (the plugin's nodeFitsResources), and its reasons when not.
+	Fits       *bool    `json:"fits,omitempty"`
+	FitReasons []string `json:"fitReasons,omitempty"`
 }
 
 // classLister is the scheduler's DeviceClassLister over the scenario's classes.
@@ -163,15 +169,19 @@ func run(ctx context.Context, s *scenario, fts feature.Features, celCache *cel.C
 	default:
 		out.Allocated, out.Results = results != nil, results
 		if results != nil && s.Pod != nil && nodeAllocatableEnabled() {
-			demand, err := podFootprint(s.Pod, s.Claims, results, slices, node)
+			footprint, demand, err := podFootprint(s.Pod, s.Claims, results, slices, node)
 			if err != nil {
 				out.FootprintError = err.Error()
 			}
-			for name, q := range demand {
+			for name, q := range footprint {
 				if out.Footprint == nil {
 					out.Footprint = map[string]string{}
 				}
 				out.Footprint[string(name)] = q.String()
+			}
+			if demand != nil && len(node.Status.Allocatable) > 0 {
+				fits, reasons := nodeFits(node, s.BoundPods, demand)
+				out.Fits, out.FitReasons = &fits, reasons
 			}
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 )
 
@@ -49,7 +50,7 @@ func nodeAllocatableEnabled() bool {
 }
 
 func podFootprint(pod *v1.Pod, claims []*resourceapi.ResourceClaim, results []resourceapi.AllocationResult,
-	slices []*resourceapi.ResourceSlice, _ *v1.Node) (v1.ResourceList, error) {
+	slices []*resourceapi.ResourceSlice, _ *v1.Node) (v1.ResourceList, v1.ResourceList, error) {
 	manager := sliceManager{slices: slices}
 	allocations := map[v1.ObjectReference]*resourceapi.AllocationResult{}
 	for i, claim := range claims {
@@ -62,24 +63,22 @@ func podFootprint(pod *v1.Pod, claims []*resourceapi.ResourceClaim, results []re
 		}
 	}
 	if len(allocations) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	pl := &dynamicresources.DynamicResources{}
 	field := reflect.ValueOf(pl).Elem().FieldByName("draManager")
 	reflect.NewAt(field.Type(), unsafe.Pointer(field.UnsafeAddr())).Elem().Set(reflect.ValueOf(fwk.SharedDRAManager(manager)))
 	statuses, err := buildNodeAllocatableDRAInfo(pl, pod, allocations, claimNameToUID(pod, claims))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, status := range statuses {
 		if len(status.Containers) == 0 {
-			return nil, fmt.Errorf("claim %s: node-allocatable resource claim not referenced by any container within the pod", status.ResourceClaimName)
+			return nil, nil, fmt.Errorf("claim %s: node-allocatable resource claim not referenced by any container within the pod", status.ResourceClaimName)
 		}
 	}
-	podCopy := pod.DeepCopy()
-	podCopy.Status.NodeAllocatableResourceClaimStatuses = statuses
-	return resourcehelper.PodRequests(podCopy, resourcehelper.PodResourcesOptions{
-		SkipPodLevelResources: true, UseDRANodeAllocatableResourceClaimStatus: true}), nil
+	footprint, demand := requestsOf(pod, statuses)
+	return footprint, demand, nil
 }
 
 // claimNameToUID is what foreachPodResourceClaim gives: the Pod's claim names with the UIDs of the claims
@@ -94,4 +93,40 @@ func claimNameToUID(pod *v1.Pod, claims []*resourceapi.ResourceClaim) map[string
 		}
 	}
 	return out
+}
+
+//go:linkname nodeFitsResources k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources.(*DynamicResources).nodeFitsResources
+func nodeFitsResources(pl *dynamicresources.DynamicResources, nodeInfo fwk.NodeInfo, podRequest *framework.Resource) *fwk.Status
+
+// nodeFits is the plugin's nodeFitsResources for the Pod's demand on the node with the bound Pods
+// (framework.NewNodeInfo sums their requests as the scheduler's cache does).
+func nodeFits(node *v1.Node, bound []*v1.Pod, demand v1.ResourceList) (bool, []string) {
+	nodeInfo := framework.NewNodeInfo(bound...)
+	nodeInfo.SetNode(node)
+	status := nodeFitsResources(nil, nodeInfo, framework.NewResource(demand))
+	if status.IsSuccess() {
+		return true, nil
+	}
+	return false, status.Reasons()
+}
+
+// requestsOf is PodRequests over the Pod with the claims' statuses (getPodNodeAllocatableResourceFootprint:
+// pod-level resources unless the PodLevelResources gate is off); the footprint alone is the same without
+// the containers' own requests and the pod-level ones.
+func requestsOf(pod *v1.Pod, statuses []v1.NodeAllocatableResourceClaimStatus) (footprint, demand v1.ResourceList) {
+	podCopy := pod.DeepCopy()
+	podCopy.Status.NodeAllocatableResourceClaimStatuses = statuses
+	demand = resourcehelper.PodRequests(podCopy, resourcehelper.PodResourcesOptions{
+		SkipPodLevelResources:                    !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
+		UseDRANodeAllocatableResourceClaimStatus: true})
+	bare := podCopy.DeepCopy()
+	bare.Spec.Resources, bare.Spec.Overhead = nil, nil
+	for _, containers := range [][]v1.Container{bare.Spec.InitContainers, bare.Spec.Containers} {
+		for i := range containers {
+			containers[i].Resources.Requests, containers[i].Resources.Limits = nil, nil
+		}
+	}
+	footprint = resourcehelper.PodRequests(bare, resourcehelper.PodResourcesOptions{
+		SkipPodLevelResources: true, UseDRANodeAllocatableResourceClaimStatus: true})
+	return footprint, demand
 }
