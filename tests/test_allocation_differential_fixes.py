@@ -327,3 +327,18 @@ def test_the_pod_fits_with_its_own_requests(version, container_cpu, fits, tmp_pa
     assert node["nodeAllocatableFit"]["fits"] is fits and code == (0 if fits else 1)
     if not fits:
         assert node["nodeAllocatableFit"]["short"] == {"cpu": "500m"}
+
+
+def test_the_pod_fit_is_checked_when_a_device_declares_node_resources_that_do_not_apply(tmp_path, capsys):
+    """1.36: the allocated device maps memory from a capacity the allocation does not consume, so the
+    claim takes nothing; the plugin still checks the Pod's own requests (3 cpu, 2 left)."""
+    objects = _fit_case("1.36", "3")
+    objects[1] = _slice("a", [_mapped("dev-0", {"memory": {"capacityKey": "cores"}}, **_SHARED)])
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [*CLASSES, *objects]}))
+    code = cli.main(["allocate", str(path), "--output", "json", "--kubernetes-version", "1.36",
+                     "--feature-gates", "DRANodeAllocatableResources=true,DRAConsumableCapacity=true", "--node", "n1"])
+    report = json.loads(capsys.readouterr().out)
+    node = report["nodes"][0] if "nodes" in report else report
+    assert code == 1 and node["allocated"] and node["nodeAllocatable"] == {}
+    assert node["nodeAllocatableFit"] == {"fits": False, "free": {"cpu": "2"}, "short": {"cpu": "1"}}

@@ -220,7 +220,11 @@ def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome, 
     done.footprint = total
     requests = nodeallocatable.pod_requests if reshaped else footprint.pod_requests
     statuses = [status for status in statuses if status]
-    if pending is None or not statuses:
+    # The plugin checks the Pod's fit once one of its claims has a device that declares node resources,
+    # even if none of them applies to the allocation (calculateAndCheckNodeAllocatableResources).
+    declares = nodeallocatable.has_resources(allocations, slices, node) if reshaped else \
+        footprint.has_mappings(allocations, allocator.all_slices)
+    if pending is None or not declares:
         done.fit = footprint.fit(total, node, pods, requests)
     elif not any(c.footprint.problems for c in done.claims):  # else the plugin refuses the Pod before
         with_claims = {**pending, "status": {**(pending.get("status") or {}),
