@@ -321,6 +321,8 @@ def run(version: str, gate_set: str, gates: str, seeds, known: list | None = Non
             tally[feature]["devices compared"] += answer["outcome"] == "allocated" and fixed
             tally[feature]["footprints compared"] += answer["outcome"] == "allocated" and fixed and bool(
                 answer["footprint"] or answer["footprintError"])
+            tally[feature]["fits compared"] += answer["outcome"] == "allocated" and fixed and \
+                answer.get("fits") is not None
             tally[feature]["in another pool order"] += reordered
             tally[feature][verdict] += 1
             tally[feature]["upstream " + answer["outcome"]] += 1  # its answers (a verdict is counted above)
@@ -351,7 +353,7 @@ def main(argv=None) -> int:
     seeds = range(args.first_seed, args.first_seed + args.scenarios)
     failures = []
     print(f"{'release':8} {'gates':8} {'feature':18} {'scenarios':>9} {'agree':>7} {'known':>6} {'unexpl':>6} "
-          f"{'alloc':>6} {'unalloc':>7} {'error':>6} {'devices compared':>16} {'footprints':>10} {'other order':>11} "
+          f"{'alloc':>6} {'unalloc':>7} {'error':>6} {'devices compared':>16} {'footprints':>10} {'fits':>4} {'other order':>11} "
           f"{'gave up':>7}")
     for version in args.releases:
         for gate_set in args.gates:
@@ -362,7 +364,8 @@ def main(argv=None) -> int:
                 print(f"{version:8} {gate_set:8} {feature:18} {t['scenarios']:9} {t['agree']:7} {t['known']:6} "
                       f"{t['unexplained']:6} {t['upstream allocated']:6} {t['upstream unallocated']:7} "
                       f"{t['upstream error']:6} "
-                      f"{t['devices compared']:16} {t['footprints compared']:10} {t['in another pool order']:11} "
+                      f"{t['devices compared']:16} {t['footprints compared']:10} {t['fits compared']:4} "
+                      f"{t['in another pool order']:11} "
                       f"{t['gave up']:7}")
             for name, count in sorted(result["explained"].items()):
                 print(f"{version:8} {gate_set:8}   known difference {name}: {count}")
