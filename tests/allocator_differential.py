@@ -9,7 +9,9 @@ Full run (per release, its default gates and every DRA gate on; counts per relea
 
 What is compared, per scenario: the outcome (allocated, not allocated, or an error), and for an allocation
 every claim's results in order — request, driver, pool, device, admin access, tolerations, binding
-(failure) conditions, consumed capacity, whether a share ID is set — and its node selector. The device
+(failure) conditions, consumed capacity, whether a share ID is set, skipped node operations — and its
+node selector. DeviceTaintRules reach the real allocator as the scheduler's do: through the real
+resourceslice tracker (tests/upstream/allocator/tracker.go). The device
 choice is deterministic where the real allocator's is: from 1.36 its search is first fit in a fixed order
 (pools sorted by driver and name, slices by name, devices as listed, requests and subrequests as written)
 with backtracking, so the devices are compared in every allocated scenario; 1.34 and 1.35 take the pools in
@@ -115,7 +117,9 @@ def _outcome(answer: dict) -> str:
 
 def run_upstream(version: str, gates: str, scenarios: list, timeout: float = TIMEOUT) -> dict:
     """{id: answer} from the release's real allocator (one process for all scenarios of a gate set)."""
-    lines = "".join(json.dumps({k: s[k] for k in ("id", "node", "classes", "slices", "claims", "allocated")}) + "\n"
+    fields = ("id", "node", "classes", "slices", "claims", "allocated", "taintRules", "boundPods")
+    lines = "".join(json.dumps({k: s.get(k) or [] for k in fields} | {"id": s["id"], "node": s["node"],
+                                                                     "pod": s.get("pod")}) + "\n"
                     for s in scenarios)
     command = [str(binary(version)), "--feature-gates", upstream_gates(gates), "--timeout", f"{timeout}s"]
     done = subprocess.run(command, input=lines, capture_output=True, text=True, timeout=3600)
@@ -124,7 +128,9 @@ def run_upstream(version: str, gates: str, scenarios: list, timeout: float = TIM
     answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     return {a["id"]: {"outcome": _outcome(a),
                       "results": a.get("results") or [], "error": a.get("error") or "",
-                      "stack": a.get("stack") or ""} for a in answers}
+                      "stack": a.get("stack") or "", "footprint": a.get("footprint") or {},
+                      "footprintError": a.get("footprintError") or "", "fits": a.get("fits"),
+                      "fitReasons": a.get("fitReasons") or []} for a in answers}
 
 
 def run_product(version: str, gates: str, scenario: dict, timeout: float = TIMEOUT) -> dict:
@@ -153,14 +159,19 @@ def run_product(version: str, gates: str, scenario: dict, timeout: float = TIMEO
         return {"outcome": "gave up", "results": [], "error": done.error}
     if done.error:
         return {"outcome": "error", "results": [], "error": done.error}
+    problems = [p for c in done.claims if c.footprint is not None for p in c.footprint.problems]
     return {"outcome": "allocated" if done.allocated else "unallocated",
-            "results": [c.allocation for c in done.claims] if done.allocated else [], "error": ""}
+            "results": [c.allocation for c in done.claims] if done.allocated else [], "error": "",
+            "footprint": done.footprint.to_dict() if done.footprint is not None else {},
+            "footprintError": "; ".join(problems), "fits": done.fit["fits"] if done.fit else None,
+            "fit": done.fit}
 
 
 def objects(scenario: dict) -> list:
     """The scenario as the documents `dra-webhook allocate` reads."""
-    return ([scenario["node"]] + scenario["classes"] + scenario["slices"] + scenario["allocated"]
-            + scenario["claims"])
+    return ([scenario["node"]] + scenario["classes"] + scenario["slices"] + scenario.get("taintRules", [])
+            + scenario["allocated"] + scenario["claims"] + ([scenario["pod"]] if scenario.get("pod") else [])
+            + scenario.get("boundPods", []))
 
 
 # Comparing -------------------------------------------------------------------------------------------
@@ -176,7 +187,7 @@ def _result_key(r: dict) -> tuple:
             json.dumps(r.get("tolerations") or [], sort_keys=True), tuple(r.get("bindingConditions") or []),
             tuple(r.get("bindingFailureConditions") or []),
             tuple(sorted((k, _quantity(v)) for k, v in (r.get("consumedCapacity") or {}).items())),
-            r.get("shareID") is not None)
+            r.get("shareID") is not None, tuple(r.get("skipNodeOperations") or ()))
 
 
 def _selector_key(selector) -> str:
@@ -231,13 +242,25 @@ def pools_in_order(order):
         allocator.gather_pools = original
 
 
+def footprint_key(answer: dict):
+    """What the Pod takes from the node (non-zero amounts by value), or that it cannot be counted."""
+    if answer.get("footprintError"):
+        return "error"
+    return sorted((name, _quantity(v)) for name, v in (answer.get("footprint") or {}).items() if _quantity(v))
+
+
 def compare(ours: dict, theirs: dict, devices: bool = True) -> str | None:
-    """None when the answers agree, else what differs: "outcome" or (with `devices`) "devices"."""
+    """None when the answers agree, else what differs: "outcome", (with `devices`) "devices", or (for the
+    same devices) "footprint", or whether the Pod then fits on the node ("fit", where upstream checked it)."""
     if ours["outcome"] != theirs["outcome"]:
         return "outcome"
     if ours["outcome"] == "allocated" and devices:
         if [allocation_key(a) for a in ours["results"]] != [allocation_key(a) for a in theirs["results"]]:
             return "devices"
+        if footprint_key(ours) != footprint_key(theirs):
+            return "footprint"
+        if theirs.get("fits") is not None and ours.get("fits") != theirs["fits"]:
+            return "fit"
     return None
 
 
@@ -296,6 +319,10 @@ def run(version: str, gate_set: str, gates: str, seeds, known: list | None = Non
         for feature in ["all"] + s["tags"]:
             tally[feature]["scenarios"] += 1
             tally[feature]["devices compared"] += answer["outcome"] == "allocated" and fixed
+            tally[feature]["footprints compared"] += answer["outcome"] == "allocated" and fixed and bool(
+                answer["footprint"] or answer["footprintError"])
+            tally[feature]["fits compared"] += answer["outcome"] == "allocated" and fixed and \
+                answer.get("fits") is not None
             tally[feature]["in another pool order"] += reordered
             tally[feature][verdict] += 1
             tally[feature]["upstream " + answer["outcome"]] += 1  # its answers (a verdict is counted above)
@@ -326,7 +353,8 @@ def main(argv=None) -> int:
     seeds = range(args.first_seed, args.first_seed + args.scenarios)
     failures = []
     print(f"{'release':8} {'gates':8} {'feature':18} {'scenarios':>9} {'agree':>7} {'known':>6} {'unexpl':>6} "
-          f"{'alloc':>6} {'unalloc':>7} {'error':>6} {'devices compared':>16} {'other order':>11} {'gave up':>7}")
+          f"{'alloc':>6} {'unalloc':>7} {'error':>6} {'devices compared':>16} {'footprints':>10} {'fits':>4} {'other order':>11} "
+          f"{'gave up':>7}")
     for version in args.releases:
         for gate_set in args.gates:
             started = time.monotonic()
@@ -336,7 +364,9 @@ def main(argv=None) -> int:
                 print(f"{version:8} {gate_set:8} {feature:18} {t['scenarios']:9} {t['agree']:7} {t['known']:6} "
                       f"{t['unexplained']:6} {t['upstream allocated']:6} {t['upstream unallocated']:7} "
                       f"{t['upstream error']:6} "
-                      f"{t['devices compared']:16} {t['in another pool order']:11} {t['gave up']:7}")
+                      f"{t['devices compared']:16} {t['footprints compared']:10} {t['fits compared']:4} "
+                      f"{t['in another pool order']:11} "
+                      f"{t['gave up']:7}")
             for name, count in sorted(result["explained"].items()):
                 print(f"{version:8} {gate_set:8}   known difference {name}: {count}")
             print(f"{version:8} {gate_set:8}   ({time.monotonic() - started:.0f} s)", flush=True)

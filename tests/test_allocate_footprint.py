@@ -131,3 +131,22 @@ def test_the_footprint_example_is_the_readme_one(capsys):
     assert code == 1
     assert "    takes from node-1: cpu 8, memory 1Gi\n" in out
     assert out in (root / "docs" / "guides" / "allocate.md").read_text()
+
+
+def test_bound_pods_count_as_the_1_36_scheduler_sums_them():
+    """PodRequests (component-helpers v0.36) with UseDRANodeAllocatableResourceClaimStatus, which the 1.36
+    scheduler's NodeInfo uses with the gate on: a sidecar runs beside the containers (an init container only
+    before them), and each claim status's `resources` are added. Summing the largest init container alone
+    and no claim status undercounted what the node has left."""
+    from decimal import Decimal
+
+    from webhook.allocation.footprint import pod_requests
+
+    pod = {"spec": {"initContainers": [{"name": "sidecar", "restartPolicy": "Always",
+                                        "resources": {"requests": {"cpu": "1"}}},
+                                       {"name": "init", "resources": {"requests": {"cpu": "3"}}}],
+                    "containers": [{"name": "app", "resources": {"requests": {"cpu": "2", "memory": "1Gi"}}}]},
+           "status": {"nodeAllocatableResourceClaimStatuses": [
+               {"resourceClaimName": "pinned", "containers": ["app"], "resources": {"cpu": "4", "memory": "2Gi"}}]}}
+    # containers: app 2 + sidecar 1 = 3; init phase: init 3 + sidecar 1 = 4; max 4; plus the claim's 4 cpu
+    assert pod_requests(pod) == {"cpu": Decimal(8), "memory": Decimal(3 * 2 ** 30)}

@@ -257,40 +257,46 @@ def test_another_share_of_an_allocated_device_is_not_checked_again(tmp_path, cap
 
 # Version skew: the scheduler's gate off while the API server kept the groups.
 
-def test_gate_off_never_allocates_a_grouped_device(tmp_path, capsys):
+def test_gate_off_ignores_a_slice_with_a_grouped_device(tmp_path, capsys):
+    # v1.37.2's GatherPools (every implementation) ignores a slice with a grouped device while the gate is
+    # off, and does not count it towards the pool's slices: the pool is incomplete, so not even its devices
+    # without groups are allocated (the real v1.37.2 allocator answers so: tests/allocator_differential.py).
     parts = [part("dev-0", ["mig"]), part("dev-1"), part("dev-2")]
     objects = [GPU, *pool("node-1", *parts, room="12"), claim("c", request("gpu")), node("node-1")]
     code, report = allocate(capsys, tmp_path, objects, *V137, *GROUPS_ON)
     assert code == 0 and devices(report) == [["dev-0"]]
     code, report = allocate(capsys, tmp_path, objects, *V137)  # DRADeviceCompatibilityGroups: 1.37 default off
-    assert code == 0 and devices(report) == [["dev-1"]]
-    objects[-2] = claim("c", request("gpu", count=3))
-    code, report = allocate(capsys, tmp_path, objects, *V137)
-    assert code == 1
-    off = removed(report)["feature disabled"]["examples"]
-    assert off[0]["device"] == "gpu.example.com/node-1/dev-0" and "declares compatibility groups" in off[0]["why"]
+    assert code == 1 and devices(report) == [None] and report["error"] is None
+    why = removed(report)["pool not usable"]["examples"][0]["why"]
+    assert why == ("pool gpu.example.com/node-1 is incomplete: the scheduler ignores slice node-1-devices, whose "
+                   "devices declare compatibility groups, with DRADeviceCompatibilityGroups off")
 
 
-def test_gate_off_skips_counter_sets_where_an_allocated_device_has_groups(tmp_path, capsys):
-    parts = [part("dev-0", ["mig"]), part("dev-1", ["mig"]), part("dev-2"), part("dev-3", counter_set="gpu-1")]
-    objects = [GPU, *pool("node-1", *parts, counter_sets=("gpu-0", "gpu-1"), room="16"), in_use("other", "dev-0"),
-               claim("c", request("gpu")), node("node-1")]
+def test_gate_off_leaves_the_pool_incomplete_and_other_pools_usable(tmp_path, capsys):
+    # The grouped devices are in a slice of their own: the pool's other device slice is not enough, the
+    # pool stays incomplete; a pool without groups on the same node is allocated from.
+    counters = resource_slice("node-1-counters", [], node="node-1", pool="node-1", count=3, sharedCounters=[
+        {"name": "gpu-0", "counters": {"mem": {"value": "16"}}}])
+    plain = resource_slice("node-1-a", [part("dev-0")], node="node-1", pool="node-1", count=3)
+    grouped = resource_slice("node-1-b", [part("dev-1", ["mig"])], node="node-1", pool="node-1", count=3)
+    other = resource_slice("other", [{"name": "dev-9"}], node="node-1", pool="other", count=1)
+    objects = [GPU, counters, plain, grouped, claim("c", request("gpu")), node("node-1")]
     code, report = allocate(capsys, tmp_path, objects, *V137, *GROUPS_ON)
-    assert code == 0 and devices(report) == [["dev-1"]]
+    assert code == 0 and devices(report) == [["dev-0"]]
     code, report = allocate(capsys, tmp_path, objects, *V137)
-    assert code == 0 and devices(report) == [["dev-3"]]
+    assert code == 1 and devices(report) == [None]
+    code, report = allocate(capsys, tmp_path, [*objects[:-2], other, *objects[-2:]], *V137)
+    assert code == 0 and devices(report) == [["dev-9"]]
 
 
-def test_stable_allocator_ignores_slices_with_groups(tmp_path, capsys):
-    # With no beta allocator feature on, the scheduler runs its stable allocator, which drops a slice
-    # with grouped devices: the pool is incomplete, so even dev-1 (no groups) is not allocated.
+def test_every_allocator_ignores_slices_with_groups(tmp_path, capsys):
+    # The stable allocator (no beta allocator feature on) and the incubating one (1.37's defaults) alike.
     objects = [GPU, *pool("node-1", part("dev-0", ["mig"]), part("dev-1")), claim("c", request("gpu")),
                node("node-1")]
     stable = ("--feature-gates", "DRAConsumableCapacity=false,DRADeviceBindingConditions=false")
-    code, report = allocate(capsys, tmp_path, objects, *V137, *stable)
-    assert code == 1 and "pool not usable" in removed(report)
-    code, report = allocate(capsys, tmp_path, objects, *V137)
-    assert code == 0 and devices(report) == [["dev-1"]]
+    for gates in (stable, ()):
+        code, report = allocate(capsys, tmp_path, objects, *V137, *gates)
+        assert code == 1 and "pool not usable" in removed(report)
 
 
 def test_groups_mean_nothing_to_a_1_36_scheduler(tmp_path, capsys):
@@ -423,5 +429,12 @@ def test_skip_node_operations_needs_the_gate_and_a_node_declaring_it(tmp_path, c
         "NodePrepareResources", "NodeUnprepareResources"]
     code, report = allocate(capsys, tmp_path, [GPU, skipping, claim("c", request("gpu")), node("node-1")], *V137, *gate)
     assert code == 1 and "DRAOptionalNodeOperations" in removed(report)["feature disabled"]["examples"][0]["why"]
-    code, report = allocate(capsys, tmp_path, [GPU, skipping, claim("c", request("gpu")), declaring], *V137)
+    # With the gate off, only the experimental allocator (picked for another alpha feature) skips the
+    # device; 1.37's default incubating allocator does not know the field: it allocates the device and writes
+    # no skipNodeOperations (the real v1.37.2 allocator answers so: tests/allocator_differential.py).
+    experimental = ("--feature-gates", "DRAListTypeAttributes=true")
+    code, report = allocate(capsys, tmp_path, [GPU, skipping, claim("c", request("gpu")), declaring], *V137,
+                            *experimental)
     assert code == 1
+    code, report = allocate(capsys, tmp_path, [GPU, skipping, claim("c", request("gpu")), declaring], *V137)
+    assert code == 0 and "skipNodeOperations" not in report["claims"][0]["allocation"]["devices"]["results"][0]

@@ -164,3 +164,181 @@ def test_distinct_attribute_is_an_empty_constraint_without_consumable_capacity(v
     devices, error = _allocate(tmp_path, capsys, version, FOUR_ONLY, DISTINCT)
     assert devices is None
     assert "constraint #0: empty constraint (unsupported constraint type?)" in error
+
+
+# Found with DeviceTaintRules and the 1.37 alpha features in the scenarios -------------------------------
+
+def _rule(api: str, spec_extra: dict | None = None) -> dict:
+    return {"apiVersion": f"resource.k8s.io/{api}", "kind": "DeviceTaintRule", "metadata": {"name": "rule-0"},
+            "spec": {"taint": {"key": "broken", "value": "yes", "effect": "NoSchedule"}, **(spec_extra or {})}}
+
+
+# A DeviceTaintRule without deviceSelector: the slice tracker before 1.37 applies it to every device (so
+# dev-0 is tainted and not tolerated); 1.37's does as the API documents, "without a selector, no devices
+# are matched" (behaviour taint_rule_no_selector_matches_all). An empty selector matches every device in both.
+NO_SELECTOR = [_slice("s", [_device("dev-0")]), _claim("claim-0", [_exact("r0")])]
+RULE_GATE = "DRADeviceTaintRules=true"
+
+# A slice that skips node operations, on a node that does not declare DRAOptionalNodeOperations: only the
+# experimental allocator (picked for an alpha feature) knows the field and skips the device; 1.37's default
+# implementation (incubating) allocates it and writes no skipNodeOperations (reads_node_operations).
+SKIPPING = [_slice("s", [_device("dev-0")], skipNodeOperations=["*"]), _claim("claim-0", [_exact("r0")])]
+
+
+@pytest.mark.parametrize(("version", "rule", "expected"), [
+    ("1.36", _rule("v1beta2"), None),
+    ("1.37", _rule("v1"), [["dev-0"]]),
+    ("1.36", _rule("v1beta2", {"deviceSelector": {}}), None),
+    ("1.37", _rule("v1", {"deviceSelector": {}}), None),
+    ("1.37", _rule("v1", {"deviceSelector": {"device": "dev-0"}}), None),
+], ids=["no-selector-1.36", "no-selector-1.37", "empty-selector-1.36", "empty-selector-1.37", "device-1.37"])
+def test_taint_rule_selection_of_the_real_tracker(version, rule, expected, tmp_path, capsys):
+    devices, error = _allocate(tmp_path, capsys, version, RULE_GATE, [*NO_SELECTOR, rule])
+    assert error is None and devices == expected
+
+
+@pytest.mark.parametrize(("gates", "expected"), [
+    ("", [["dev-0"]]), ("DRAListTypeAttributes=true", None), ("DRAOptionalNodeOperations=true", None)])
+def test_skip_node_operations_is_read_by_the_experimental_allocator_only(gates, expected, tmp_path, capsys):
+    devices, error = _allocate(tmp_path, capsys, "1.37", gates, SKIPPING)
+    assert error is None and devices == expected
+
+
+def _cores_claim(amount: str) -> list:
+    device = {"name": "dev-0", "allowMultipleAllocations": True, "capacity": {"cores": {"value": "2", "requestPolicy": {
+        "default": "500m", "validRange": {"min": "250m", "max": "1500m", "step": "250m"}}}}}
+    return [_slice("s", [device]), _claim("claim-0", [_exact("r0", capacity={"requests": {"cores": amount}})])]
+
+
+@pytest.mark.parametrize(("gates", "amount", "consumed"), [
+    ("DRAFractionalCapacityRange=true", "300m", "500m"),  # rounded up to min + n * step in milli-units
+    ("DRAFractionalCapacityRange=true", "1", "1"),
+    ("DRAFractionalCapacityRange=true", "1600m", None),  # past max once rounded: not allocated
+    ("", "300m", "1"),  # without the gate, whole units rounded up: 300m -> 1 (min 250m -> 1, step -> 1)
+])
+def test_fractional_capacity_range_is_rounded_in_milli_units(gates, amount, consumed, tmp_path, capsys):
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, *CLASSES, *_cores_claim(amount)]}))
+    code = cli.main(["allocate", str(path), "--output", "json", "--kubernetes-version", "1.37",
+                     "--feature-gates", gates])
+    report = json.loads(capsys.readouterr().out)
+    assert code == (0 if consumed else 1) and report["error"] is None
+    if consumed:
+        result = report["claims"][0]["allocation"]["devices"]["results"][0]
+        assert result["consumedCapacity"] == {"cores": consumed}
+
+
+def test_a_request_no_whole_number_of_milli_units_is_an_error_in_milli_arithmetic(tmp_path, capsys):
+    devices, error = _allocate(tmp_path, capsys, "1.37", "DRAFractionalCapacityRange=true", _cores_claim("300500u"))
+    assert devices is None
+    assert error == ('claim default/claim-0, request r0: checking capacity for device d1.example.com/pool-0/dev-0: '
+                     'capacity "cores": capacity request cannot be represented in the device\'s range arithmetic: '
+                     'request 300500u is not a representable milli value')
+
+
+def test_explaining_a_shared_device_without_capacity_in_use(tmp_path, capsys):
+    """The explanation of a shared device that nothing has consumed yet and that is too small printed the
+    amount in use as an int and crashed (found when requests asked for a capacity no claim had used)."""
+    device = {"name": "dev-0", "allowMultipleAllocations": True, "capacity": {"memory": {"value": "8Gi"}}}
+    objects = [_slice("s", [device]), _claim("claim-0", [_exact("r0", capacity={"requests": {"memory": "16Gi"}})])]
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, *CLASSES, *objects]}))
+    code = cli.main(["allocate", str(path), "--kubernetes-version", "1.37"])
+    out, err = capsys.readouterr()
+    assert code == 1 and not err
+    assert "memory: needs 16Gi, 8Gi total with 0 in use" in out
+
+
+# The 1.36 plugin's node-allocatable footprint (buildNodeAllocatableDRAInfo, getDeviceFromManager): a
+# result's device is found by pool and device name alone in every slice, the first listed (here d1's dev-0,
+# although d2's was allocated); a capacityKey is read in consumedCapacity exactly as written; a claim whose
+# devices map node resources but that no container of the Pod references makes the Pod unschedulable.
+def _mapped(name: str, mappings: dict, **extra) -> dict:
+    return {**_device(name), "nodeAllocatableResourceMappings": mappings, **extra}
+
+
+def _pod(containers_use_claim: bool = True) -> dict:
+    claims = [{"name": "rc0"}] if containers_use_claim else []
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"resourceClaims": [{"name": "rc0", "resourceClaimName": "claim-0"}],
+                     "containers": [{"name": "c0", "image": "x", "resources": {"claims": claims}}]}}
+
+
+_SHARED = {"allowMultipleAllocations": True, "capacity": {"memory": {"value": "8Gi"}}}
+FOOTPRINT_1_36 = {
+    "pool-name-only": ([_slice("a", [_mapped("dev-0", {"cpu": {"allocationMultiplier": "1"}})]),
+                        _slice("b", [_mapped("dev-0", {"cpu": {"allocationMultiplier": "500m"}})],
+                               driver="d2.example.com"),
+                        _claim("claim-0", [_exact("r0", "c2")]), _pod()], {"cpu": "1"}, ""),
+    "qualified-capacity-key": ([_slice("a", [_mapped("dev-0", {"memory": {"capacityKey": f"{DRIVER}/memory"},
+                                                                "cpu": {"allocationMultiplier": "2"}}, **_SHARED)]),
+                                _claim("claim-0", [_exact("r0")]), _pod()], {"cpu": "2"}, ""),
+    "capacity-key": ([_slice("a", [_mapped("dev-0", {"memory": {"capacityKey": "memory",
+                                                                "allocationMultiplier": "2"}}, **_SHARED)]),
+                      _claim("claim-0", [_exact("r0")]), _pod()], {"memory": "16Gi"}, ""),
+    "no-container": ([_slice("a", [_mapped("dev-0", {"cpu": {"allocationMultiplier": "1"}})]),
+                      _claim("claim-0", [_exact("r0")]), _pod(False)], {"cpu": "1"},
+                     "node-allocatable resource claim not referenced by any container"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FOOTPRINT_1_36))
+def test_node_allocatable_footprint_of_the_1_36_plugin(case, tmp_path, capsys):
+    objects, amounts, problem = FOOTPRINT_1_36[case]
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, *CLASSES, *objects]}))
+    code = cli.main(["allocate", str(path), "--output", "json", "--kubernetes-version", "1.36",
+                     "--feature-gates", "DRANodeAllocatableResources=true,DRAConsumableCapacity=true"])
+    out, err = capsys.readouterr()
+    node = json.loads(out)
+    node = node["nodes"][0] if "nodes" in node else node
+    assert node["allocated"], err
+    assert node["nodeAllocatable"] == amounts
+    problems = [p for c in node["claims"] for p in c.get("nodeAllocatableProblems") or []]
+    assert (problem in problems[0]) if problem else not problems
+
+
+# nodeFitsResources (1.36, 1.37): the Pod fits when its requests with its claims' node-allocatable statuses
+# (its containers' own requests too) fit what the node has left after the bound Pods; only cpu, memory,
+# ephemeral-storage and hugepages are checked. The footprint alone (1 cpu) fits the 2 cpu left; with the
+# container's own 1500m it does not.
+def _fit_case(version: str, container_cpu: str) -> list:
+    mapping = {"nodeAllocatableResourceMappings": {"cpu": {"allocationMultiplier": "1"}}} if version == "1.36" else \
+        {"nodeAllocatableResources": {"cpu": {"mapping": {"deviceMultiplier": "1"}}}}
+    node = {**NODE, "status": {"allocatable": {"cpu": "4", "memory": "8Gi"}}}
+    bound = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bound", "namespace": "default"},
+             "spec": {"nodeName": "n1", "containers": [{"name": "app", "image": "x",
+                                                        "resources": {"requests": {"cpu": "2"}}}]}}
+    pod = _pod()
+    pod["spec"]["containers"][0]["resources"]["requests"] = {"cpu": container_cpu}
+    return [node, _slice("a", [{**_device("dev-0"), **mapping}]), _claim("claim-0", [_exact("r0")]), pod, bound]
+
+
+@pytest.mark.parametrize("version", ["1.36", "1.37"])
+@pytest.mark.parametrize(("container_cpu", "fits"), [("500m", True), ("1500m", False)])
+def test_the_pod_fits_with_its_own_requests(version, container_cpu, fits, tmp_path, capsys):
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [*CLASSES, *_fit_case(version, container_cpu)]}))
+    code = cli.main(["allocate", str(path), "--output", "json", "--kubernetes-version", version,
+                     "--feature-gates", "DRANodeAllocatableResources=true", "--node", "n1"])
+    report = json.loads(capsys.readouterr().out)
+    node = report["nodes"][0] if "nodes" in report else report
+    assert node["allocated"] and node["nodeAllocatable"] == {"cpu": "1"}
+    assert node["nodeAllocatableFit"]["fits"] is fits and code == (0 if fits else 1)
+    if not fits:
+        assert node["nodeAllocatableFit"]["short"] == {"cpu": "500m"}
+
+
+def test_the_pod_fit_is_checked_when_a_device_declares_node_resources_that_do_not_apply(tmp_path, capsys):
+    """1.36: the allocated device maps memory from a capacity the allocation does not consume, so the
+    claim takes nothing; the plugin still checks the Pod's own requests (3 cpu, 2 left)."""
+    objects = _fit_case("1.36", "3")
+    objects[1] = _slice("a", [_mapped("dev-0", {"memory": {"capacityKey": "cores"}}, **_SHARED)])
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [*CLASSES, *objects]}))
+    code = cli.main(["allocate", str(path), "--output", "json", "--kubernetes-version", "1.36",
+                     "--feature-gates", "DRANodeAllocatableResources=true,DRAConsumableCapacity=true", "--node", "n1"])
+    report = json.loads(capsys.readouterr().out)
+    node = report["nodes"][0] if "nodes" in report else report
+    assert code == 1 and node["allocated"] and node["nodeAllocatable"] == {}
+    assert node["nodeAllocatableFit"] == {"fits": False, "free": {"cpu": "2"}, "short": {"cpu": "1"}}

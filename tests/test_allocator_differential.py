@@ -34,6 +34,7 @@ def allocators():
     return {version: differential.binary(version) for version in differential.RELEASES}
 
 
+ALPHA_1_37 = {"compatibilityGroups", "derivedAttributes", "fractionalCapacity", "skipNodeOperations"}
 CASES = [(version, gate_set) for version in differential.RELEASES for gate_set in ("default", "dra-on")]
 
 
@@ -53,6 +54,12 @@ def test_fixed_seed_subset_agrees(allocators, version, gate_set):
     # The scenarios reach each outcome, and devices are compared, or the subset would prove little.
     assert tally["upstream allocated"] and tally["upstream unallocated"] and tally["upstream error"]
     assert tally["devices compared"]
+    # The features added later are mixed in: DeviceTaintRules everywhere, the 1.37 alpha allocator features,
+    # and with DRANodeAllocatableResources on, footprints compared.
+    features = {"taintRules"} | (ALPHA_1_37 if version == "1.37" else set())
+    assert {f for f in features if result["tally"][f]["scenarios"]} == features
+    if gate_set == "dra-on" and version in ("1.36", "1.37"):
+        assert tally["footprints compared"]
 
 
 def test_command_answers_as_in_process(allocators, tmp_path, capsys):

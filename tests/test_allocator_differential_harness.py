@@ -24,3 +24,14 @@ def test_known_differences_name_their_cause():
     for entry in known:
         assert entry.get("name") and len(entry.get("cause", "")) > 40, entry
         assert set(entry.get("releases", [])) <= set(differential.RELEASES), entry
+
+
+def test_compare_tells_footprints_apart_by_value():
+    allocated = {"outcome": "allocated", "error": "", "results": [], "footprint": {"cpu": "1", "memory": "1Gi"},
+                 "footprintError": ""}
+    same = {**allocated, "footprint": {"cpu": "1000m", "memory": "1073741824", "hugepages-2Mi": "0"}}
+    assert differential.compare(allocated, same) is None
+    assert differential.compare(allocated, {**allocated, "footprint": {"cpu": "2", "memory": "1Gi"}}) == "footprint"
+    refused = {**allocated, "footprint": {}, "footprintError": "claim c: not referenced by any container"}
+    assert differential.compare(allocated, refused) == "footprint"
+    assert differential.compare(refused, {**refused, "footprint": {"cpu": "1"}}) is None  # refused: amounts moot

@@ -74,6 +74,7 @@ _TABLE: dict[str, tuple] = {
     "empty_attribute_required":        (True,      False,     False,     False),
     "new_cel_lists_extension":         (False,     True,      True,      True),
     "taint_rule_cel_selectors":        (True,      False,     False,     False),
+    "taint_rule_no_selector_matches_all": (True,   True,      True,      False),
     "claim_owner_pod_groups":          (False,     False,     True,      True),
     "duplicate_at_key_field":          (True,      False,     False,     False),
     "search_restarts_per_device":      (True,      True,      False,     False),
@@ -214,6 +215,10 @@ class Behaviours:
     # DeviceTaintRule v1alpha3 selects by `deviceClassName` and CEL `selectors` too, has no status, and is
     # governed by DRADeviceTaints (1.35 removed both fields and added DRADeviceTaintRules and the status).
     taint_rule_cel_selectors: bool
+    # The scheduler's slice tracker (applyPatches) applies a DeviceTaintRule without `deviceSelector` to
+    # every device, although the API says "without a selector, no devices are matched"; 1.37's tracker
+    # does as the API says (`deviceSelector == nil` -> continue).
+    taint_rule_no_selector_matches_all: bool
     # resourceclaim.IsForPod knows PodGroups (v0.36): with DRAWorkloadResourceClaims a generated claim
     # owned by the pod's PodGroup is the pod's too, and its error says "Pod" (before: "pod").
     claim_owner_pod_groups: bool

@@ -8,7 +8,7 @@ makes allocation impossible. One Allocator serves many nodes (`--all-nodes`).
 from __future__ import annotations
 
 from webhook.allocation import capacity as cap
-from webhook.allocation import compatibility, prepare
+from webhook.allocation import prepare
 from webhook.allocation.checks import Checks
 from webhook.allocation.compatibility import CompatibilityGroups
 from webhook.allocation.counters import Counters
@@ -37,7 +37,6 @@ class Allocator:
         self._generations: dict | None = None
         self.available_counters: dict = {}  # per pool (per slice before 1.35), computed once (as upstream)
         self.compatibility_baseline: dict = {}  # per pool, computed once (1.37)
-        self.grouped_counter_sets: dict = {}  # per pool, computed once (1.37, gate off)
         self.num_allocate_one = 0
 
     def generations(self) -> dict:
@@ -94,8 +93,6 @@ class _Run(Checks):
         name = ((self.node or {}).get("metadata") or {}).get("name") or ""
         try:
             slices, every = self.a.slices_for(name), self.a.all_slices
-            if self.features.compatibility_group_skew and self.features.stable_only:
-                slices, every = compatibility.slices_without_groups(slices), compatibility.slices_without_groups(every)
             self.pools = gather_pools(slices, self.node, self.features, every)
         except GatherError as error:
             raise AllocationError(f"gather pool information: {error}") from None
@@ -192,7 +189,8 @@ class _Run(Checks):
                     if not self.is_selectable(key, data, s, d_index):
                         continue
                     candidate = Candidate(device_id, device, s, pool)
-                    if self.features.consumable_capacity and not self.capacity_fits(request, candidate):
+                    if self.features.consumable_capacity and not self.capacity_fits(request, candidate,
+                                                                                    claim_i=claim_i):
                         continue
                     ok, undo = self.allocate_device(r, candidate, False)
                     if not ok:
@@ -225,7 +223,7 @@ class _Run(Checks):
             return False, None
         if not request.admin_access and self.device_in_use(c.id):
             return False, None
-        if self.features.skip_node_operations and c.slice.skip_node_operations and not self.node_skips_operations():
+        if self.features.reads_node_operations and c.slice.skip_node_operations and not self.node_skips_operations():
             return False, None
         consumes = c.device.get("consumesCounters") or []
         if not self.features.partitionable_devices and consumes:
@@ -238,14 +236,13 @@ class _Run(Checks):
                 for step in reversed(steps):
                     step()
             return False, None
-        if self.features.compatibility_group_skew and not skip_counters and consumes:
-            if self.features.compatibility_groups:
-                ok, restore = self.groups.check_and_consume(c)
-                if not ok:
-                    return False, None
-                steps.append(restore)
-            elif compatibility.skip_when_disabled(self.a, c):
+        # With the gate off there is nothing to check: gather_pools ignored every slice with groups.
+        if self.features.compatibility_group_skew and self.features.compatibility_groups and not skip_counters \
+                and consumes:
+            ok, restore = self.groups.check_and_consume(c)
+            if not ok:
                 return False, None
+            steps.append(restore)
         if not skip_counters and consumes:
             if not self.counters.check_and_add(c):
                 return reject()
@@ -278,14 +275,15 @@ class _Run(Checks):
             holders.add(claim_i)
         consumed, share = None, False
         if self.features.consumable_capacity:
-            if not self.capacity_fits(request, self.rechecked(c, r[3])):
+            if not self.capacity_fits(request, self.rechecked(c, r[3]), claim_i=claim_i, doing="rechecking"):
                 if rollback:
                     holders.discard(claim_i)
                     for constraint in constraints:
                         constraint.remove(base, sub, c.device, c.id[0])
                 return reject()
             if multi:
-                consumed = cap.consumed_from_request(request.capacity_requests, c.device.get("capacity") or {})
+                consumed = cap.consumed_from_request(request.capacity_requests, c.device.get("capacity") or {},
+                                                     self.features.fractional_capacity_range)
                 share = True
                 total = self.allocating_capacity.setdefault(c.id, {})
                 for name, value in consumed.items():

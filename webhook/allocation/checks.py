@@ -48,14 +48,20 @@ class Checks:
                 raise AllocationError(f"{owner}: selector #{i}: {error.kind}: {error.detail}") from None
         return True
 
-    def capacity_fits(self, request: Request, c: Candidate, static: bool = False) -> bool:
-        """Whether the request fits what the device has left (`static`: what it has, nothing consumed)."""
+    def capacity_fits(self, request: Request, c: Candidate, static: bool = False, claim_i: int = 0,
+                      doing: str = "checking") -> bool:
+        """Whether the request fits what the device has left (`static`: what it has, nothing consumed).
+        A request 1.37 cannot round is an error of the allocation (of claim `claim_i`)."""
         consumed = {} if static else self.a.state.capacity.get(c.id, {})
         try:
             return cap.cmp_request_over_capacity(consumed, request.capacity_requests, c.device.get("capacity") or {},
-                                                 {} if static else self.allocating_capacity.get(c.id, {}))
+                                                 {} if static else self.allocating_capacity.get(c.id, {}),
+                                                 self.features.fractional_capacity_range)
         except cap.CapacityError:
             return False
+        except cap.CapacityArithmeticError as error:
+            raise AllocationError(f"claim {claim_ref(self.claims[claim_i])}, request {request.name}: {doing} capacity "
+                                  f"for device {'/'.join(c.id)}: {error}") from None
 
     def device_in_use(self, device_id: tuple) -> bool:
         return device_id in self.a.state.devices or bool(self.allocating.get(device_id))

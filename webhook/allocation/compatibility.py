@@ -8,11 +8,10 @@ all their groups and its own stays non-empty. Devices on different counter sets 
 The state starts from the devices already allocated (their groups read live from the slices, like
 counters) and is rolled back on backtracking.
 
-With the gate off while groups exist (a scheduler older than the API server), a device that declares
-groups is never allocated, nor is any device on a counter set where an allocated device declares them
-(skipForDisabledCompatibilityGroups, the incubating and experimental allocators). When the scheduler runs
-its stable allocator (no beta or alpha allocator feature on), a slice with any grouped device is ignored
-altogether, so its pool is incomplete (slicesWithoutCompatibilityGroups).
+With the gate off while groups exist (a scheduler older than the API server), every implementation of
+v1.37.2 ignores a slice with any grouped device when it gathers the pools (GatherPools,
+sliceUsesCompatibilityGroups), also when it counts the pool's slices, so that pool is incomplete
+(pools.gather_pools).
 """
 
 from __future__ import annotations
@@ -73,18 +72,6 @@ def baseline(allocator, pool) -> dict:
     return found
 
 
-def grouped_counter_sets(allocator, pool) -> set:
-    """groupedCounterSetsForPool: counter sets where an allocated device declares groups."""
-    cache = allocator.grouped_counter_sets
-    key = (pool.driver, pool.pool)
-    found = cache.get(key)
-    if found is None:
-        found = {consumption.get("counterSet") or "" for device in _allocated_devices(allocator, pool)
-                 for consumption in device.get("consumesCounters") or [] if consumption.get("compatibilityGroups")}
-        cache[key] = found
-    return found
-
-
 class CompatibilityGroups:
     """The running intersections of one Allocate call (consumedCompatibilityGroups)."""
 
@@ -129,26 +116,7 @@ class CompatibilityGroups:
         return ""
 
 
-def skip_when_disabled(allocator, candidate) -> str:
-    """skipForDisabledCompatibilityGroups: why the device is skipped with the gate off ("" if it is not)."""
-    grouped = grouped_counter_sets(allocator, candidate.pool)
-    for consumption in candidate.device.get("consumesCounters") or []:
-        name = consumption.get("counterSet") or ""
-        if consumption.get("compatibilityGroups"):
-            return (f"it declares compatibility groups on counter set {name}, which the scheduler ignores with "
-                    "DRADeviceCompatibilityGroups off")
-        if name in grouped:
-            return (f"an allocated device declares compatibility groups on counter set {name}, which the scheduler "
-                    "cannot check with DRADeviceCompatibilityGroups off")
-    return ""
-
-
 def slice_uses_groups(slice_) -> bool:
-    """sliceUsesCompatibilityGroups."""
+    """sliceUsesCompatibilityGroups: a device of the slice declares groups on a counter consumption."""
     return any(consumption.get("compatibilityGroups") for device in slice_.devices
                for consumption in device.get("consumesCounters") or [])
-
-
-def slices_without_groups(slices: list) -> list:
-    """slicesWithoutCompatibilityGroups (stable allocator, gate off)."""
-    return [s for s in slices if not slice_uses_groups(s)]

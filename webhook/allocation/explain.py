@@ -9,6 +9,7 @@ claim still fails, the devices were taken by other requests or no combination me
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from webhook.allocation import capacity as cap
 from webhook.allocation import compatibility
@@ -145,6 +146,11 @@ def _pool_reason(run, s, pools: dict) -> str:
     if pool is None:
         return f"pool {s.driver}/{s.pool} is being replaced by a newer generation"
     if pool.incomplete:
+        grouped = [g.name for g in run.a.all_slices if (g.driver, g.pool) == (s.driver, s.pool)
+                   and g.generation == s.generation and compatibility.slice_uses_groups(g)]
+        if grouped and run.features.compatibility_group_skew and not run.features.compatibility_groups:
+            return (f"pool {pool.id} is incomplete: the scheduler ignores slice {grouped[0]}, whose devices declare "
+                    "compatibility groups, with DRADeviceCompatibilityGroups off")
         given = generations[s.generation]
         return f"{incomplete_text(pool.id, given, s.slice_count, s.generation)} are published"
     if pool.invalid:
@@ -190,7 +196,7 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
             if not run.features.device_binding_and_status and device.get("bindingConditions"):
                 out.remove(FEATURE_OFF, label, "has binding conditions, DRADeviceBindingConditions is off")
                 continue
-            if run.features.skip_node_operations and s.skip_node_operations and not run.node_skips_operations():
+            if run.features.reads_node_operations and s.skip_node_operations and not run.node_skips_operations():
                 out.remove(FEATURE_OFF, label, "its slice sets skipNodeOperations, which needs "
                                                "DRAOptionalNodeOperations and a Node declaring it")
                 continue
@@ -216,17 +222,11 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
                 if not run.features.partitionable_devices:
                     out.remove(FEATURE_OFF, label, "consumes counters, DRAPartitionableDevices is off")
                     continue
-                if run.features.compatibility_group_skew:
-                    if run.features.compatibility_groups:
-                        why = run.groups.refuses(candidate)
-                        if why:
-                            out.remove(COMPATIBILITY, label, why)
-                            continue
-                    else:
-                        why = compatibility.skip_when_disabled(run.a, candidate)
-                        if why:
-                            out.remove(FEATURE_OFF, label, why)
-                            continue
+                if run.features.compatibility_group_skew and run.features.compatibility_groups:
+                    why = run.groups.refuses(candidate)
+                    if why:
+                        out.remove(COMPATIBILITY, label, why)
+                        continue
                 exceeded = run.counters.exceeded(candidate)
                 if exceeded:
                     out.remove(COUNTERS, label, exceeded)
@@ -261,10 +261,15 @@ def _capacity_problem(run, request, c) -> str:
         return f"requests capacity {', '.join(missing)}, which the device does not define"
     consumed = run.a.state.capacity.get(c.id, {})
     for name, value in capacity.items():
-        want = cap.calculate_consumed_capacity(cap.qty(requests[name]) if name in requests else None, value)
-        if cap.violates_policy(want, value.get("requestPolicy")):
+        fractional = run.features.fractional_capacity_range
+        try:
+            want = cap.calculate_consumed_capacity(cap.qty(requests[name]) if name in requests else None, value,
+                                                   fractional, name)
+        except cap.CapacityArithmeticError as error:
+            return str(error)
+        if cap.violates_policy(want, value.get("requestPolicy"), fractional):
             return f"{name}: {want} is not allowed by the device's request policy"
-        used = consumed.get(name, 0)
+        used = consumed.get(name, Decimal(0))  # a Decimal: nothing in use yet is "0" in the text too
         if used + want.value > cap.qty(value.get("value", "0")).value:
             return f"{name}: needs {want}, {value.get('value')} total with {_q(used)} in use"
     return ""

@@ -104,6 +104,15 @@ class Features:
                     or self.optional_node_operations)
 
     @property
+    def reads_node_operations(self) -> bool:
+        """Whether the implementation the scheduler picks knows slices' `skipNodeOperations` (1.37): only
+        `experimental` does, picked when a feature beyond `incubating`'s (admin access, prioritized lists,
+        partitionable devices, taints, binding and status, consumable capacity, fractional capacity ranges)
+        is on; `stable` and `incubating` neither skip such devices nor write the field into results."""
+        return self.skip_node_operations and (self.list_type_attributes or self.optional_node_operations
+                                              or self.derived_attributes or self.compatibility_groups)
+
+    @property
     def experimental(self) -> bool:
         """Whether the scheduler picks its `experimental` implementation: a feature beyond the four that
         `incubating` (1.36: `stable`) supports is on."""

@@ -7,6 +7,11 @@ times the multiplier (8 cores x 2 = 16 cpu). Results are summed per claim, so a 
 once per allocation. A device that is not shareable has no consumedCapacity in its result; a
 capacityKey mapping on it is then an error of the scheduler's accounting. The feature is alpha and
 off by default in 1.36. Kubernetes 1.37 reshaped these mappings: see nodeallocatable.py.
+
+As the 1.36 plugin reads them: the capacityKey is looked up in consumedCapacity exactly as written, and a
+result's device is found by pool and device name alone (getDeviceFromManager), in every slice, whatever
+its driver or node: with two drivers' pools of one name, the first slice listed wins (the scheduler's
+informer lists in no fixed order).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from webhook.allocation.capacity import qty
 from webhook.allocation.nodes import NodeSelectorError, node_matches
 from webhook.behaviours import RESOURCES
 from webhook.profile import DEFAULT
-from webhook.quantity import Quantity
+from webhook.quantity import BINARY_SI, DECIMAL_SI, Quantity
 
 GATE = "DRANodeAllocatableResources"
 
@@ -34,18 +39,6 @@ class Footprint:
 
     def to_dict(self) -> dict:
         return {name: str(self.amounts[name]) for name in sorted(self.amounts)}
-
-
-def _lookup(consumed: dict, key: str, driver: str):
-    """draapi.LookupByQualifiedName: the key as written, or with/without the driver's domain."""
-    if key in consumed:
-        return consumed[key]
-    domain, sep, ident = key.partition("/")
-    if sep and domain == driver and ident in consumed:
-        return consumed[ident]
-    if not sep and f"{driver}/{key}" in consumed:
-        return consumed[f"{driver}/{key}"]
-    return None
 
 
 def find_device(slices: list, result: dict, node: dict) -> dict | None:
@@ -65,14 +58,26 @@ def find_device(slices: list, result: dict, node: dict) -> dict | None:
     return None
 
 
+def find_device_by_pool(slices: list, result: dict) -> dict | None:
+    """getDeviceFromManager (1.36): the first device of that name in a slice of a pool of that name."""
+    for s in slices:
+        if s.pool != result.get("pool"):
+            continue
+        for device in s.devices:
+            if device.get("name") == result.get("device"):
+                return device
+    return None
+
+
 def mapped(device: dict) -> dict:
     return device.get("nodeAllocatableResourceMappings") or {}
 
 
-def claim_footprint(allocation: dict, slices: list, node: dict) -> Footprint:
+def claim_footprint(allocation: dict, slices: list) -> Footprint:
+    """`slices`: every slice, as listed (find_device_by_pool)."""
     out = Footprint()
     for result in (allocation.get("devices") or {}).get("results") or []:
-        device = find_device(slices, result, node)
+        device = find_device_by_pool(slices, result)
         if device is None:
             continue
         for name in sorted(mapped(device)):
@@ -86,7 +91,7 @@ def claim_footprint(allocation: dict, slices: list, node: dict) -> Footprint:
                                         "allocation consumes no capacity (the device does not allow multiple "
                                         "allocations); the scheduler fails this claim's accounting")
                     continue
-                base = _lookup(consumed, key, result.get("driver") or "")
+                base = consumed.get(key)
                 if base is None:
                     continue  # that capacity is not consumed: the mapping does not apply
                 base = qty(base)
@@ -98,24 +103,35 @@ def claim_footprint(allocation: dict, slices: list, node: dict) -> Footprint:
     return out
 
 
-def has_mappings(allocations: list, slices: list, node: dict) -> bool:
-    return any(mapped(find_device(slices, r, node) or {}) for a in allocations if a
+def claim_status(total: Footprint, claim_name: str, containers: list) -> dict | None:
+    """buildNodeAllocatableDRAInfo (1.36): the claim's NodeAllocatableResourceClaimStatus, None when no
+    mapping applies."""
+    if not total.amounts:
+        return None
+    return {"resourceClaimName": claim_name, "containers": list(containers), "resources": total.to_dict()}
+
+
+def has_mappings(allocations: list, slices: list) -> bool:
+    return any(mapped(find_device_by_pool(slices, r) or {}) for a in allocations if a
                for r in (a.get("devices") or {}).get("results") or [])
 
 
 def pod_requests(pod: dict) -> dict:
-    """The pod's requests as the scheduler sums them: containers, the largest init container, overhead."""
-    spec = pod.get("spec") or {}
+    """The pod's requests as the 1.36 scheduler sums them (PodRequests with
+    UseDRANodeAllocatableResourceClaimStatus): containers, init containers and sidecars, pod-level requests
+    and overhead as in 1.37, plus every `resources` amount of its `nodeAllocatableResourceClaimStatuses`."""
+    from webhook.allocation import nodeallocatable
+
+    return nodeallocatable.pod_requests(pod, _claim_status_resources)
+
+
+def _claim_status_resources(pod: dict) -> tuple[dict, dict]:
+    """1.36's claim statuses: `resources` for the pod's lifetime, nothing per container."""
     total: dict = {}
-    for container in spec.get("containers") or []:
-        for name, value in ((container.get("resources") or {}).get("requests") or {}).items():
+    for status in (pod.get("status") or {}).get("nodeAllocatableResourceClaimStatuses") or []:
+        for name, value in (status.get("resources") or {}).items():
             total[name] = total.get(name, Decimal(0)) + qty(value).value
-    for container in spec.get("initContainers") or []:
-        for name, value in ((container.get("resources") or {}).get("requests") or {}).items():
-            total[name] = max(total.get(name, Decimal(0)), qty(value).value)
-    for name, value in (spec.get("overhead") or {}).items():
-        total[name] = total.get(name, Decimal(0)) + qty(value).value
-    return total
+    return total, {}
 
 
 def fit(total: Footprint, node: dict, pods: list, requests=None) -> dict | None:
@@ -139,6 +155,22 @@ def fit(total: Footprint, node: dict, pods: list, requests=None) -> dict | None:
         if amount.value > left:
             short[resource] = str(Quantity(amount.value - left, amount.format, False))
     return {"fits": not short, "free": free, "short": short}
+
+
+# nodeFitsResources: the resources the plugin checks (others are left to NodeResourcesFit), and of those
+# the ones it checks only when the Pod asks for some (hugepages also at zero).
+FIT_CHECKED = ("cpu", "memory", "ephemeral-storage")
+
+
+def node_fit(demand: dict, node: dict, pods: list, requests) -> dict | None:
+    """nodeFitsResources: whether the Pod's requests `demand` ({resource: Decimal}, with its claims) fit what
+    the node has left after the pods bound to it; None without the node's allocatable."""
+    checked = Footprint()
+    for name, value in sorted(demand.items()):
+        if name.startswith("hugepages-") or (name in FIT_CHECKED and value > 0):
+            checked.add(name, Quantity(value, BINARY_SI if value == value.to_integral_value() and value % 1024 == 0
+                                       and value != 0 else DECIMAL_SI, False))
+    return fit(checked, node, pods, requests)
 
 
 def describe_device(device: dict) -> list:

@@ -93,6 +93,43 @@ def _add_mapping(out: Footprint, name: str, mapping: dict, result: dict) -> None
         out.add(name, qty(mapping["deviceMultiplier"]))
 
 
+def claim_status(allocation: dict, slices: list, node: dict, claim_name: str, containers: list) -> dict | None:
+    """buildNodeAllocatableDRAInfo: the claim's NodeAllocatableResourceClaimStatus (per resource the mapped
+    amount, the perPod and perContainer overheads; the containers that reference it), None when no device
+    result maps or adds anything."""
+    mapped, per_pod, per_container = Footprint(), Footprint(), Footprint()
+    for result in (allocation.get("devices") or {}).get("results") or []:
+        device = find_device(slices, result, node)
+        for name in sorted(resources(device or {})):
+            entry = resources(device)[name] or {}
+            mapping, overhead = entry.get("mapping"), entry.get("overhead")
+            if isinstance(mapping, dict):
+                _add_mapping(mapped, name, mapping, result)
+            if isinstance(overhead, dict):
+                if overhead.get("perPod") is not None:
+                    per_pod.add(name, qty(overhead["perPod"]))
+                if overhead.get("perContainer") is not None:
+                    per_container.add(name, qty(overhead["perContainer"]))
+    if not (mapped.amounts or per_pod.amounts or per_container.amounts):
+        return None
+    overhead = [{"name": name, **({"perPod": str(per_pod.amounts[name])} if name in per_pod.amounts else {}),
+                 **({"perContainer": str(per_container.amounts[name])} if name in per_container.amounts else {})}
+                for name in sorted(set(per_pod.amounts) | set(per_container.amounts))]
+    return {"resourceClaimName": claim_name, "containers": list(containers),
+            "mapping": [{"name": name, "quantity": str(amount)} for name, amount in sorted(mapped.amounts.items())],
+            "overhead": overhead}
+
+
+def containers_using(pod: dict, claim_name: str, template: bool) -> list:
+    """The names of the Pod's containers (init containers first) that reference the claim, once per
+    reference (buildNodeAllocatableDRAInfo's Containers)."""
+    spec = pod.get("spec") or {}
+    key = "resourceClaimTemplateName" if template else "resourceClaimName"
+    names = {c.get("name") for c in spec.get("resourceClaims") or [] if c.get(key) == claim_name}
+    return [container.get("name") for container in (spec.get("initContainers") or []) + (spec.get("containers") or [])
+            for c in (container.get("resources") or {}).get("claims") or [] if c.get("name") in names]
+
+
 def has_resources(allocations: list, slices: list, node: dict) -> bool:
     return any(resources(find_device(slices, r, node) or {}) for a in allocations if a
                for r in (a.get("devices") or {}).get("results") or [])
@@ -154,11 +191,13 @@ def _dra(pod: dict) -> tuple[dict, dict]:
     return fixed, per_container
 
 
-def pod_requests(pod: dict) -> dict:
+def pod_requests(pod: dict, dra=None) -> dict:
     """Containers (with their perContainer overhead), init containers and sidecars as the scheduler sums
-    them, plus the claims' mappings and perPod overhead, pod-level requests and the pod overhead."""
+    them (component-helpers PodRequests), plus the claims' mappings and perPod overhead, pod-level requests
+    and the pod overhead. `dra(pod)` -> (for the pod's lifetime, per container name) reads the claim
+    statuses (1.37's `_dra` by default)."""
     spec = pod.get("spec") or {}
-    fixed, per_container = _dra(pod)
+    fixed, per_container = (dra or _dra)(pod)
     total: dict = {}
     for container in spec.get("containers") or []:
         _add(total, _requests(container))

@@ -106,15 +106,18 @@ def build_allocator(inputs, profile, deadline: Deadline = NO_DEADLINE) -> Alloca
         slices = []
         for s, source in inputs.slices:
             deadline.check()
-            slices.append(Slice.from_object(taintrules.apply_patches(s, rules, selectors) if rules else s, source))
+            patched = taintrules.apply_patches(
+                s, rules, selectors, profile.behaviours.taint_rule_no_selector_matches_all) if rules else s
+            slices.append(Slice.from_object(patched, source))
     finally:
         selection.deadline = NO_DEADLINE
     return Allocator(features, state, inputs.classes, slices, selection)
 
 
 def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True,
-                deadline: Deadline = NO_DEADLINE, pending: list | None = None) -> NodeOutcome:
-    """`pending`: the [(claim, source)] allocated together (one pod's); all of the inputs' by default."""
+                deadline: Deadline = NO_DEADLINE, pending: list | None = None, pod: str | None = None) -> NodeOutcome:
+    """`pending`: the [(claim, source)] allocated together (one pod's); all of the inputs' by default.
+    `pod`: "namespace/name" of the pod whose claims they are (its requests count in the node's fit)."""
     pending = inputs.claims if pending is None else pending
     claims = [c for c, _ in pending]
     outcomes = []
@@ -141,7 +144,7 @@ def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True,
         for outcome, result in zip(outcomes, results):
             outcome.allocation = result
         done = NodeOutcome(name, True, None, outcomes)
-        _add_footprint(allocator, node, inputs, done)
+        _add_footprint(allocator, node, inputs, done, _pod_object(inputs, pod))
         return done
     notes = []
     if explain:
@@ -161,23 +164,37 @@ def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True,
     return NodeOutcome(name, False, None, outcomes, notes=notes)
 
 
-def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome) -> None:
+def _pod_object(inputs, key: str | None) -> dict | None:
+    for pod, _ in getattr(inputs, "pods", []) if key else ():
+        meta = pod.get("metadata") or {}
+        if f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}" == key:
+            return pod
+    return None
+
+
+def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome, pending: dict | None = None) -> None:
+    """The claims' footprint, and whether the node has room: for the pending Pod's requests with its claims'
+    NodeAllocatableResourceClaimStatus as the plugin's nodeFitsResources checks them (when its claims have
+    devices that take node resources; else, without a Pod, for the footprint alone)."""
     slices = allocator.slices_for(done.node)
     allocations = [c.allocation for c in done.claims]
     reshaped = allocator.features.node_allocatable_model == RESOURCES
     if allocator.features.node_allocatable_model is None:  # the release has no such field (1.35)
         return
     if not allocator.features.node_allocatable_resources:
-        if (nodeallocatable.has_resources if reshaped else footprint.has_mappings)(allocations, slices, node):
+        if nodeallocatable.has_resources(allocations, slices, node) if reshaped else \
+                footprint.has_mappings(allocations, allocator.all_slices):
             what = "declare node-allocatable resources" if reshaped else "map node-allocatable resources"
             done.notes.append(f"devices {what}, but the footprint is not counted: "
                               f"{footprint.GATE} is off (enable it with --feature-gates {footprint.GATE}=true)")
         return
     pods = [p for p, _ in inputs.pods]
     total = footprint.Footprint()
+    statuses = []  # the pending Pod's NodeAllocatableResourceClaimStatus, as the plugin builds them
     for claim in done.claims:
+        template = claim.source.endswith("(template)")
+        containers = nodeallocatable.containers_using(pending, claim.name, template) if pending else []
         if reshaped:
-            template = claim.source.endswith("(template)")
             using = nodeallocatable.users(pods, claim.namespace, claim.name, template)
             if template:  # each pod gets a claim of its own: count one of them
                 using = using[:1]
@@ -187,12 +204,32 @@ def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome) 
                 claim.footprint.problems.append(
                     f"the Pods {', '.join(p for p, _ in using)} use the claim, but a claim with mapped "
                     "node-allocatable resources cannot be shared across pods: the scheduler refuses all but the first")
+            statuses.append(nodeallocatable.claim_status(claim.allocation, slices, node, claim.name, containers))
         else:
-            claim.footprint = footprint.claim_footprint(claim.allocation, slices, node)
+            claim.footprint = footprint.claim_footprint(claim.allocation, allocator.all_slices)
+            statuses.append(footprint.claim_status(claim.footprint, claim.name, containers))
+            unused = [p for p, containers in nodeallocatable.users(pods, claim.namespace, claim.name, False)
+                      if not containers]
+            if claim.footprint.amounts and unused:  # getPodNodeAllocatableResourceFootprint (1.36)
+                claim.footprint.problems.append(
+                    f"no container of Pod {unused[0]} references the claim, whose devices map node-allocatable "
+                    "resources: the scheduler refuses the Pod (node-allocatable resource claim not referenced by "
+                    "any container within the pod)")
         for name, amount in claim.footprint.amounts.items():
             total.add(name, amount)
     done.footprint = total
-    done.fit = footprint.fit(total, node, pods, nodeallocatable.pod_requests if reshaped else None)
+    requests = nodeallocatable.pod_requests if reshaped else footprint.pod_requests
+    statuses = [status for status in statuses if status]
+    # The plugin checks the Pod's fit once one of its claims has a device that declares node resources,
+    # even if none of them applies to the allocation (calculateAndCheckNodeAllocatableResources).
+    declares = nodeallocatable.has_resources(allocations, slices, node) if reshaped else \
+        footprint.has_mappings(allocations, allocator.all_slices)
+    if pending is None or not declares:
+        done.fit = footprint.fit(total, node, pods, requests)
+    elif not any(c.footprint.problems for c in done.claims):  # else the plugin refuses the Pod before
+        with_claims = {**pending, "status": {**(pending.get("status") or {}),
+                                             "nodeAllocatableResourceClaimStatuses": statuses}}
+        done.fit = footprint.node_fit(requests(with_claims), node, pods, requests)
 
 
 def _claim_name(o: ClaimOutcome) -> str:

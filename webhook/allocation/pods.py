@@ -280,7 +280,7 @@ def answer(allocator, inputs, unit: Unit, name: str, deadline):
     if refused:
         done = outcome.NodeOutcome(name, False, refused, [])
     else:
-        done = outcome.allocate_on(allocator, node, inputs, deadline=deadline, pending=unit.claims)
+        done = outcome.allocate_on(allocator, node, inputs, deadline=deadline, pending=unit.claims, pod=unit.pod)
         if done.allocated and unit.bind_problem:
             done = outcome.NodeOutcome(name, False, unit.bind_problem, done.claims)
     done.pod = unit.pod

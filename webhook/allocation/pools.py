@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from webhook.allocation.compatibility import slice_uses_groups
 from webhook.allocation.nodes import NodeSelectorError, node_matches
 
 
@@ -94,10 +95,15 @@ def gather_pools(slices_for_node: list, node: dict | None, features, all_slices:
     """GatherPools: the pools with devices this node can reach, in allocation order."""
     pools: dict[tuple[str, str], list] = {}
     deferred = []  # before allocator_sorts_by_name: experimental adds slices with binding conditions last
+    # 1.37 with DRADeviceCompatibilityGroups off: a slice with a grouped device is ignored, which leaves its
+    # pool incomplete (every implementation, sliceUsesCompatibilityGroups).
+    ignore_grouped = features.compatibility_group_skew and not features.compatibility_groups
     for s in slices_for_node:
         # Without the gate a counter slice is left out; 1.34's slices hold counters beside devices and stay.
         if not features.partitionable_devices and (
                 s.per_device_set or (s.shared_counters and not features.counters_beside_devices)):
+            continue
+        if ignore_grouped and slice_uses_groups(s):
             continue
         # counters_beside_devices (1.34): a slice with counter sets is matched to nodes like any other
         if slice_relevant(s, node, features.counter_slices_for_every_node and not features.counters_beside_devices):
@@ -124,6 +130,8 @@ def gather_pools(slices_for_node: list, node: dict | None, features, all_slices:
             obsolete, everything = _check_slices_in_pool(all_slices, driver, name, generation)
             if obsolete:
                 continue
+            if ignore_grouped:  # ignored slices do not count towards completeness either
+                everything = [e for e in everything if not slice_uses_groups(e)]
             if not complete(len(everything), count):
                 result.append(Pool(driver, name, incomplete=True))
                 continue

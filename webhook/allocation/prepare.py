@@ -100,7 +100,7 @@ def validate_device_request(run, request: Request, parent: Request | None, key: 
                         continue
                     candidate = Candidate((s.driver, s.pool, device.get("name")), device, s, pool)
                     if run.features.consumable_capacity and not run.capacity_fits(
-                            request, candidate, static=run.features.all_mode_static_capacity):
+                            request, candidate, static=run.features.all_mode_static_capacity, claim_i=key[0]):
                         continue
                     data.all_devices.append(candidate)
         data.num_devices = len(data.all_devices)

@@ -18,7 +18,7 @@ def _device_result(run, claim: dict, item: dict) -> dict:
         for key in ("bindingConditions", "bindingFailureConditions"):
             if c.device.get(key):
                 out[key] = list(c.device[key])
-    if run.features.skip_node_operations and c.slice.skip_node_operations:
+    if run.features.reads_node_operations and c.slice.skip_node_operations:
         out["skipNodeOperations"] = list(c.slice.skip_node_operations)
     if item["share"]:
         out["shareID"] = str(uuid.uuid4())

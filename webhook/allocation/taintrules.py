@@ -4,7 +4,8 @@ With DRADeviceTaintRules on (1.34: DRADeviceTaints), the scheduler reads slices 
 appends each matching rule's taint (key, value, effect, timeAdded) to the device's `taints`; the
 allocator then checks them with the request's tolerations like a driver's own taints. A rule matches
 by `spec.deviceSelector` `driver`, `pool` and `device`, each optional (none given: every device); in
-1.34 also by class and CEL selectors. Rules are applied in input order (the tracker's informer order is
+1.34 also by class and CEL selectors. A rule without `deviceSelector` taints every device before 1.37 and
+none from 1.37 (the API documents "none" throughout). Rules are applied in input order (the tracker's informer order is
 not defined; the taints are only read as a set).
 
 A taint from a rule carries the rule's name under `RULE`, a key no input can hold, so an explanation
@@ -52,9 +53,12 @@ def _cel(selectors) -> list:
             if isinstance(s, dict) and isinstance(s.get("cel"), dict)]
 
 
-def apply_patches(slice_: dict, rules: list, selectors: Selectors | None = None) -> dict:
+def apply_patches(slice_: dict, rules: list, selectors: Selectors | None = None,
+                  no_selector_matches_all: bool = True) -> dict:
     """applyPatches: the v1 slice with the rules' taints appended to matching devices (a copy when any
     matches; the slice itself otherwise). `selectors`: 1.34's CEL selection, None in later releases.
+    `no_selector_matches_all`: a rule without `deviceSelector` taints every device (behaviour
+    taint_rule_no_selector_matches_all; else it taints none, as 1.37's tracker does).
     Each device's new taints are gathered first and its copy made once: copying it per rule was quadratic
     in the number of rules matching it."""
     spec = slice_.get("spec") or {}
@@ -62,6 +66,8 @@ def apply_patches(slice_: dict, rules: list, selectors: Selectors | None = None)
     added_to: dict[int, list] = {}  # device index -> the taints the rules add, in rule order
     for rule in rules:
         rule_spec = rule.get("spec") or {}
+        if rule_spec.get("deviceSelector") is None and not no_selector_matches_all:
+            continue  # "DeviceTaintRule does not apply, no selector"
         selector = rule_spec.get("deviceSelector") or {}
         if selector.get("driver") is not None and selector["driver"] != spec.get("driver"):
             continue

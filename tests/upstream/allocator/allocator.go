@@ -9,8 +9,9 @@
 //	allocator --feature-gates DRAConsumableCapacity=true < scenarios.jsonl > answers.jsonl
 //
 // A scenario: {"id": "...", "node": Node, "classes": [DeviceClass], "slices": [ResourceSlice],
-// "claims": [ResourceClaim to allocate], "allocated": [ResourceClaim with status.allocation]}
-// (resource.k8s.io/v1 objects, defaulted here as the API server defaults them on create).
+// "claims": [ResourceClaim to allocate], "allocated": [ResourceClaim with status.allocation],
+// "taintRules": [DeviceTaintRule]} (resource.k8s.io/v1 objects, defaulted here as the API server defaults
+// them on create; the rules in the API version the release's scheduler reads, see tracker.go).
 // An answer: {"id": "...", "allocated": bool, "results": [AllocationResult] | null, "error": "..."}.
 package main
 
@@ -46,6 +47,13 @@ type scenario struct {
 	Slices    []*resourceapi.ResourceSlice `json:"slices"`
 	Claims    []*resourceapi.ResourceClaim `json:"claims"`
 	Allocated []*resourceapi.ResourceClaim `json:"allocated"`
+	// DeviceTaintRules as stored, in the release's API version (tracker.go).
+	TaintRules []json.RawMessage `json:"taintRules"`
+	// The pending Pod whose claims these are (optional): with DRANodeAllocatableResources, what its
+	// allocated devices take from the node (footprint.go).
+	Pod *v1.Pod `json:"pod"`
+	// Pods already bound to the node (what it has left for the Pod), counted as the scheduler's NodeInfo does.
+	BoundPods []*v1.Pod `json:"boundPods"`
 }
 
 type answer struct {
@@ -55,6 +63,15 @@ type answer struct {
 	Error     string                         `json:"error,omitempty"`
 	GaveUp    bool                           `json:"gaveUp,omitempty"`
 	Stack     string                         `json:"stack,omitempty"` // where a panic happened
+	// With DRANodeAllocatableResources and an allocation: the Pod's requests as the plugin sums them
+	// (resourcehelper.PodRequests with the claims' NodeAllocatableResourceClaimStatus), or why it
+	// cannot schedule the Pod there; both empty when no allocated device declares node resources.
+	Footprint      map[string]string `json:"footprint,omitempty"`
+	FootprintError string            `json:"footprintError,omitempty"`
+	// And when the Node has status.allocatable: whether the Pod's requests with them fit what the node has
+	// left (the plugin's nodeFitsResources), and its reasons when not.
+	Fits       *bool    `json:"fits,omitempty"`
+	FitReasons []string `json:"fitReasons,omitempty"`
 }
 
 // classLister is the scheduler's DeviceClassLister over the scenario's classes.
@@ -127,8 +144,13 @@ func run(ctx context.Context, s *scenario, fts feature.Features, celCache *cel.C
 	if node == nil {
 		node = &v1.Node{}
 	}
+	slices, err := patchedSlices(ctx, s)
+	if err != nil {
+		out.Error = "tracker: " + err.Error()
+		return
+	}
 	allocator, err := structured.NewAllocator(ctx, allocatorFeatures(fts), allocatedState(s.Allocated, consumableCapacity(fts)),
-		classes, s.Slices, celCache)
+		classes, slices, celCache)
 	if err != nil {
 		out.Error = err.Error()
 		return
@@ -146,6 +168,22 @@ func run(ctx context.Context, s *scenario, fts feature.Features, celCache *cel.C
 		out.Error = err.Error()
 	default:
 		out.Allocated, out.Results = results != nil, results
+		if results != nil && s.Pod != nil && nodeAllocatableEnabled() {
+			footprint, demand, err := podFootprint(s.Pod, s.Claims, results, slices, node)
+			if err != nil {
+				out.FootprintError = err.Error()
+			}
+			for name, q := range footprint {
+				if out.Footprint == nil {
+					out.Footprint = map[string]string{}
+				}
+				out.Footprint[string(name)] = q.String()
+			}
+			if demand != nil && len(node.Status.Allocatable) > 0 {
+				fits, reasons := nodeFits(node, s.BoundPods, demand)
+				out.Fits, out.FitReasons = &fits, reasons
+			}
+		}
 	}
 	return
 }
