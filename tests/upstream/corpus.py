@@ -77,14 +77,14 @@ def tables() -> Iterator[dict]:
 
 
 def _documents(root: Path, pattern: str, source: str) -> Iterator[dict]:
-    from webhook.offline import loading
+    from webhook.offline import loading, sources
 
     for path in sorted(root.rglob(pattern)):
         try:
             text = loading.read_text(str(path))
         except loading.InputError:
             continue
-        for chunk in loading.chunks(str(path), text):
+        for chunk in sources.chunks(str(path), text):
             if chunk.fragment:
                 continue
             try:
@@ -112,7 +112,7 @@ def _recorded(source: str, review: object) -> dict | None:
 def namespaces() -> dict[str, dict[str, str]]:
     """The Namespace objects of the field corpus and the examples, {name: labels}: created along with the rest."""
     from webhook import manifest
-    from webhook.offline import loading
+    from webhook.offline import loading, sources
 
     found = []
     for root in (TESTS / "data" / "field", ROOT / "examples"):
@@ -125,7 +125,7 @@ def namespaces() -> dict[str, dict[str, str]]:
                 continue
             if "Namespace" not in text:
                 continue
-            for chunk in loading.chunks(str(path), text):
+            for chunk in sources.chunks(str(path), text):
                 try:
                     found.extend(doc.value for doc in loading.parse(chunk) if not chunk.fragment)
                 except loading.InputError:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from webhook import kinds
-from webhook.offline import loading
+from webhook.offline import sources
 from webhook.profile import DEFAULT, Profile
 
 GROUP = kinds.GROUP
@@ -41,7 +41,7 @@ def read(paths: list, profile: Profile = DEFAULT) -> Inputs:
     """Every document of `paths`; what cannot be read or used is listed in `problems`."""
     out = Inputs()
     now = datetime.now(timezone.utc)
-    for source, value, problem in loading.load(paths):
+    for source, value, problem in sources.load(paths):
         if problem is not None:
             out.problems.append((source, problem))
             continue

@@ -18,11 +18,11 @@ OFFLINE_BUDGET_SECONDS = 30.0
 
 def load(paths: list, profile) -> tuple[Store, str]:
     """(the store, "" or what made a file unusable)."""
-    from webhook.offline import loading
+    from webhook.offline import sources
 
     store = Store(profile)
     documents = []
-    for source, value, problem in loading.load(paths):
+    for source, value, problem in sources.load(paths):
         if problem is not None:
             return store, f"{source}: {problem}"
         documents.append(value)

@@ -203,19 +203,10 @@ def split(file: str, text: str, *, json_file: bool = False) -> Iterator[Chunk]:
         index += 1
 
 
-def chunks(path: str, text: str) -> Iterator[Chunk]:
-    """The chunks of one input by its name: a Markdown file's blocks, a JSON file whole, YAML by document."""
-    if path.lower().endswith(MARKDOWN_SUFFIXES):
-        from webhook.offline import markdown
-
-        return markdown.chunks(label(path), text)
-    return split(label(path), text, json_file=path.lower().endswith(".json"))
-
-
 def parse(chunk: Chunk) -> list[Document]:
     """The objects of one chunk (nothing for an empty document); InputError if it cannot be parsed."""
     out: list[Document] = []
-    for value, mark in _values(chunk):
+    for value, mark in chunk_values(chunk):
         if value is None:
             continue  # an empty document, e.g. after a trailing '---'
         line = mark.line + chunk.line if mark is not None else chunk.line
@@ -223,7 +214,7 @@ def parse(chunk: Chunk) -> list[Document]:
     return out
 
 
-def _values(chunk: Chunk) -> list[tuple[Any, Any]]:
+def chunk_values(chunk: Chunk) -> list[tuple[Any, Any]]:
     """The parsed document(s) of a chunk with the start marks of their roots (None for JSON)."""
     stripped = chunk.text.lstrip()
     if chunk.json or stripped[:1] in ("{", "["):
@@ -336,42 +327,6 @@ def _items_node(node: yaml.Node | None) -> list | None:
             if isinstance(key, yaml.ScalarNode) and key.value == "items" and isinstance(value, yaml.SequenceNode):
                 return value.value
     return None
-
-
-def load(paths: list[str]) -> Iterator[tuple[str, Any, str | None]]:
-    """Every document of the inputs in order, as (source "file#doc", value, None), or (source, None,
-    problem) for what cannot be read or parsed; a whole run reads this way when it needs all objects
-    at once (allocate), where review streams chunks instead."""
-    for path, problem in expand_paths(paths):
-        name = label(path)
-        if problem is None:
-            try:
-                text = read_text(path)
-            except InputError as exc:
-                problem = str(exc)
-        if problem is not None:
-            yield name, None, problem
-            continue
-        for chunk in chunks(path, text):
-            if chunk.fragment:
-                continue
-            try:
-                found = parse(chunk)
-            except InputError as exc:
-                yield f"{name}#{chunk.index}", None, str(exc)
-                continue
-            for doc in found:
-                yield f"{name}#{doc.document}", doc.value, None
-
-
-def read_documents(path: str) -> list[Any]:
-    """Every document of one file by index (an empty document is None), for suites' references;
-    InputError if the file cannot be read or parsed."""
-    documents: list[Any] = []
-    for chunk in chunks(path, read_text(path)):
-        values = _values(chunk) if not chunk.fragment else []
-        documents.append(values[0][0] if values else None)
-    return documents
 
 
 def as_review(doc: Any, *, uid: str, operation: str = "CREATE", old: Any = None, sub_resource: str = "") -> dict:

@@ -16,7 +16,7 @@ from datetime import datetime
 from itertools import chain
 from typing import Any, Iterator
 
-from webhook.offline import loading, parallel, positions, readback
+from webhook.offline import loading, parallel, positions, readback, sources
 from webhook.offline.results import ERROR, FAILED, PASSED, SKIPPED, Message, Result
 from webhook.profile import Profile
 
@@ -179,7 +179,7 @@ def known_namespaces(paths: list[str], texts: _Texts) -> dict:
             continue
         if "Namespace" not in text:
             continue
-        for chunk in loading.chunks(path, text):
+        for chunk in sources.chunks(path, text):
             if "Namespace" in chunk.text and not chunk.fragment:
                 try:
                     found.extend(doc.value for doc in loading.parse(chunk))
@@ -206,7 +206,7 @@ def _batches(paths: list[str], progress: parallel.Progress | None,
         if progress is not None:
             progress.add(len(text))
         found = False
-        for chunk in loading.chunks(path, text):
+        for chunk in sources.chunks(path, text):
             found = True
             batch.append(chunk)
             size += len(chunk.text)

@@ -22,7 +22,7 @@ import yaml
 from webhook import admit
 from webhook.manifest import DEFAULT_NAMESPACE
 from webhook.numbers import parse_decimal
-from webhook.offline import confined, loading, positions, yamlload
+from webhook.offline import confined, loading, positions, sources, yamlload
 from webhook.offline.expect import NOT_REFERENCED, check, heeded
 from webhook.offline.results import ERROR, FAILED, PASSED, Message, Result
 from webhook.offline.suite_schema import TestCase, TestSuite, validate
@@ -209,7 +209,7 @@ class _Files:
         shown = str(self.base / (match["path"] if match else source))
         if path not in self.cache.chunks:
             try:
-                self.cache.chunks[path] = list(loading.chunks(str(path), loading.read_text(str(path))))
+                self.cache.chunks[path] = list(sources.chunks(str(path), loading.read_text(str(path))))
             except loading.InputError:
                 self.cache.chunks[path] = None
         chunks = self.cache.chunks[path]
@@ -236,7 +236,7 @@ class _Files:
             raise loading.InputError(f"{key}: {shown} has no document at index {number}")
         if path not in self.cache.documents:
             try:
-                self.cache.documents[path] = loading.read_documents(str(path))
+                self.cache.documents[path] = sources.read_documents(str(path))
             except loading.InputError as exc:
                 raise loading.InputError(f"{key}: {shown}: {exc}") from None
         documents = self.cache.documents[path]
