@@ -116,7 +116,8 @@ def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str, pro
     warnings = _version_warnings(target, profile) if role == "object" else []
     converted, conversion_warnings = kinds.to_v1(target.kind, target.version, raw, profile)
     warnings.extend(conversion_warnings)
-    type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), converted, target.version or "v1")
+    type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), converted, target.version or "v1",
+                                       raw)
     if role == "object" and unknown and field_validation == STRICT and not type_errors:
         message = (f'{target.kind} in version "{target.version}" cannot be handled as a {target.kind}: '
                    f"strict decoding error: " + ", ".join(unknown))

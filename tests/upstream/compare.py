@@ -3,7 +3,7 @@
 A disagreement is a list of facets, each one thing only one side says:
   ("verdict", upstream code, product code, upstream message, product message)
                                                 allowed/denied or the kind of refusal differ
-                                                (or, asked for, the words of a 400)
+                                                or the words of a 400
   ("cause", side, field, reason)                a cause only `side` ("upstream" or "product") gives
   ("warning", side, text)                       a warning only `side` gives
 The product's own advice (warnings that start "dra-webhook:") is not the API server's and is left out.
@@ -26,13 +26,12 @@ def _code(verdict: dict) -> int:
     return 0 if verdict.get("allowed") else int(verdict.get("code") or 0)
 
 
-def facets(upstream: dict, product: dict, decode_messages: bool = False) -> list[tuple]:
-    """The disagreement of two verdicts; with `decode_messages` a decode error (400) worded otherwise is one too
-    (what the decoding corpus checks: the decoder's words are all a 400 says)."""
+def facets(upstream: dict, product: dict) -> list[tuple]:
+    """The disagreement of two verdicts; a decode error (400) worded otherwise is one too (the decoder's words
+    are all a 400 says: the type error, or every unknown field in upstream's order and form)."""
     out: list[tuple] = []
     up_code, our_code = _code(upstream), _code(product)
-    if up_code != our_code or (decode_messages and up_code == 400
-                               and upstream.get("message") != product.get("message")):
+    if up_code != our_code or (up_code == 400 and upstream.get("message") != product.get("message")):
         out.append(("verdict", up_code, our_code, str(upstream.get("message") or ""),
                     str(product.get("message") or "")))
     if up_code == our_code == 422:
