@@ -216,6 +216,8 @@ def _locate(model: type[BaseModel], loc: tuple, version: str) -> _Located:
             v1_struct = go_types.struct_name(base)
             named = go_types.named_type(v1_struct, part, version)
             struct, names = go_types.in_version(v1_struct, part, version)
+            if names:
+                fields.extend(go_types.embedded(v1_struct, part))
             for name in names:
                 fields.append(name)
                 steps.append(name)
