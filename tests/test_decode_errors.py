@@ -118,8 +118,9 @@ CASES = [
     ("bool in a config", CLAIM,
      lambda o: o["spec"]["devices"].update(config=[{"opaque": {"driver": True, "parameters": {}}}]),
      "spec.devices.config[0].opaque.driver",
-     "json: cannot unmarshal bool into Go struct field OpaqueDeviceConfiguration.spec.devices.config.opaque.driver "
-     "of type string"),
+     # the embedded DeviceConfiguration is in Go's field stack (as the oracle says)
+     "json: cannot unmarshal bool into Go struct field OpaqueDeviceConfiguration.spec.devices.config."
+     "DeviceConfiguration.opaque.driver of type string"),
     ("string in a subrequest", TEMPLATE,
      lambda o: o["spec"]["spec"]["devices"]["requests"][0]["firstAvailable"][0].update(count="2"),
      "spec.spec.devices.requests[0].firstAvailable[0].count",

@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 
 from webhook import cel, deprecation, kinds, manifest
 from webhook.api import attributes as attribute_types
-from webhook.api.decode import check_types
+from webhook.api.decode import check_types, without_unknown_fields
 from webhook.conversion import paths
 from webhook.drivers import check as drivers
 from webhook.kinds import GROUP, KINDS, Retired
@@ -129,8 +129,10 @@ def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str, pro
             type_errors[0].detail
         raise _Denied(deny(request.uid, status_bad_request(GROUP, target.kind, target.name, message, type_errors),
                            warnings))
-    if role == "object" and field_validation != IGNORE:
-        warnings.extend(unknown)
+    if unknown:  # dropped, as by Go's decoder: what is validated (and compared with the stored object) is the rest
+        converted = without_unknown_fields(KINDS[target.kind].wire_model(profile), converted)
+        if role == "object" and field_validation != IGNORE:
+            warnings.extend(unknown)
     return converted, warnings
 
 

@@ -11,6 +11,7 @@ validator judges, so the errors and warnings are always the full validator's.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from webhook.api.attributes import forget_deferred
@@ -39,3 +40,32 @@ def check_types(model: str | Any, obj: dict, version: str = "v1", sent: Any = No
 
         return type_errors.convert(mirror.load_model(ref), obj, exc, version, sent)
     return [], []
+
+
+def without_unknown_fields(model: str | Any, obj: dict) -> dict:
+    """`obj` as Go's decoder leaves it: without its unknown fields (a copy when it has some; `obj` itself
+    otherwise). The API server validates, and compares with the stored object, what it decoded."""
+    ref = model if isinstance(model, str) else f"{model.__module__}.{model.__qualname__}"
+    try:
+        validator(ref).validate_python(obj)
+        return obj
+    except ValidationError as exc:
+        from webhook.api import type_errors
+
+        locations = type_errors.unknown_locations(exc)
+    if not locations:
+        return obj
+    out = copy.deepcopy(obj)
+    for loc in locations:
+        parent: Any = out
+        for part in loc[:-1]:
+            if isinstance(parent, dict) and isinstance(part, str) and part in parent:
+                parent = parent[part]
+            elif isinstance(parent, list) and isinstance(part, int) and 0 <= part < len(parent):
+                parent = parent[part]
+            else:  # a location through a union member's tag: not a place in the object
+                parent = None
+                break
+        if isinstance(parent, dict):
+            parent.pop(loc[-1], None)
+    return out

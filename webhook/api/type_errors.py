@@ -78,6 +78,11 @@ def convert(model: type[BaseModel], obj: dict, exc: ValidationError,
     return [error for _, error in ordered], strict_warnings(unknown, obj if sent is None else sent)
 
 
+def unknown_locations(exc: ValidationError) -> list[tuple]:
+    """Where the unknown fields are in the object validated: what Go's decoder leaves out of the object."""
+    return [err["loc"] for err in exc.errors(include_url=False) if err["type"] == "extra_forbidden"]
+
+
 def strict_warnings(unknown: list[tuple[str | int, ...]], sent: Any) -> list[str]:
     """The strict decoder's `unknown field "…"` errors for the fields at `unknown` (paths of JSON names, keys and
     indexes in the sent object): in document order, each once, the first MAX_STRICT_ERRORS."""
