@@ -200,6 +200,51 @@ def test_unknown_fields_of_a_v1beta1_basic_device_are_named_where_they_are():
     assert response["warnings"] == ['unknown field "spec.devices[0].basic.atributes"']
 
 
+def _strict(obj: dict, field_validation: str = "Strict", old: dict | None = None):
+    from webhook.admit import review_manifest
+
+    body = review_body(obj, operation="UPDATE" if old else "CREATE", old=old)
+    return review_manifest(decode_review(body), namespace="ns", field_validation=field_validation)
+
+
+def test_unknown_fields_are_named_as_the_strict_decoder_names_them():
+    """sigs.k8s.io/json (kubernetes_patch.go): in the order they are written, a map key after a dot like a field
+    name, the path Go-quoted (strconv.Quote), at most 100; the same texts are the warnings of fieldValidation=Warn."""
+    obj = copy.deepcopy(SLICE)
+    spec = obj["spec"]
+    obj["spec"] = {"zeta": 1, **spec, "alpha": {"nested": "not reported"}}
+    device = _device(obj)
+    device.pop("capacity", None)
+    device.pop("attributes", None)
+    device["capacity"] = {"cores": {"value": "8", "bogus": 1}}
+    device["attributes"] = {"dra.example.com/model": {"string": "a100", 'we"ird,\x07': True}}
+    names = ['unknown field "spec.zeta"', 'unknown field "spec.devices[0].capacity.cores.bogus"',
+             'unknown field "spec.devices[0].attributes.dra.example.com/model.we\\"ird,\\a"',
+             'unknown field "spec.alpha"']
+    refused = _strict(obj)
+    assert refused.status["code"] == 400
+    assert refused.status["message"] == ('ResourceSlice in version "v1" cannot be handled as a ResourceSlice: '
+                                         "strict decoding error: " + ", ".join(names))
+    warned = _strict(obj, "Warn")
+    assert warned.allowed and [w for w in warned.warnings if "unknown field" in w] == names
+
+    many = copy.deepcopy(CLASS)
+    many["spec"].update({f"k{n}": n for n in range(130)})
+    message = _strict(many).status["message"]
+    assert message.count("unknown field") == 100 and message.endswith('unknown field "spec.k99"')
+
+
+def test_an_update_with_an_unknown_field_is_validated_without_it():
+    """fieldValidation=Warn: Go's decoder drops the field, so the spec the strategy compares is the stored one."""
+    old = copy.deepcopy(CLAIM)
+    old["metadata"]["resourceVersion"] = "1"
+    new = copy.deepcopy(old)
+    new["spec"]["devices"]["requests"][0]["exactly"]["bogus"] = 1
+    response = _strict(new, "Warn", old=old)
+    assert response.allowed, response.status
+    assert 'unknown field "spec.devices.requests[0].exactly.bogus"' in response.warnings
+
+
 def test_a_type_error_over_https_reads_like_the_api_server(webhook_server):
     obj = copy.deepcopy(SLICE)
     _device(obj)["capacity"] = {"memory": "80Gi"}
