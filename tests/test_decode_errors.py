@@ -234,6 +234,21 @@ def test_unknown_fields_are_named_as_the_strict_decoder_names_them():
     assert message.count("unknown field") == 100 and message.endswith('unknown field "spec.k99"')
 
 
+@pytest.mark.parametrize("release,stack", [("1.34", "config.opaque"), ("1.35", "config.DeviceConfiguration.opaque")])
+def test_the_embedded_device_configuration_is_named_from_1_35_on(release, stack):
+    """1.35's decoder (sigs.k8s.io/json of 2025) names the embedded struct `opaque` is promoted from; 1.34's does not
+    (behaviours `decoder_names_embedded_structs`)."""
+    from webhook.admit import review_manifest
+    from webhook.profile import make_profile
+
+    obj = copy.deepcopy(CLASS)
+    obj["spec"]["config"] = [{"opaque": {"driver": 1, "parameters": {}}}]
+    response = review_manifest(decode_review(review_body(obj)), profile=make_profile(release))
+    assert response.status["message"] == (
+        'DeviceClass in version "v1" cannot be handled as a DeviceClass: json: cannot unmarshal number into Go '
+        f"struct field OpaqueDeviceConfiguration.spec.{stack}.driver of type string")
+
+
 def test_an_update_with_an_unknown_field_is_validated_without_it():
     """fieldValidation=Warn: Go's decoder drops the field, so the spec the strategy compares is the stored one."""
     old = copy.deepcopy(CLAIM)

@@ -117,7 +117,7 @@ def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str, pro
     converted, conversion_warnings = kinds.to_v1(target.kind, target.version, raw, profile)
     warnings.extend(conversion_warnings)
     type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), converted, target.version or "v1",
-                                       raw)
+                                       raw, profile.behaviours.decoder_names_embedded_structs)
     if role == "object" and unknown and field_validation == STRICT and not type_errors:
         message = (f'{target.kind} in version "{target.version}" cannot be handled as a {target.kind}: '
                    f"strict decoding error: " + ", ".join(unknown))
@@ -247,7 +247,8 @@ def _validate_request(request: AdmissionRequest, target: Target, profile: Profil
             response = None
     if response is not None and deferred.complete():
         return response
-    type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), obj, target.version or "v1")
+    type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), obj, target.version or "v1",
+                                       embedded=profile.behaviours.decoder_names_embedded_structs)
     if response is not None and not type_errors and not unknown:
         return response
     return _validate_request(request, target, profile, manifest, defer_attribute_types=False)

@@ -19,12 +19,14 @@ from webhook.api.schema_cache import ValidationError, quick_validator, validator
 from webhook.field import ErrorList
 
 
-def check_types(model: str | Any, obj: dict, version: str = "v1", sent: Any = None) -> tuple[ErrorList, list[str]]:
+def check_types(model: str | Any, obj: dict, version: str = "v1", sent: Any = None,
+                embedded: bool = True) -> tuple[ErrorList, list[str]]:
     """Returns (type errors, unknown-field warnings) of `obj` against the wire model `model` (a class or
     its "module.Class" name). `version` is the API version the object was sent in (its Go package names
     the types in the errors; for v1beta1 the paths are moved back to where v1beta1 has the fields). The
     first error is the one the API server would report; the unknown fields come in the order they are
-    written in `sent`, the object as sent (`obj` if not given: `obj` is it converted to v1)."""
+    written in `sent`, the object as sent (`obj` if not given: `obj` is it converted to v1). `embedded`: the
+    release's decoder names embedded structs in its errors (behaviours `decoder_names_embedded_structs`)."""
     ref = model if isinstance(model, str) else f"{model.__module__}.{model.__qualname__}"
     quick = quick_validator(ref)
     if quick is not None:
@@ -38,7 +40,7 @@ def check_types(model: str | Any, obj: dict, version: str = "v1", sent: Any = No
     except ValidationError as exc:
         from webhook.api import mirror, type_errors  # the paths are rendered from the models
 
-        return type_errors.convert(mirror.load_model(ref), obj, exc, version, sent)
+        return type_errors.convert(mirror.load_model(ref), obj, exc, version, sent, embedded)
     return [], []
 
 

@@ -44,7 +44,7 @@ MAX_STRICT_ERRORS = 100
 
 
 def convert(model: type[BaseModel], obj: dict, exc: ValidationError,
-            version: str = "v1", sent: Any = None) -> tuple[ErrorList, list[str]]:
+            version: str = "v1", sent: Any = None, embedded: bool = True) -> tuple[ErrorList, list[str]]:
     """(type errors, unknown-field warnings); `version` is the API version the object was sent in, whose
     Go package names the DRA types. The first error is the one the API server reports: Go's decoder saves
     the first type error and goes on, but an UnmarshalJSON error (a quantity's, a time's) stops it at
@@ -52,12 +52,14 @@ def convert(model: type[BaseModel], obj: dict, exc: ValidationError,
 
     The unknown fields are the strict decoder's errors (sigs.k8s.io/json): in the order the fields are
     written in `sent` (the object as sent, `obj` if not given), named by their JSON path in the sent version
-    (map keys after a dot like field names: `capacity.cores`), Go-quoted, at most MAX_STRICT_ERRORS."""
+    (map keys after a dot like field names: `capacity.cores`), Go-quoted, at most MAX_STRICT_ERRORS.
+    `embedded`: the decoder names the embedded structs a field is promoted from (behaviours
+    `decoder_names_embedded_structs`)."""
     found: dict[str, tuple[tuple, FieldError]] = {}
     unknown: list[tuple[str | int, ...]] = []
     for err in exc.errors(include_url=False):
         loc = err["loc"]
-        located = _locate(model, loc, version)
+        located = _locate(model, loc, version, embedded)
         if err["type"] == "extra_forbidden":
             basic = _unlifted_basic(located, obj, loc, version)
             if basic is None:
@@ -205,7 +207,7 @@ def _field_type(model: type[BaseModel], alias: str) -> Any:
     return Any
 
 
-def _locate(model: type[BaseModel], loc: tuple, version: str) -> _Located:
+def _locate(model: type[BaseModel], loc: tuple, version: str, embedded: bool = True) -> _Located:
     path: Path | None = None
     current: Any = model
     struct, fields, named, depth = "", [], "", 0
@@ -221,7 +223,7 @@ def _locate(model: type[BaseModel], loc: tuple, version: str) -> _Located:
             v1_struct = go_types.struct_name(base)
             named = go_types.named_type(v1_struct, part, version)
             struct, names = go_types.in_version(v1_struct, part, version)
-            if names:
+            if names and embedded:
                 fields.extend(go_types.embedded(v1_struct, part))
             for name in names:
                 fields.append(name)
