@@ -202,7 +202,8 @@ def test_unknown_keys_with_quotes_commas_and_control_characters_keep_their_field
 
 
 def test_an_unknown_field_under_a_map_key_with_dots_points_where_it_is_written(tmp_path, capsys):
-    """The strict decoder joins map keys with dots (`attributes.dra.example.com/model.extra`): the key is found whole."""
+    """The strict decoder joins map keys with dots (`attributes.dra.example.com/model.extra`): the key is found
+    whole."""
     path = write(tmp_path / "slice.yaml", "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n"
                  "  name: x\nspec:\n  driver: d.example.com\n  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
                  "  nodeName: node-1\n  devices:\n  - name: d\n    attributes:\n      dra.example.com/model:\n"
