@@ -127,16 +127,16 @@ CASES = [
     Case("list-attribute-is-an-unknown-field",
          slice_(_device(0, attributes={"cores": {"ints": [1, 2]}})),
          {(f"{_D}[0].attributes[cores]", INVALID): 1}, {},
-         warnings_135=[f'unknown field "{_D}[0].attributes[cores].ints"']),
+         warnings_135=[f'unknown field "{_D}[0].attributes.cores.ints"']),
     Case("list-attribute-next-to-a-scalar",  # 1.35 sees the scalar only; 1.36 two values
          slice_(_device(0, attributes={"cores": {"int": 1, "ints": [1, 2]}})),
          {}, {(f"{_D}[0].attributes[cores]", INVALID): 1},
-         warnings_135=[f'unknown field "{_D}[0].attributes[cores].ints"']),
+         warnings_135=[f'unknown field "{_D}[0].attributes.cores.ints"']),
     # RS-14: list attributes lower the device limit to 64 only where they exist.
     Case("list-attributes-do-not-lower-the-device-limit",
          slice_(*[{"name": f"d-{i}", "attributes": {"a": {"int": 1, "ints": [1]}}} for i in range(65)]),
          {}, {(_D, TOO_MANY): 1},
-         warnings_135=[f'unknown field "{_D}[0].attributes[a].ints"']),
+         warnings_135=[f'unknown field "{_D}[0].attributes.a.ints"']),
     # RD-03 (48 attribute values) came with list attributes.
     Case("attribute-values-limit",
          slice_({"name": "d", "attributes": {f"a{i}": {"int": i} for i in range(49)}}),

@@ -118,8 +118,9 @@ CASES = [
     ("bool in a config", CLAIM,
      lambda o: o["spec"]["devices"].update(config=[{"opaque": {"driver": True, "parameters": {}}}]),
      "spec.devices.config[0].opaque.driver",
-     "json: cannot unmarshal bool into Go struct field OpaqueDeviceConfiguration.spec.devices.config.opaque.driver "
-     "of type string"),
+     # the embedded DeviceConfiguration is in Go's field stack (as the oracle says)
+     "json: cannot unmarshal bool into Go struct field OpaqueDeviceConfiguration.spec.devices.config."
+     "DeviceConfiguration.opaque.driver of type string"),
     ("string in a subrequest", TEMPLATE,
      lambda o: o["spec"]["spec"]["devices"]["requests"][0]["firstAvailable"][0].update(count="2"),
      "spec.spec.devices.requests[0].firstAvailable[0].count",
@@ -197,6 +198,66 @@ def test_unknown_fields_of_a_v1beta1_basic_device_are_named_where_they_are():
     response = _run(obj)
     assert response["allowed"] is True
     assert response["warnings"] == ['unknown field "spec.devices[0].basic.atributes"']
+
+
+def _strict(obj: dict, field_validation: str = "Strict", old: dict | None = None):
+    from webhook.admit import review_manifest
+
+    body = review_body(obj, operation="UPDATE" if old else "CREATE", old=old)
+    return review_manifest(decode_review(body), namespace="ns", field_validation=field_validation)
+
+
+def test_unknown_fields_are_named_as_the_strict_decoder_names_them():
+    """sigs.k8s.io/json (kubernetes_patch.go): in the order they are written, a map key after a dot like a field
+    name, the path Go-quoted (strconv.Quote), at most 100; the same texts are the warnings of fieldValidation=Warn."""
+    obj = copy.deepcopy(SLICE)
+    spec = obj["spec"]
+    obj["spec"] = {"zeta": 1, **spec, "alpha": {"nested": "not reported"}}
+    device = _device(obj)
+    device.pop("capacity", None)
+    device.pop("attributes", None)
+    device["capacity"] = {"cores": {"value": "8", "bogus": 1}}
+    device["attributes"] = {"dra.example.com/model": {"string": "a100", 'we"ird,\x07': True}}
+    names = ['unknown field "spec.zeta"', 'unknown field "spec.devices[0].capacity.cores.bogus"',
+             'unknown field "spec.devices[0].attributes.dra.example.com/model.we\\"ird,\\a"',
+             'unknown field "spec.alpha"']
+    refused = _strict(obj)
+    assert refused.status["code"] == 400
+    assert refused.status["message"] == ('ResourceSlice in version "v1" cannot be handled as a ResourceSlice: '
+                                         "strict decoding error: " + ", ".join(names))
+    warned = _strict(obj, "Warn")
+    assert warned.allowed and [w for w in warned.warnings if "unknown field" in w] == names
+
+    many = copy.deepcopy(CLASS)
+    many["spec"].update({f"k{n}": n for n in range(130)})
+    message = _strict(many).status["message"]
+    assert message.count("unknown field") == 100 and message.endswith('unknown field "spec.k99"')
+
+
+@pytest.mark.parametrize("release,stack", [("1.34", "config.opaque"), ("1.35", "config.DeviceConfiguration.opaque")])
+def test_the_embedded_device_configuration_is_named_from_1_35_on(release, stack):
+    """1.35's decoder (sigs.k8s.io/json of 2025) names the embedded struct `opaque` is promoted from; 1.34's does not
+    (behaviours `decoder_names_embedded_structs`)."""
+    from webhook.admit import review_manifest
+    from webhook.profile import make_profile
+
+    obj = copy.deepcopy(CLASS)
+    obj["spec"]["config"] = [{"opaque": {"driver": 1, "parameters": {}}}]
+    response = review_manifest(decode_review(review_body(obj)), profile=make_profile(release))
+    assert response.status["message"] == (
+        'DeviceClass in version "v1" cannot be handled as a DeviceClass: json: cannot unmarshal number into Go '
+        f"struct field OpaqueDeviceConfiguration.spec.{stack}.driver of type string")
+
+
+def test_an_update_with_an_unknown_field_is_validated_without_it():
+    """fieldValidation=Warn: Go's decoder drops the field, so the spec the strategy compares is the stored one."""
+    old = copy.deepcopy(CLAIM)
+    old["metadata"]["resourceVersion"] = "1"
+    new = copy.deepcopy(old)
+    new["spec"]["devices"]["requests"][0]["exactly"]["bogus"] = 1
+    response = _strict(new, "Warn", old=old)
+    assert response.allowed, response.status
+    assert 'unknown field "spec.devices.requests[0].exactly.bogus"' in response.warnings
 
 
 def test_a_type_error_over_https_reads_like_the_api_server(webhook_server):

@@ -120,7 +120,7 @@ def test_review_1_35_refuses_list_attributes_as_unknown_fields_and_serves_taint_
     result = _cli("review", "--kubernetes-version", "v1.35.4", "-o", "json", "-", stdin=_SLICE_WITH_LISTS)
     assert result.returncode == 1, result.stderr
     message = json.loads(result.stdout)["results"][0]["response"]["status"]["message"]
-    assert 'strict decoding error: unknown field "spec.devices[0].attributes[cores].ints"' in message
+    assert 'strict decoding error: unknown field "spec.devices[0].attributes.cores.ints"' in message
     assert _cli("review", "--kubernetes-version", "1.36", "--feature-gates", "DRAListTypeAttributes=true",
                 "-", stdin=_SLICE_WITH_LISTS).returncode == 0
     result = _cli("review", "--kubernetes-version", "1.35", "--feature-gates", "DRADeviceTaintRules=true", "-",

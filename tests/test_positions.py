@@ -201,6 +201,16 @@ def test_unknown_keys_with_quotes_commas_and_control_characters_keep_their_field
     assert "spec.bell\\x07: strict decoding error" in out and "\x07" not in out  # escaped, as every output
 
 
+def test_an_unknown_field_under_a_map_key_with_dots_points_where_it_is_written(tmp_path, capsys):
+    """The strict decoder joins map keys with dots (`attributes.dra.example.com/model.extra`): the key is found
+    whole."""
+    path = write(tmp_path / "slice.yaml", "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n"
+                 "  name: x\nspec:\n  driver: d.example.com\n  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
+                 "  nodeName: node-1\n  devices:\n  - name: d\n    attributes:\n      dra.example.com/model:\n"
+                 "        string: a\n        extra: 1\n")
+    assert causes(capsys, str(path)) == [("spec.devices[0].attributes.dra.example.com/model.extra", 14, 9)]
+
+
 def test_a_field_brought_by_a_merge_key_points_where_it_is_written(tmp_path, capsys):
     path = write(tmp_path / "merged.yaml", """\
 apiVersion: resource.k8s.io/v1

@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 
 from webhook import cel, deprecation, kinds, manifest
 from webhook.api import attributes as attribute_types
-from webhook.api.decode import check_types
+from webhook.api.decode import check_types, without_unknown_fields
 from webhook.conversion import paths
 from webhook.drivers import check as drivers
 from webhook.kinds import GROUP, KINDS, Retired
@@ -116,7 +116,8 @@ def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str, pro
     warnings = _version_warnings(target, profile) if role == "object" else []
     converted, conversion_warnings = kinds.to_v1(target.kind, target.version, raw, profile)
     warnings.extend(conversion_warnings)
-    type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), converted, target.version or "v1")
+    type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), converted, target.version or "v1",
+                                       raw, profile.behaviours.decoder_names_embedded_structs)
     if role == "object" and unknown and field_validation == STRICT and not type_errors:
         message = (f'{target.kind} in version "{target.version}" cannot be handled as a {target.kind}: '
                    f"strict decoding error: " + ", ".join(unknown))
@@ -128,8 +129,10 @@ def _prepare(request: AdmissionRequest, target: Target, raw: Any, role: str, pro
             type_errors[0].detail
         raise _Denied(deny(request.uid, status_bad_request(GROUP, target.kind, target.name, message, type_errors),
                            warnings))
-    if role == "object" and field_validation != IGNORE:
-        warnings.extend(unknown)
+    if unknown:  # dropped, as by Go's decoder: what is validated (and compared with the stored object) is the rest
+        converted = without_unknown_fields(KINDS[target.kind].wire_model(profile), converted)
+        if role == "object" and field_validation != IGNORE:
+            warnings.extend(unknown)
     return converted, warnings
 
 
@@ -244,7 +247,8 @@ def _validate_request(request: AdmissionRequest, target: Target, profile: Profil
             response = None
     if response is not None and deferred.complete():
         return response
-    type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), obj, target.version or "v1")
+    type_errors, unknown = check_types(KINDS[target.kind].wire_model(profile), obj, target.version or "v1",
+                                       embedded=profile.behaviours.decoder_names_embedded_structs)
     if response is not None and not type_errors and not unknown:
         return response
     return _validate_request(request, target, profile, manifest, defer_attribute_types=False)

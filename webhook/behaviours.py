@@ -97,6 +97,7 @@ _TABLE: dict[str, tuple] = {
     "conditions_declarative_form":     (False,     False,     False,     True),
     "deprecated_apis":                 (NONE_DEPRECATED, DEPRECATED_1_35, DEPRECATED_1_36, DEPRECATED_1_36),
     "union_members_validated":         (True,      False,     False,     False),
+    "decoder_names_embedded_structs":  (False,     True,      True,      True),
 }
 
 
@@ -295,6 +296,10 @@ class Behaviours:
     # validateDeviceRequest validates `firstAvailable` and `exactly` both when both are set, then reports
     # "exactly one of" (1.34); 1.35 reports the union alone (1.37's declarative rules still go into both).
     union_members_validated: bool
+    # Go's JSON decoder (sigs.k8s.io/json of 2025, Go 1.24's encoding/json) names the embedded struct a field is
+    # promoted from in a type error's field stack (`config.DeviceConfiguration.opaque.driver`); 1.34's
+    # (sigs.k8s.io/json of 2024) names the JSON fields alone (`config.opaque.driver`).
+    decoder_names_embedded_structs: bool
 
 
 def _build() -> Mapping[str, Behaviours]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from contextlib import contextmanager
 from contextvars import ContextVar
 from decimal import Decimal
@@ -169,6 +170,25 @@ def go_quote(s: str) -> str:
                 out.append(f"\\U{code:08x}")
     out.append('"')
     return "".join(out)
+
+
+_GO_UNESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\",
+                 '"': '"', "'": "'"}
+_GO_ESCAPE = re.compile(r'\\(?:([abfnrtv\\"\'])|x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))')
+
+
+def go_unquote(quoted: str) -> str | None:
+    """The string `go_quote` wrote as `quoted` (the text between its quotes; Go's escapes undone, one pass, linear
+    in the text); None when a backslash starts no escape Go writes."""
+    def undo(match: re.Match) -> str:
+        simple, byte, small, large = match.groups()
+        if simple:
+            return _GO_UNESCAPES[simple]
+        code = int(byte or small or large, 16)
+        return chr(code) if code <= 0x10FFFF else "\ufffd"
+
+    text = _GO_ESCAPE.sub(undo, quoted)
+    return None if "\\" in _GO_ESCAPE.sub("", quoted) else text
 
 
 def _go_float(value: float) -> str:

@@ -3,9 +3,10 @@
 A disagreement is a list of facets, each one thing only one side says:
   ("verdict", upstream code, product code, upstream message, product message)
                                                 allowed/denied or the kind of refusal differ
-                                                (or, asked for, the words of a 400)
+                                                or the words of a 400
   ("cause", side, field, reason)                a cause only `side` ("upstream" or "product") gives
   ("warning", side, text)                       a warning only `side` gives
+  ("warning order", upstream list, product list) the strict decoder's warnings (unknown fields) in another order
 The product's own advice (warnings that start "dra-webhook:") is not the API server's and is left out.
 """
 
@@ -26,13 +27,12 @@ def _code(verdict: dict) -> int:
     return 0 if verdict.get("allowed") else int(verdict.get("code") or 0)
 
 
-def facets(upstream: dict, product: dict, decode_messages: bool = False) -> list[tuple]:
-    """The disagreement of two verdicts; with `decode_messages` a decode error (400) worded otherwise is one too
-    (what the decoding corpus checks: the decoder's words are all a 400 says)."""
+def facets(upstream: dict, product: dict) -> list[tuple]:
+    """The disagreement of two verdicts; a decode error (400) worded otherwise is one too (the decoder's words
+    are all a 400 says: the type error, or every unknown field in upstream's order and form)."""
     out: list[tuple] = []
     up_code, our_code = _code(upstream), _code(product)
-    if up_code != our_code or (decode_messages and up_code == 400
-                               and upstream.get("message") != product.get("message")):
+    if up_code != our_code or (up_code == 400 and upstream.get("message") != product.get("message")):
         out.append(("verdict", up_code, our_code, str(upstream.get("message") or ""),
                     str(product.get("message") or "")))
     if up_code == our_code == 422:
@@ -46,7 +46,15 @@ def facets(upstream: dict, product: dict, decode_messages: bool = False) -> list
     ours_w = {w for w in product.get("warnings") or [] if not w.startswith(OWN_WARNING)}
     out.extend(("warning", "upstream", w) for w in sorted(theirs_w - ours_w))
     out.extend(("warning", "product", w) for w in sorted(ours_w - theirs_w))
+    theirs_strict, ours_strict = _strict(upstream), _strict(product)
+    if theirs_strict != ours_strict and set(theirs_strict) == set(ours_strict):
+        out.append(("warning order", tuple(theirs_strict), tuple(ours_strict)))
     return out
+
+
+def _strict(verdict: dict) -> list[str]:
+    """The warnings of fieldValidation=Warn: the strict decoder's errors, in its order."""
+    return [w for w in verdict.get("warnings") or [] if w.startswith(('unknown field "', 'duplicate field "'))]
 
 
 @dataclass
@@ -74,6 +82,8 @@ def _matches(pattern: dict, facet: tuple) -> bool:
     kind = facet[0]
     if pattern.get("facet", kind) != kind:
         return False
+    if kind == "warning order":  # only an entry that names this facet explains it
+        return pattern.get("facet") == kind
     if kind == "verdict":
         return (pattern.get("upstream", facet[1]) == facet[1] and pattern.get("product", facet[2]) == facet[2]
                 and re.search(pattern.get("upstream_message", ""), facet[3]) is not None

@@ -4,6 +4,7 @@ corpus, with the release's default gates and with every DRA gate on.
 
     python -m tests.upstream.differential                      # every release, 20,000 generated objects each
     python -m tests.upstream.differential --release 1.36 --count 2000 --seed 7 --show 20
+    python -m tests.upstream.differential --field-validation Warn  # unknown fields as warnings, not a 400
 
 Prints agree / disagree / listed per release, gate set, source and kind; `listed` are disagreements every facet of
 which tests/upstream/known-differences.yaml explains. Exit status 1 when any disagreement is unexplained.
@@ -65,7 +66,9 @@ def requests_for(sources: tuple[str, ...], release: str, count: int, seed: int, 
 
 def run(releases: tuple[str, ...], *, sources: tuple[str, ...] = SOURCES, count: int = 20000, seed: int = 1,
         gate_sets: tuple[str, ...] = GATE_SETS, known: list[compare.Known] | None = None,
-        decoding_every: int = 1) -> Report:
+        decoding_every: int = 1, field_validation: str = "Strict") -> Report:
+    """`field_validation` is the request's fieldValidation (kube-apiserver's query parameter): "Strict" (kubectl's
+    default) refuses unknown fields with a 400, "Warn" (the API server's default) names each in a warning."""
     known = compare.load_known() if known is None else known
     report = Report()
     namespaces = {**oracle.NAMESPACES, **corpus.namespaces()}
@@ -73,12 +76,13 @@ def run(releases: tuple[str, ...], *, sources: tuple[str, ...] = SOURCES, count:
         requests = requests_for(sources, release, count, seed, decoding_every)
         for gate_set in gate_sets:
             started = time.perf_counter()
-            answers = oracle.ask(release, [_wire(r) for r in requests], gate_set=gate_set, namespaces=namespaces)
+            answers = oracle.ask(release, [_wire(r, field_validation) for r in requests], gate_set=gate_set,
+                                 namespaces=namespaces)
             upstream_seconds = time.perf_counter() - started
             started = time.perf_counter()
             for request, upstream in zip(requests, answers):
-                ours = product.verdict(request, release, gate_set, namespaces)
-                found = compare.facets(upstream, ours, decode_messages=request["source"] == "decoding")
+                ours = product.verdict(request, release, gate_set, namespaces, field_validation)
+                found = compare.facets(upstream, ours)
                 outcome = Outcome(release, gate_set, request, upstream, ours, found)
                 key = (release, gate_set, request["source"], request["kind"])
                 if outcome.agrees:
@@ -96,8 +100,8 @@ def run(releases: tuple[str, ...], *, sources: tuple[str, ...] = SOURCES, count:
     return report
 
 
-def _wire(request: dict) -> dict:
-    return {k: v for k, v in request.items() if k != "source"}
+def _wire(request: dict, field_validation: str) -> dict:
+    return {**{k: v for k, v in request.items() if k != "source"}, "fieldValidation": field_validation}
 
 
 def print_report(report: Report, out=sys.stdout) -> None:
@@ -145,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gates", action="append", choices=GATE_SETS, help="a gate set (repeatable; default both)")
     parser.add_argument("--show", type=int, default=10, help="unexplained disagreements to print (default 10)")
     parser.add_argument("--dump", help="write every unexplained disagreement as JSON lines to this file")
+    parser.add_argument("--field-validation", choices=("Strict", "Warn"), default="Strict",
+                        help="the requests' fieldValidation: Strict (kubectl's default; the default here) refuses "
+                             "unknown fields, Warn (the API server's own default) warns of each")
     args = parser.parse_args(argv)
     releases = tuple(args.release or oracle.RELEASES)
     for release in releases:
@@ -153,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
             print(problem, file=sys.stderr)
             return 2
     report = run(releases, sources=tuple(args.source or SOURCES), count=args.count, seed=args.seed,
-                 gate_sets=tuple(args.gates or GATE_SETS))
+                 gate_sets=tuple(args.gates or GATE_SETS), field_validation=args.field_validation)
     print_report(report)
     if report.unexplained:
         print(f"\n{len(report.unexplained)} unexplained disagreements; the first {args.show}:")

@@ -28,14 +28,16 @@ def profile(release: str, gate_set: str) -> Profile:
     return make_profile(release, gates, runtime_config=_RUNTIME_CONFIG, drivers=DriverSource(bundled=False))
 
 
-def verdict(request: dict, release: str, gate_set: str, namespaces: dict | None = None) -> dict:
-    """The product's answer in the oracle's shape: allowed, code, causes [{field, reason, message}], warnings."""
+def verdict(request: dict, release: str, gate_set: str, namespaces: dict | None = None,
+            field_validation: str = "Strict") -> dict:
+    """The product's answer in the oracle's shape: allowed, code, causes [{field, reason, message}], warnings;
+    `field_validation` as the request's fieldValidation (`review --validate`)."""
     operation = request["operation"].upper()
     old = request.get("oldObject") if operation == "UPDATE" else None
     body = loading.as_review(request["object"], uid="differential", operation=operation, old=old,
                              sub_resource=request.get("subresource", ""))
     response = admit.review_manifest(decode_review(body), profile=profile(release, gate_set),
-                                     namespace="default", now=NOW, field_validation="Strict",
+                                     namespace="default", now=NOW, field_validation=field_validation,
                                      namespaces=NAMESPACES if namespaces is None else namespaces)
     status = response.status or {}
     causes = [{"field": c.get("field", ""), "reason": c.get("reason", ""), "message": c.get("message", "")}

@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 
 G = "resource.k8s.io"
+# A shared allocation's ID: a lowercase RFC 4122 UUID; a device's status names the allocation it reports on by it.
+SHARE_ID = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"
 _TAINT = {"key": "example.com/unhealthy", "value": "yes", "effect": "NoSchedule"}
 
 
@@ -57,7 +59,7 @@ def claim_status() -> dict:
                     {"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0",
                      "tolerations": [{"key": "example.com/unhealthy", "operator": "Exists", "effect": "NoSchedule"}],
                      "bindingConditions": ["dra.example.com/ready"], "bindingFailureConditions": ["dra.example.com/failed"],
-                     "consumedCapacity": {"memory": "1Gi"}, "shareID": "0123456789abcdef0123456789abcdef"},
+                     "consumedCapacity": {"memory": "1Gi"}, "shareID": SHARE_ID},
                     {"request": "nic/fast", "driver": "nic.example.com", "pool": "node-1", "device": "eth1"}],
                 "config": [{"source": "FromClaim", "requests": ["gpu"],
                             "opaque": {"driver": "gpu.example.com", "parameters": {"sharing": "mps"}}}]},
@@ -65,7 +67,7 @@ def claim_status() -> dict:
                 {"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]},
             "allocationTimestamp": "2026-01-01T00:00:00Z"},
         "reservedFor": [{"resource": "pods", "name": "pod-1", "uid": "2d2a54b4-3f3c-4b41-8c2b-5cf1b2b0b0aa"}],
-        "devices": [{"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0",
+        "devices": [{"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0", "shareID": SHARE_ID,
                      "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z",
                                      "reason": "Ready", "message": "ok"}],
                      "data": {"uuid": "GPU-1"},
@@ -98,6 +100,14 @@ def slice_devices() -> dict:
                           "capacity": {"memory": {"value": "40Gi", "requestPolicy": {
                               "default": "1Gi", "validRange": {"min": "1Gi", "max": "40Gi", "step": "1Gi"}}}}},
                      ]}}
+
+
+def slice_devices_and_counters() -> dict:
+    """1.34's partitionable devices: a device consumes counters of a set in its own slice (1.35 moved the sets to
+    a slice of their own)."""
+    out = slice_devices()
+    out["spec"]["sharedCounters"] = copy.deepcopy(slice_counters()["spec"]["sharedCounters"])
+    return out
 
 
 def slice_counters() -> dict:
@@ -156,6 +166,7 @@ def _with(obj: dict, **fields) -> dict:
 def seeds(release: str) -> list[tuple[str, str, str, dict, dict | None]]:
     """(kind, operation, subresource, object, old) for the kinds and versions `release` registers."""
     taint_version = {"1.34": "v1alpha3", "1.35": "v1alpha3", "1.36": "v1beta2"}.get(release, "v1")
+    devices = slice_devices_and_counters() if release == "1.34" else slice_devices()
     out = [
         ("ResourceClaim", "create", "", claim(), None),
         ("ResourceClaim", "create", "", admin_claim(), None),
@@ -165,10 +176,10 @@ def seeds(release: str) -> list[tuple[str, str, str, dict, dict | None]]:
          _with(claim(), status=claim_status())),
         ("ResourceClaimTemplate", "create", "", template(), None),
         ("ResourceClaimTemplate", "update", "", template(), template()),
-        ("ResourceSlice", "create", "", slice_devices(), None),
+        ("ResourceSlice", "create", "", devices, None),
         ("ResourceSlice", "create", "", slice_counters(), None),
         ("ResourceSlice", "create", "", slice_all_nodes(), None),
-        ("ResourceSlice", "update", "", slice_devices(), slice_devices()),
+        ("ResourceSlice", "update", "", devices, copy.deepcopy(devices)),
         ("DeviceClass", "create", "", device_class(), None),
         ("DeviceClass", "update", "", device_class(), device_class()),
         ("DeviceTaintRule", "create", "", taint_rule(taint_version), None),

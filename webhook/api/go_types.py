@@ -72,6 +72,15 @@ _NAMED = {
 }
 
 BASIC_DEVICE = "BasicDevice"  # v1beta1 only
+# (Go struct, JSON field) -> the embedded (`json:",inline"`) structs the field is promoted from, in every version:
+# Go's decoder names them in an error's field stack (`config.DeviceConfiguration.opaque`), the JSON path does not.
+_EMBEDDED = {(struct, "opaque"): ("DeviceConfiguration",)
+             for struct in ("DeviceClaimConfiguration", "DeviceClassConfiguration", "DeviceAllocationConfiguration")}
+
+
+def embedded(struct: str, field: str) -> tuple[str, ...]:
+    """The Go names of the embedded structs a struct's JSON field is promoted from (decode.go `object`)."""
+    return _EMBEDDED.get((struct, field), ())
 
 
 def in_version(struct: str, field: str, version: str) -> tuple[str, tuple[str, ...]]:

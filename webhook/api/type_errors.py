@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from pydantic_core import ValidationError
 
 from webhook.api import go_types, gotime
-from webhook.field import ErrorList, FieldError, Path, go_json_number, type_invalid
+from webhook.field import ErrorList, FieldError, Path, go_json_number, go_quote, type_invalid
 from webhook.quantity import json_quantity_error
 
 
@@ -36,25 +36,36 @@ class _Located:
     annotation: Any  # the wire type at the error
     named: str  # the named Go type of its scalar ("" for a plain one)
     depth: int  # how much of the location is in the object (the rest names a quantity's union members)
+    steps: tuple = ()  # the path's JSON names, keys and indexes in the sent version (the strict decoder's path)
+
+
+# How many strict decoding errors the decoder keeps (sigs.k8s.io/json saveStrictError): the rest are not named.
+MAX_STRICT_ERRORS = 100
 
 
 def convert(model: type[BaseModel], obj: dict, exc: ValidationError,
-            version: str = "v1") -> tuple[ErrorList, list[str]]:
+            version: str = "v1", sent: Any = None, embedded: bool = True) -> tuple[ErrorList, list[str]]:
     """(type errors, unknown-field warnings); `version` is the API version the object was sent in, whose
     Go package names the DRA types. The first error is the one the API server reports: Go's decoder saves
     the first type error and goes on, but an UnmarshalJSON error (a quantity's, a time's) stops it at
-    once and is returned instead; so those come first, then the others, each in document order."""
+    once and is returned instead; so those come first, then the others, each in document order.
+
+    The unknown fields are the strict decoder's errors (sigs.k8s.io/json): in the order the fields are
+    written in `sent` (the object as sent, `obj` if not given), named by their JSON path in the sent version
+    (map keys after a dot like field names: `capacity.cores`), Go-quoted, at most MAX_STRICT_ERRORS.
+    `embedded`: the decoder names the embedded structs a field is promoted from (behaviours
+    `decoder_names_embedded_structs`)."""
     found: dict[str, tuple[tuple, FieldError]] = {}
-    warnings: list[str] = []
+    unknown: list[tuple[str | int, ...]] = []
     for err in exc.errors(include_url=False):
         loc = err["loc"]
-        located = _locate(model, loc, version)
+        located = _locate(model, loc, version, embedded)
         if err["type"] == "extra_forbidden":
             basic = _unlifted_basic(located, obj, loc, version)
             if basic is None:
-                warnings.append(f'unknown field "{located.path}"')
+                unknown.append(located.steps)
             elif isinstance(basic, dict):  # what the conversion did not lift: unknown BasicDevice fields
-                warnings.extend(f'unknown field "{located.path}.{key}"' for key in basic)
+                unknown.extend(located.steps + (key,) for key in basic)
             else:
                 found[located.path] = ((True, _position(obj, loc)), type_invalid(
                     located.path, "<value omitted>" if isinstance(basic, list) else basic,
@@ -66,7 +77,58 @@ def convert(model: type[BaseModel], obj: dict, exc: ValidationError,
         error, stops = _error(located, _value_at(obj, loc[:located.depth]), err, version)
         found[located.path] = ((not stops, _position(obj, loc[:located.depth])), error)
     ordered = sorted(found.values(), key=lambda item: item[0])
-    return [error for _, error in ordered], warnings
+    return [error for _, error in ordered], strict_warnings(unknown, obj if sent is None else sent)
+
+
+def unknown_locations(exc: ValidationError) -> list[tuple]:
+    """Where the unknown fields are in the object validated: what Go's decoder leaves out of the object."""
+    return [err["loc"] for err in exc.errors(include_url=False) if err["type"] == "extra_forbidden"]
+
+
+def strict_warnings(unknown: list[tuple[str | int, ...]], sent: Any) -> list[str]:
+    """The strict decoder's `unknown field "…"` errors for the fields at `unknown` (paths of JSON names, keys and
+    indexes in the sent object): in document order, each once, the first MAX_STRICT_ERRORS."""
+    positions = _Positions(sent)
+    ordered = sorted(set(unknown), key=positions.of)
+    return [f"unknown field {go_quote(strict_path(steps))}" for steps in ordered[:MAX_STRICT_ERRORS]]
+
+
+def strict_path(steps: tuple[str | int, ...]) -> str:
+    """A path as the strict decoder writes it (its strictFieldStack): names and map keys joined by dots, indexes
+    in brackets: `spec.devices[0].capacity.cores.bogus`."""
+    out: list[str] = []
+    for step in steps:
+        if isinstance(step, int):
+            out.append(f"[{step}]")
+        else:
+            out.append(f".{step}" if out else step)
+    return "".join(out)
+
+
+class _Positions:
+    """Where paths are written in a document: the key and index positions along each, each mapping's keys
+    indexed once (many unknown fields of one mapping cost their number, not its square)."""
+
+    def __init__(self, root: Any):
+        self.root = root
+        self.indexes: dict[int, dict[str, int]] = {}
+
+    def of(self, steps: tuple[str | int, ...]) -> tuple[int, ...]:
+        node, place = self.root, []
+        for step in steps:
+            if isinstance(node, dict) and isinstance(step, str):
+                index = self.indexes.get(id(node))
+                if index is None:
+                    index = self.indexes[id(node)] = {key: n for n, key in enumerate(node)}
+                if step not in index:
+                    break
+                place.append(index[step])
+            elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+                place.append(step)
+            else:
+                break
+            node = node[step]
+        return tuple(place)
 
 
 def _unlifted_basic(located: _Located, obj: dict, loc: tuple, version: str) -> Any:
@@ -145,10 +207,11 @@ def _field_type(model: type[BaseModel], alias: str) -> Any:
     return Any
 
 
-def _locate(model: type[BaseModel], loc: tuple, version: str) -> _Located:
+def _locate(model: type[BaseModel], loc: tuple, version: str, embedded: bool = True) -> _Located:
     path: Path | None = None
     current: Any = model
     struct, fields, named, depth = "", [], "", 0
+    steps: list[str | int] = []
     for depth, part in enumerate(loc):
         if go_types.is_quantity(current):  # the rest of the location names union members
             break
@@ -160,24 +223,30 @@ def _locate(model: type[BaseModel], loc: tuple, version: str) -> _Located:
             v1_struct = go_types.struct_name(base)
             named = go_types.named_type(v1_struct, part, version)
             struct, names = go_types.in_version(v1_struct, part, version)
+            if names and embedded:
+                fields.extend(go_types.embedded(v1_struct, part))
             for name in names:
                 fields.append(name)
+                steps.append(name)
                 path = Path(name) if path is None else path.child(name)
             current = _field_type(base, part)
         elif origin is list and isinstance(part, int):  # a list's named type is its elements'
             path = path.index(part) if path is not None else Path(f"[{part}]")
+            steps.append(part)
             current = args[0] if args else Any
         elif origin is dict:  # a map's named type is its keys'
             if part == "[key]":
                 continue
             path = path.key(str(part)) if path is not None else Path(str(part))
+            steps.append(str(part))
             current, named = (args[1] if len(args) == 2 else Any), ""
         else:  # untyped content (a RawExtension, a status map)
             if isinstance(part, int):
                 path = path.index(part) if path is not None else Path(f"[{part}]")
             else:
                 path = path.key(str(part)) if path is not None else Path(str(part))
+            steps.append(part if isinstance(part, int) else str(part))
             current, named = Any, ""
     else:
         depth = len(loc)
-    return _Located(str(path) if path else "<root>", struct, tuple(fields), current, named, depth)
+    return _Located(str(path) if path else "<root>", struct, tuple(fields), current, named, depth, tuple(steps))

@@ -19,6 +19,7 @@ from dataclasses import replace
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
+from webhook.field import go_unquote
 from webhook.numbers import parse_decimal
 from webhook.offline import yamlload
 from webhook.offline.hints import hint
@@ -30,8 +31,8 @@ MAX_PATH_CHARS = 4096
 MAX_MERGED = 1000
 
 # The items of a strict decoding error: `unknown field "spec.x", duplicate field "spec.y"`, each name as
-# the decoder wrote it (quotes and commas of a key included, so items are cut where the next one starts:
-# at `", ` before `unknown field "` or `duplicate field "`). Cut first, then each item matched whole: a
+# the decoder wrote it (Go-quoted; items are cut where the next one starts: at `", ` before
+# `unknown field "` or `duplicate field "`). Cut first, then each item matched whole: a
 # search for an item that can end at any later quote went over the rest of the text from every start.
 _STRICT_NEXT = re.compile(r'", (?=(?:unknown|duplicate) field ")')
 _STRICT_ITEM = re.compile(r'(unknown|duplicate) field "(.*)"', re.DOTALL)
@@ -50,9 +51,9 @@ def strict_causes(text: str, reason: str) -> list[Message] | None:
         if not item.endswith('"'):
             continue
         match = _STRICT_ITEM.search(item) if index == 0 else _STRICT_ITEM.match(item)
-        if match and match.end() == len(item):
-            out.append(Message(f'strict decoding error: {match.group(1)} field "{match.group(2)}"', match.group(2),
-                               reason))
+        name = go_unquote(match.group(2)) if match and match.end() == len(item) else None
+        if name is not None:  # the decoder Go-quotes the path (strconv.Quote)
+            out.append(Message(f'strict decoding error: {match.group(1)} field "{match.group(2)}"', name, reason))
     return out or None
 
 
@@ -150,7 +151,10 @@ def locate(root: yaml.Node, path: list[str | int]) -> tuple[yaml.Mark, bool]:
     """The start mark of where `path` is written below `root` (a mapping entry: its key), and whether it
     is there; if it is not, the mark of its nearest existing parent."""
     node, mark = root, root.start_mark
-    for element in path:
+    at = 0
+    while at < len(path):
+        element = path[at]
+        at += 1
         if type(node) is SequenceNode and isinstance(element, int):
             if element >= len(node.value):
                 return mark, False
@@ -167,11 +171,31 @@ def locate(root: yaml.Node, path: list[str | int]) -> tuple[yaml.Mark, bool]:
             basic = _entry(node, "basic")  # a v1beta1 slice device: its fields are under `basic`
             if basic is not None and type(basic[1]) is MappingNode:
                 found = _entry(basic[1], name)
+        if found is None:  # a strict decoding error joins a map key to its path with dots: `attributes.a.b/c`
+            found, at = _dotted_key(node, name, path, at)
         if found is None:
             return mark, False
         key, node = found
         mark = key.start_mark
     return mark, True
+
+
+# How many of a path's names a key with dots in it may span (`dra.example.com/model`: three).
+MAX_KEY_DOTS = 16
+
+
+def _dotted_key(node: MappingNode, name: str, path: list[str | int], at: int) -> tuple:
+    """(the entry of a key with dots in it that the path splits into names from `name` on, the index of the
+    element after it), else (None, at)."""
+    joined = name
+    for end in range(at, min(len(path), at + MAX_KEY_DOTS)):
+        if not isinstance(path[end], str):
+            break
+        joined = f"{joined}.{path[end]}"
+        found = _entry(node, joined)
+        if found is not None:
+            return found, end + 1
+    return None, at
 
 
 def root_node(text: str) -> yaml.Node | None:
