@@ -120,7 +120,8 @@ def test_update_checks_metadata_rules(webhook_server):
     new["metadata"]["resourceVersion"] = "2"
     new["metadata"]["uid"] = "changed"
     response = webhook_server.review("/validate", review_body(new, operation="UPDATE", old=old))
-    assert causes(response) == {("metadata.uid", "FieldValueInvalid"): 1}
+    # Twice, as the API server says it: rest.BeforeUpdate's own metadata checks, then the strategy's.
+    assert causes(response) == {("metadata.uid", "FieldValueInvalid"): 2}
 
 
 def test_wrong_json_types_are_a_bad_request_not_a_crash(webhook_server):

@@ -126,7 +126,8 @@ def pod_requests(pod: dict) -> dict:
 
 
 def _claim_status_resources(pod: dict) -> tuple[dict, dict]:
-    """1.36's claim statuses: `resources` for the pod's lifetime, nothing per container."""
+    """Claim statuses as the 1.36 scheduler reads them: `resources` for the pod's lifetime, nothing per
+    container."""
     total: dict = {}
     for status in (pod.get("status") or {}).get("nodeAllocatableResourceClaimStatuses") or []:
         for name, value in (status.get("resources") or {}).items():
