@@ -65,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gates", action="append", choices=GATE_SETS)
     parser.add_argument("--count", type=int, default=2500, help="corpus expressions (default 2500)")
     parser.add_argument("--seed", type=int, default=12, help="corpus seed (default 12, the tests' corpus)")
+    parser.add_argument("--expressions", help="a file of expressions, one a line, instead of the corpus")
     parser.add_argument("--show", type=int, default=10)
     parser.add_argument("--dump", help="write every disagreement as JSON lines to this file")
     args = parser.parse_args(argv)
@@ -78,12 +79,17 @@ def main(argv: list[str] | None = None) -> int:
     import cel_corpus
 
     gate_sets = tuple(args.gates or GATE_SETS)
-    found = sweep(releases, cel_corpus.expressions(args.count, seed=args.seed), gate_sets)
+    if args.expressions:
+        with open(args.expressions, encoding="utf-8") as lines:
+            expressions = [line.rstrip("\n") for line in lines if line.strip()]
+    else:
+        expressions = cel_corpus.expressions(args.count, seed=args.seed)
+    found = sweep(releases, expressions, gate_sets)
     found.sort(key=lambda d: not false_positive(d))
     for release in releases:
         for gate_set in gate_sets:
             mine = [d for d in found if d["release"] == release and d["gates"] == gate_set]
-            print(f"{release} {gate_set:8} {2 * args.count} requests: {len(mine)} disagree "
+            print(f"{release} {gate_set:8} {2 * len(expressions)} requests: {len(mine)} disagree "
                   f"({sum(map(false_positive, mine))} false positives)")
     for d in found[:args.show]:
         print(f"\n{d['release']} {d['gates']} {d['id']} {'FALSE POSITIVE ' if false_positive(d) else ''}"
