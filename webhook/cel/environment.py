@@ -50,7 +50,9 @@ TYPED_FLATTEN = "flatte_"  # as long as `flatten`
 
 # cel-go extension set of the 1.36 base environment, in the compiler's configuration language.
 # `lists` version 2 of this compiler carries cel-go's version 3 functions; `strings` stays at 2
-# (a later version would wrongly accept `reverse()`).
+# (a later version would wrongly accept `reverse()`). The ordering operators compare across numeric
+# types (cel.CrossTypeNumericComparisons); the runtime implements that already. The `functions:`
+# section comes last: composed configurations append their declarations to it.
 _EXTENSIONS_YAML = """
 name: dra-selectors
 extensions:
@@ -62,12 +64,13 @@ extensions:
 - name: lists
   version: 2
 - name: two-var-comprehensions
-"""
+""" + signatures.STDLIB_WITHOUT_ORDERING + signatures.functions_yaml(signatures.ORDERING)
 _STRINGS = "- name: strings\n  version: 2\n"
 _LISTS = "- name: lists\n  version: 2\n"
 # Checking: the strings extension as cel-go declares it, with Kubernetes' list indexOf/lastIndexOf.
 _CHECKING_YAML = (_EXTENSIONS_YAML.replace(_STRINGS, "")
-                  + signatures.functions_yaml(signatures.STRINGS_V2 + signatures.KUBERNETES_LIST_INDEX))
+                  + signatures.functions_yaml(signatures.STRINGS_V2 + signatures.KUBERNETES_LIST_INDEX)
+                  .replace("functions:\n", ""))
 # Compatibility version 1.33 (new expressions on a 1.34 server): the same without the lists extension.
 _CHECKING_YAML_WITHOUT_LISTS = _CHECKING_YAML.replace(_LISTS, "")
 # For expressions calling flatten: cel-go's flatten declarations, under the name the call is renamed to.
