@@ -176,9 +176,10 @@ def test_new_and_stored_environments():
 # --- known divergences from cel-go, pinned so a library upgrade shows up here
 
 @needs_cel_expr
-def test_divergence_cross_type_numeric_comparison_rejected():
-    # Kubernetes accepts `1 < 2.0` (CrossTypeNumericComparisons); this engine cannot.
-    assert reasons("1 < 2.0") == [(str(PATH), "FieldValueInvalid")]
+def test_cross_type_numeric_comparisons_are_accepted():
+    # Kubernetes' base environment has CrossTypeNumericComparisons: ordering, not equality.
+    assert reasons("1 < 2.0") == []
+    assert reasons("1 == 1.0") == [(str(PATH), "FieldValueInvalid")]
 
 
 @needs_cel_expr

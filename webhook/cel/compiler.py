@@ -15,9 +15,10 @@ from google.protobuf.message import DecodeError
 from webhook.cel import deepcost, depth, onepass
 from webhook.cel.budget import may_compile, record
 from webhook.cel.cache import VerdictCache
-from webhook.cel.checked import CALL, COMPREHENSION, IDENT, SELECT, CheckedAst, build, parse, type_name
+from webhook.cel.checked import CALL, COMPREHENSION, CheckedAst, build, parse, type_name
 from webhook.cel.cost import Coster
 from webhook.cel.environment import Environment, Features, get_environment, restore
+from webhook.cel.resulttype import accepts_result
 from webhook.cel.validators import find_issues, format_issues
 from webhook.cel.verdict import FORBIDDEN, INTERNAL, INVALID, OK, Verdict
 from webhook.limits import CEL_SELECTOR_EXPRESSION_MAX_COST as SELECTOR_EXPRESSION_MAX_COST
@@ -33,87 +34,6 @@ def _compiler_message(error: Exception) -> str:
     text = str(error)
     text = _STATUS_PREFIX.sub("", text, count=1)
     return _STATUS_SUFFIX.sub("", text.rstrip())
-
-
-def _accepts_result(root_type: tuple, env: Environment, text: str) -> bool:
-    """dracel's output type check: bool, or the type of attribute values (`any`; `dyn` with list-type
-    attributes; 1.36 accepts `any` then too). Attribute values are `dyn` here, so a `dyn` result is
-    accepted when Kubernetes would type it `any` (`_any_result`)."""
-    kind = root_type[0]
-    if kind in ("bool", "any"):
-        return True
-    if kind != "dyn":
-        return False
-    return env.features.list_type_attributes or _any_result(text, env)
-
-
-def _any_result(text: str, env: Environment) -> bool:
-    """Whether Kubernetes may type the result of `text` (which compiled, with a `dyn` result) `any`:
-    the probe types attribute values `any`; the result is surely `dyn` when it is `dyn` there and no
-    `any` value reaches it. cel-go and this compiler join `any` and `dyn` in opposite orders (`c ? a
-    : dyn(1)` is `any` in cel-go), so an `any` value must be consumed where both type the result
-    alike (`_absorbs`). When the probe cannot say: `any`, so nothing upstream accepts is refused."""
-    probe = env.probe(text)
-    if probe is None:
-        return True
-    try:
-        serialized = probe.serialize()
-        ast = build(parse(serialized), serialized)
-        if ast.type_of(ast.root)[0] != "dyn":
-            return True
-        stack = [(ast.root, None)]
-        while stack:
-            node, parent = stack.pop()
-            if _has_any(ast.type_of(node)) and not _absorbs(ast, parent, node):
-                return True
-            stack.extend((child, node) for child in _children(node))
-    except (DecodeError, RecursionError):
-        return True
-    return False
-
-
-def _has_any(t: tuple) -> bool:
-    return t == ("any",) or any(isinstance(p, tuple) and _has_any(p) for p in t[1:])
-
-
-def _absorbs(ast: CheckedAst, parent, child) -> bool:
-    """Whether `parent` types alike in cel-go and here whatever the `any` in `child`'s type: a field
-    selection (of `any`: dyn), an index by it or of a bare `any`/`dyn` (dyn), a call matching several
-    overloads (dyn), a comprehension over it or starting from it (its variables are checked where
-    they are used), a result of no dynamic type, or one that still carries `any` (checked further up).
-    A loop step feeds the accumulator's type, which only the step's own nodes show here: not absorbed."""
-    if parent is None:
-        return False
-    result = ast.type_of(parent)
-    if _has_any(result) or not _has_dyn(result):
-        return True
-    if parent.kind == SELECT:
-        return True
-    if parent.kind == COMPREHENSION:  # (a bind's loop step is its variable: of the start's type)
-        return (child is parent.iter_range or child is parent.accu_init or child is parent.loop_condition
-                or (child is parent.loop_step and child.kind == IDENT and child.value == parent.accu_var))
-    if parent.kind == CALL:
-        if parent.value in ("_[_]", "_[?_]") and len(parent.args) == 2 and (
-                child is parent.args[1] or ast.type_of(child)[0] in ("any", "dyn")):
-            return True
-        return len(ast.overloads(parent.id)) > 1
-    return False
-
-
-def _has_dyn(t: tuple) -> bool:
-    return t == ("dyn",) or any(isinstance(p, tuple) and _has_dyn(p) for p in t[1:])
-
-
-def _children(e):
-    if e.operand is not None:
-        yield e.operand
-    yield from e.args
-    for key, value in e.entries:
-        if not isinstance(key, str):
-            yield key
-        yield value
-    if e.kind == COMPREHENSION:
-        yield from (e.iter_range, e.accu_init, e.loop_condition, e.loop_step, e.result)
 
 
 # A derived attribute (Kubernetes 1.37) must be a grouping key: a primitive scalar, or a list of them.
@@ -252,7 +172,7 @@ def _checked_verdict(expression: str, env: Environment, checking: cel.Env, deriv
         problem = _derived_result_problem(root_type, env)
         if problem:
             return Verdict(INVALID, problem)
-    elif not _accepts_result(root_type, env, expression):
+    elif not accepts_result(root_type, env, expression):
         return Verdict(INVALID, f"must evaluate to bool or the unknown type, not {type_name(root_type)}")
     if cost[1] > SELECTOR_EXPRESSION_MAX_COST:
         return Verdict(FORBIDDEN, "too complex, exceeds cost limit", cost[1])

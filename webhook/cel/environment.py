@@ -134,9 +134,6 @@ class Environment:
             return _FLATTEN.sub(TYPED_FLATTEN, text), self._lazy("flatten")
         return text, self.env
 
-    def env_for(self, expression: str) -> cel.Env:
-        return self.checking(expression)[1]
-
     def compile(self, expression: str) -> cel.Expression:
         """`expression` compiled for checking; RuntimeError with the compiler's message about it."""
         text, env = self.checking(expression)
