@@ -59,7 +59,8 @@ def test_the_rewrite_does_not_show_in_messages_or_string_literals():
 
 @pytest.mark.parametrize("expression", [
     "[][215]", "dyn(1)", f"{A}.gpu.model", f"{A}.gpu[0]", f"-{A}.gpu", f"{A}.a + {A}.b",
-    f"cel.bind(x, {A}, x.y.z)", '{"x": dyn(1)}.x',
+    f"cel.bind(x, {A}, x.y.z)", '{"x": dyn(1)}.x', f"true ? {A}.isGPU : dyn(1)",
+    f"cel.bind(x, true ? {A}.isGPU : dyn(1), x)",
 ])
 def test_a_dyn_result_is_refused_where_attribute_values_are_any(expression):
     v = verdict(expression)
@@ -71,10 +72,10 @@ def test_a_dyn_result_is_refused_where_attribute_values_are_any(expression):
 @pytest.mark.parametrize("expression", [
     f"{A}.isGPU", f'{A}["isGPU"]', f"cel.bind(x, {A}.isGPU, x)", f"[{A}.isGPU][0]", f"true ? {A}.isGPU : false",
     f"[[{A}.isGPU]].flatten()[0]", f'{A}[?"isGPU"].orValue(false)', f"optional.of({A}.isGPU).value()",
-    f"[{A}.isGPU].map(x, x)[0]",
-    # cel-go types this dyn, and this compiler any: the probe cannot say, so it is accepted (never a refusal
+    f"[{A}.isGPU].map(x, x)[0]", f"true ? dyn(1) : {A}.isGPU",  # (the later branch's type wins)
+    # cel-go types this dyn; joined inside a list, the probe is not trusted: accepted (never a refusal
     # upstream does not give).
-    f"true ? {A}.isGPU : dyn(1)",
+    f"(true ? [{A}.isGPU] : [dyn(1)])[0]",
 ])
 def test_an_attribute_value_result_is_any_and_accepted(expression):
     assert outcome(expression) == "ok"

@@ -29,9 +29,9 @@ def accepts_result(root_type: tuple, env: Environment, text: str) -> bool:
 def _any_result(text: str, env: Environment) -> bool:
     """Whether Kubernetes may type the result of `text` (which compiled, with a `dyn` result) `any`:
     the probe types attribute values `any`; the result is surely `dyn` when it is `dyn` there and no
-    `any` value reaches it. cel-go and this compiler join `any` and `dyn` differently (`c ? a :
-    dyn(1)` is `dyn` in cel-go, `any` here), so an `any` value must be consumed where both type the
-    result alike (`_absorbs`). When the probe cannot say: `any`, so nothing upstream accepts is refused."""
+    `any` value reaches it. Where the two type checkers join `any` with `dyn` is trusted only in a
+    conditional of plain values (the later branch's type wins in both, checked against the API
+    server); elsewhere an `any` value must be consumed where both type the result alike (`_absorbs`). When the probe cannot say: `any`, so nothing upstream accepts is refused."""
     probe = env.probe(text)
     if probe is None:
         return True
@@ -72,6 +72,9 @@ def _absorbs(ast: CheckedAst, parent, child) -> bool:
         return (child is parent.iter_range or child is parent.accu_init or child is parent.loop_condition
                 or (child is parent.loop_step and child.kind == IDENT and child.value == parent.accu_var))
     if parent.kind == CALL:
+        if parent.value == "_?_:_" and len(parent.args) == 3 and child is not parent.args[0] and all(
+                ast.type_of(branch) in (("any",), ("dyn",)) for branch in parent.args[1:]):
+            return True  # both join a plain `any` and `dyn` alike: the later branch's type wins
         if parent.value in ("_[_]", "_[?_]") and len(parent.args) == 2 and (
                 child is parent.args[1] or ast.type_of(child)[0] in ("any", "dyn")):
             return True
