@@ -145,6 +145,13 @@ def _selector(rng, driver: str, tags: set) -> list:
         return [{"cel": {"expression": f'device.capacity["{driver}"].memory.compareTo(quantity("16Gi")) >= 0'}}]
     if choice == 3:
         return [{"cel": {"expression": f'device.attributes["{driver}"].model == "a"'}}]
+    if choice == 4:  # an int and a double compare (cross-type numeric comparisons)
+        return [{"cel": {"expression": f'device.driver == "{driver}" && '
+                                       f'device.capacity["{driver}"].memory.asApproximateFloat() > 17179869184'}}]
+    if choice == 5 and "listAttributes" in tags:  # includes() of a double (a release with list attributes)
+        tags.add("celIncludes")
+        return [{"cel": {"expression": f'device.driver == "{driver}" && '
+                                       f'device.attributes["{driver}"].numa.includes(0.0)'}}]
     return []
 
 

@@ -176,15 +176,18 @@ def test_new_and_stored_environments():
 # --- known divergences from cel-go, pinned so a library upgrade shows up here
 
 @needs_cel_expr
-def test_divergence_cross_type_numeric_comparison_rejected():
-    # Kubernetes accepts `1 < 2.0` (CrossTypeNumericComparisons); this engine cannot.
-    assert reasons("1 < 2.0") == [(str(PATH), "FieldValueInvalid")]
+def test_cross_type_numeric_comparisons_are_accepted():
+    # Kubernetes' base environment has CrossTypeNumericComparisons: ordering, not equality.
+    assert reasons("1 < 2.0") == []
+    assert reasons("1 == 1.0") == [(str(PATH), "FieldValueInvalid")]
 
 
 @needs_cel_expr
-def test_divergence_explicit_dyn_result_accepted():
-    # Kubernetes (list-type attributes off) rejects a dyn result; attribute values are dyn here, so dyn passes.
-    assert reasons("dyn(1)") == []
+def test_a_dyn_result_is_refused_unless_attribute_values_are_dyn():
+    # Kubernetes accepts bool and the attribute values' type: `any`, or `dyn` with list-type attributes.
+    assert reasons("dyn(1)") == [(str(PATH), "FieldValueInvalid")]
+    assert reasons("dyn(1)", features=cel.Features(list_type_attributes=True)) == []
+    assert reasons('device.attributes["dra.example.com"].isGPU') == []  # `any` there
 
 
 @needs_cel_expr

@@ -41,7 +41,7 @@ def test_one_pass_gives_the_general_verdicts(flavour):
             assert fast == general, (expression, derived)
             outcomes[fast.outcome] = outcomes.get(fast.outcome, 0) + 1
         try:
-            onepass.estimate(parse(env.env_for(expression).compile(expression).serialize()), env.sizes)
+            onepass.estimate(parse(env.compile(expression).serialize()), env.sizes)
             one_pass += 1
         except (onepass.Unsupported, RuntimeError):  # RuntimeError: does not compile
             pass
@@ -55,7 +55,7 @@ def test_one_pass_declines_what_it_does_not_price():
     for expression in ('device.driver.startsWith("a")', "[1, 2].size() > 1", "device.attributes.all(d, true)",
                        'device.driver.matches("a+")', 'quantity("1") == quantity("2")', "dyn(1) == 1",
                        'device.capacity["a"].b == device.capacity["a"].c', "true ? true : false"):
-        checked = parse(env.env_for(expression).compile(expression).serialize())
+        checked = parse(env.compile(expression).serialize())
         with pytest.raises(onepass.Unsupported):
             onepass.estimate(checked, env.sizes)
 
@@ -94,6 +94,6 @@ EDGE_CASES = [
 def test_edge_cases_take_the_one_pass_and_agree(flavour):
     env = get_environment(*FLAVOURS[flavour])
     for expression in EDGE_CASES:
-        onepass.estimate(parse(env.env_for(expression).compile(expression).serialize()), env.sizes)
+        onepass.estimate(parse(env.compile(expression).serialize()), env.sizes)
         for derived in (False, True):
             assert _verdict(expression, env, derived) == _verdict(expression, env, derived, one_pass=False), expression

@@ -32,7 +32,7 @@ def faithful_parse_error(expression: str) -> str | None | bool:
 
     env = get_environment(False, Features())
     try:
-        env.env_for(expression).compile(expression)
+        env.compile(expression)
     except RuntimeError as error:
         message = str(error)
         if depth.is_nesting_error(message):

@@ -7,7 +7,9 @@ a verdict to field errors is the caller's job, so the cache never holds paths.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from cel_expr_python import cel
 from google.protobuf.message import DecodeError
 
 from webhook.cel import deepcost, depth, onepass
@@ -15,7 +17,8 @@ from webhook.cel.budget import may_compile, record
 from webhook.cel.cache import VerdictCache
 from webhook.cel.checked import CALL, COMPREHENSION, CheckedAst, build, parse, type_name
 from webhook.cel.cost import Coster
-from webhook.cel.environment import Environment, Features, get_environment
+from webhook.cel.environment import Environment, Features, get_environment, restore
+from webhook.cel.resulttype import accepts_result
 from webhook.cel.validators import find_issues, format_issues
 from webhook.cel.verdict import FORBIDDEN, INTERNAL, INVALID, OK, Verdict
 from webhook.limits import CEL_SELECTOR_EXPRESSION_MAX_COST as SELECTOR_EXPRESSION_MAX_COST
@@ -31,12 +34,6 @@ def _compiler_message(error: Exception) -> str:
     text = str(error)
     text = _STATUS_PREFIX.sub("", text, count=1)
     return _STATUS_SUFFIX.sub("", text.rstrip())
-
-
-def _accepts_result(root_type: tuple, env: Environment) -> bool:
-    # Kubernetes accepts bool and the unknown type. Attribute values are `any` there but `dyn` here,
-    # so dyn must pass; only with list-type attributes does Kubernetes itself accept dyn.
-    return root_type[0] in ("bool", "any", "dyn")
 
 
 # A derived attribute (Kubernetes 1.37) must be a grouping key: a primitive scalar, or a list of them.
@@ -71,11 +68,13 @@ def _estimate_and_validate(expression: str, env: Environment, checked, serialize
     return cost, coster.type_of(ast.root)
 
 
-def _part_cost(text: str, env: Environment) -> tuple[int, tuple] | None:
+def _part_cost(text: str, env: Environment, checking: cel.Env | None = None) -> tuple[int, tuple] | None:
     """cel-go's maximum cost estimate and the type of a closed part of a too-deep selector; None when
     it does not compile here (too deep as well, or ill-typed)."""
+    if checking is None:
+        text, checking = env.checking(text)
     try:
-        compiled = env.env_for(text).compile(text)
+        compiled = checking.compile(text)
     except (TypeError, RuntimeError):
         return None
     try:
@@ -92,11 +91,13 @@ def _part_cost(text: str, env: Environment) -> tuple[int, tuple] | None:
     return None if isinstance(estimate, Verdict) else (estimate[0][1], estimate[1])
 
 
-def _range_size(text: str, env: Environment) -> int | None:
+def _range_size(text: str, env: Environment, checking: cel.Env | None = None) -> int | None:
     """cel-go's maximum size estimate of the range of the comprehension over `deepcost.RANGE_ITEM`
     in `text`; None when `text` does not compile here."""
+    if checking is None:
+        text, checking = env.checking(text)
     try:
-        compiled = env.env_for(text).compile(text)
+        compiled = checking.compile(text)
         serialized = compiled.serialize()
         ast = build(parse(serialized), serialized)
         coster = Coster(ast, env.sizes)
@@ -115,11 +116,12 @@ def _range_size(text: str, env: Environment) -> int | None:
     return None
 
 
-def _too_deep(expression: str, env: Environment, derived: bool, one_pass: bool, rerender: bool) -> Verdict:
+def _too_deep(expression: str, env: Environment, checking: cel.Env, derived: bool, one_pass: bool,
+              rerender: bool) -> Verdict:
     return depth.check_deep_expression(
-        expression, lambda text: _verdict(text, env, derived, one_pass, rerender=False), rerender,
-        lambda text: _part_cost(text, env), lambda text: _range_size(text, env),
-        lambda text: _verdict(text, env, derived, one_pass, rerender=False, deep=False))
+        expression, lambda text: _checked_verdict(text, env, checking, derived, one_pass, rerender=False), rerender,
+        lambda text: _part_cost(text, env, checking), lambda text: _range_size(text, env, checking),
+        lambda text: _checked_verdict(text, env, checking, derived, one_pass, rerender=False, deep=False))
 
 
 def _verdict(expression: str, env: Environment, derived: bool = False, one_pass: bool = True,
@@ -127,8 +129,18 @@ def _verdict(expression: str, env: Environment, derived: bool = False, one_pass:
     """`one_pass=False` skips `onepass` (the differential test compares both ways); `rerender=False`
     when `expression` is a too-deep expression rendered without redundant parentheses (`depth`);
     `deep=False`: None rather than the deep path when it is too deep."""
+    text, checking = env.checking(expression)
+    verdict = _checked_verdict(text, env, checking, derived, one_pass, rerender, deep)
+    if text is not expression and verdict is not None and verdict.detail:
+        return replace(verdict, detail=restore(verdict.detail, expression, text))
+    return verdict
+
+
+def _checked_verdict(expression: str, env: Environment, checking: cel.Env, derived: bool = False,
+                     one_pass: bool = True, rerender: bool = True, deep: bool = True) -> Verdict | None:
+    """The verdict on `expression` as `Environment.checking` rewrote it, compiled in `checking`."""
     try:
-        compiled = env.env_for(expression).compile(expression)
+        compiled = checking.compile(expression)
     except TypeError as error:  # the caller sanitises strings; anything else the binding rejects
         return Verdict(INTERNAL, f"unexpected compilation error: {error}")
     except RuntimeError as error:
@@ -136,7 +148,7 @@ def _verdict(expression: str, env: Environment, derived: bool = False, one_pass:
         if depth.is_nesting_error(message):
             if not deep:
                 return None
-            return _too_deep(expression, env, derived, one_pass, rerender)
+            return _too_deep(expression, env, checking, derived, one_pass, rerender)
         return Verdict(INVALID, "compilation failed: " + message)
     serialized = compiled.serialize()
     try:
@@ -144,7 +156,7 @@ def _verdict(expression: str, env: Environment, derived: bool = False, one_pass:
     except DecodeError:  # compiled, but nested deeper than protobuf's decoder allows (100 messages)
         if not deep:
             return None
-        return _too_deep(expression, env, derived, one_pass, rerender)
+        return _too_deep(expression, env, checking, derived, one_pass, rerender)
     estimate = None
     if one_pass:
         try:
@@ -160,7 +172,7 @@ def _verdict(expression: str, env: Environment, derived: bool = False, one_pass:
         problem = _derived_result_problem(root_type, env)
         if problem:
             return Verdict(INVALID, problem)
-    elif not _accepts_result(root_type, env):
+    elif not accepts_result(root_type, env, expression):
         return Verdict(INVALID, f"must evaluate to bool or the unknown type, not {type_name(root_type)}")
     if cost[1] > SELECTOR_EXPRESSION_MAX_COST:
         return Verdict(FORBIDDEN, "too complex, exceeds cost limit", cost[1])

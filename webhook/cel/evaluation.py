@@ -29,7 +29,7 @@ from decimal import Decimal
 from functools import cache, lru_cache
 
 from cel_expr_python import cel
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, message_factory
 
 from webhook import quantity as q
 from webhook.numbers import parse_uint64
@@ -39,6 +39,7 @@ from webhook.cel import library, netlib
 
 T = cel.Type
 QUANTITY_TYPE, SEMVER_TYPE = "kubernetes.Quantity", "kubernetes.Semver"
+ANY = T("google.protobuf.Any")
 RUNTIME_COST_LIMIT = compiler.SELECTOR_EXPRESSION_MAX_COST  # resource/v1 CELSelectorExpressionMaxCost
 ENGINE_ITERATION_LIMIT = 10_000  # cel-cpp RuntimeOptions.comprehension_max_iterations (per evaluation)
 _DOMAIN = re.compile(r"""device\s*\.\s*(?:attributes|capacity)\s*\[\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\]""")
@@ -57,6 +58,7 @@ def _pool() -> descriptor_pool.DescriptorPool:
         message = file.message_type.add(name=name)
         message.field.add(name="v", number=1, type=field.TYPE_STRING, label=field.LABEL_OPTIONAL)
     pool = descriptor_pool.DescriptorPool()
+    pool.AddSerializedFile(any_pb2.DESCRIPTOR.serialized_pb)  # includes() takes values of every kind as Any
     pool.Add(file)
     return pool
 
@@ -223,14 +225,10 @@ def _functions(with_includes: bool, unbounded_includes: bool = False) -> tuple:
         *library._lists(),
     ]
     if with_includes:
-        # The runtime matches argument kinds exactly (dyn matches nothing): one overload per kind.
-        # 1.37's (the lists library's) takes lists of any length; 1.36's (DRA's) at most 48 values.
+        # Upstream's includes takes any two values (dyn, dyn). The runtime matches declared kinds
+        # exactly and dyn matches none, but google.protobuf.Any matches every kind.
         impl = library.includes_any_length if unbounded_includes else library._includes
-        overloads = []
-        for name, kind in (("int", I), ("bool", B), ("string", STR), ("semver", S)):
-            overloads.append(_overload(f"dra_includes_list_{name}", B, [T.List(T.DYN), kind], impl, True))
-            overloads.append(_overload(f"dra_includes_{name}_{name}", B, [kind, kind], impl, True))
-        ours.append(cel.FunctionDecl("includes", overloads))
+        ours.append(cel.FunctionDecl("includes", [_overload("includes_any_any", B, [ANY, ANY], impl, True)]))
     return tuple(ours)
 
 

@@ -40,10 +40,16 @@ def _global(oid: str, ret, params, impl=None) -> cel.Overload:
 
 
 def _includes(target, arg) -> bool:
-    """DRA's includes (1.36): lists of at most 48 values."""
-    if isinstance(target, list) and len(target) > 48:
-        raise ValueError("'includes' function cannot be applied to lists longer than 48 values")
-    return includes_any_length(target, arg)
+    """DRA's includes (1.36, dracel includesFunc): a list is searched in order, and reaching a 49th value
+    is an error (a match among the first 48 is found first)."""
+    if isinstance(target, list):
+        for i, value in enumerate(target):
+            if i >= 48:
+                raise ValueError("'includes' function cannot be applied to lists longer than 48 values")
+            if cel_equal(value, arg):
+                return True
+        return False
+    return cel_equal(target, arg)
 
 
 def includes_any_length(target, arg) -> bool:
@@ -75,6 +81,8 @@ def cel_equal(a, b) -> bool:
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return a == b
+    if isinstance(a, (bytes, bytearray)) and isinstance(b, (bytes, bytearray)):
+        return bytes(a) == bytes(b)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(cel_equal(x, y) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
@@ -118,10 +126,12 @@ def _lists() -> list[cel.FunctionDecl]:
 
 
 @cache
-def kubernetes_functions(with_includes: bool,
-                         includes_id: str = "dra_includes_dyn_dyn") -> tuple[cel.FunctionDecl, ...]:
+def kubernetes_functions(with_includes: bool, includes_id: str = "dra_includes_dyn_dyn",
+                         runtime: bool = False) -> tuple[cel.FunctionDecl, ...]:
     """The Kubernetes base libraries available to selectors, plus `includes` when enabled: DRA's own
-    (`dra_includes_dyn_dyn`) or, from 1.37 on, the lists library's (`list_includes_dyn_dyn`)."""
+    (`dra_includes_dyn_dyn`) or, from 1.37 on, the lists library's (`list_includes_dyn_dyn`).
+    `runtime`: for evaluation, where `includes` takes `google.protobuf.Any` (the runtime matches that
+    kind with every value, dyn with none); the descriptor pool must hold it."""
     S, B, I = T.STRING, T.BOOL, T.INT  # noqa: E741
     decls = [
         # quantity
@@ -184,5 +194,7 @@ def kubernetes_functions(with_includes: bool,
         *_lists(),
     ]
     if with_includes:
-        decls.append(cel.FunctionDecl("includes", [_member(includes_id, B, [T.DYN, T.DYN], _includes)]))
+        value = T("google.protobuf.Any") if runtime else T.DYN
+        impl = includes_any_length if includes_id == "list_includes_dyn_dyn" else _includes
+        decls.append(cel.FunctionDecl("includes", [_member(includes_id, B, [value, value], impl)]))
     return tuple(decls)

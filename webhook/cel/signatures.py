@@ -65,6 +65,22 @@ LISTS: tuple[Decl, ...] = (
 )
 
 
+# cel-go's ordering operators as Kubernetes' base environment declares them (cel.CrossTypeNumericComparisons:
+# an int, uint and double compare with each other); the compiler's standard library has only same-type
+# overloads, so its declarations are left out (`STDLIB_WITHOUT_ORDERING`) and these take their place.
+_ORDERED_NUMBERS = (("int", "int64"), ("uint", "uint64"), ("double", "double"))
+_ORDERED_OTHERS = (("bool", "bool"), ("string", "string"), ("bytes", "bytes"),
+                   ("google.protobuf.Timestamp", "timestamp"), ("google.protobuf.Duration", "duration"))
+ORDERING_OPERATORS = (("_<_", "less"), ("_<=_", "less_equals"), ("_>_", "greater"), ("_>=_", "greater_equals"))
+ORDERING: tuple[Decl, ...] = tuple(
+    decl for op, prefix in ORDERING_OPERATORS for decl in (
+        *((op, f"{prefix}_{a_id}" if a == b else f"{prefix}_{a_id}_{b_id}", False, (a, b), "bool")
+          for a, a_id in _ORDERED_NUMBERS for b, b_id in _ORDERED_NUMBERS),
+        *((op, f"{prefix}_{t_id}", False, (t, t), "bool") for t, t_id in _ORDERED_OTHERS)))
+STDLIB_WITHOUT_ORDERING = "stdlib:\n  exclude_functions:\n" + "".join(
+    f'  - name: "{op}"\n' for op, _ in ORDERING_OPERATORS)
+
+
 def _type(spec: str) -> str:
     """A type as a flow mapping of the configuration language: `list(~A)` -> `{type_name: list, ...}`."""
     spec = spec.strip()

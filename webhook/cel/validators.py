@@ -107,12 +107,18 @@ def find_issues(ast: CheckedAst, sizes: DeviceSizes, attribute_values_are_any: b
                 and isinstance(call.args[0].value, str) and not _regex_ok(call.args[0].value):
             issues.append((call.args[0].id, "invalid matches argument"))
     exempt = _exempt_ids(ast) if calls else ()
+
+    def type_of(e: Expr) -> tuple:
+        if attribute_values_are_any and sizes.resolve(attribute_paths.get(e.id)) is sizes.attribute:
+            return _ANY  # an attribute value
+        return ast.type_of(e)
+
     for node in notable:
         if node.kind != LIST or len(node.args) < 2 or node.id in exempt:
             continue
-        first = ast.type_of(node.args[0])
+        first = type_of(node.args[0])
         for elem in node.args[1:]:
-            t = ast.type_of(elem)
+            t = type_of(elem)
             if not _equivalent(first, t):
                 issues.append((elem.id, f"expected type '{_render(first)}' but found '{_render(t)}'"))
                 break
@@ -120,19 +126,14 @@ def find_issues(ast: CheckedAst, sizes: DeviceSizes, attribute_values_are_any: b
         if node.kind != MAP or len(node.entries) < 2 or node.id in exempt:
             continue
         (key, value), *rest = node.entries
-        key_type, val_type = ast.type_of(key), ast.type_of(value)
+        key_type, val_type = type_of(key), type_of(value)
         for key, value in rest:
-            kt, vt = ast.type_of(key), ast.type_of(value)
+            kt, vt = type_of(key), type_of(value)
             if not _equivalent(key_type, kt):
                 issues.append((key.id, f"expected type '{_render(key_type)}' but found '{_render(kt)}'"))
             if not _equivalent(val_type, vt):
                 issues.append((value.id, f"expected type '{_render(val_type)}' but found '{_render(vt)}'"))
     if any(n.kind == CALL and n.value == "format" for n in calls):
-        def type_of(e: Expr) -> tuple:
-            if attribute_values_are_any and sizes.resolve(attribute_paths.get(e.id)) is sizes.attribute:
-                return _ANY  # an attribute value
-            return ast.type_of(e)
-
         issues += format_call_issues(ast, type_of)
     if attribute_values_are_any:
         for node in notable:
