@@ -1,12 +1,18 @@
 package main
 
 // What this release's dynamicresources plugin passes to structured.NewAllocator and cel.NewCache
-// (pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go at the tag).
+// (pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go at the tag), and what its scheduler
+// passes to the ResourceSlice tracker (pkg/scheduler/scheduler.go New; taintrules.go does the rest).
 // 1.36 compiles CEL with list-type attributes but does not pass ListTypeAttributes to the allocator.
 
 import (
+	resourcerules "k8s.io/api/resource/v1beta2"
+	"k8s.io/client-go/informers"
+	resourceinformers "k8s.io/client-go/informers/resource/v1"
 	"k8s.io/dynamic-resource-allocation/cel"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 )
 
@@ -29,3 +35,14 @@ func celFeatures(fts feature.Features) cel.Features {
 }
 
 func consumableCapacity(fts feature.Features) bool { return fts.EnableDRAConsumableCapacity }
+
+type deviceTaintRule = resourcerules.DeviceTaintRule
+
+const taintRulesGate = features.DRADeviceTaintRules
+
+// taintOptions sets the tracker's taint options; it gives the class informer when the tracker takes one.
+func taintOptions(opts *resourceslicetracker.Options, factory informers.SharedInformerFactory) resourceinformers.DeviceClassInformer {
+	opts.EnableDeviceTaintRules, opts.ClassInformer = true, factory.Resource().V1().DeviceClasses()
+	opts.TaintInformer = factory.Resource().V1beta2().DeviceTaintRules()
+	return opts.ClassInformer
+}

@@ -18,10 +18,8 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	resourcehelper "k8s.io/component-helpers/resource"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 )
 
@@ -79,54 +77,4 @@ func podFootprint(pod *v1.Pod, claims []*resourceapi.ResourceClaim, results []re
 	}
 	footprint, demand := requestsOf(pod, statuses)
 	return footprint, demand, nil
-}
-
-// claimNameToUID is what foreachPodResourceClaim gives: the Pod's claim names with the UIDs of the claims
-// they name (resourceClaimName; the scenarios use no templates).
-func claimNameToUID(pod *v1.Pod, claims []*resourceapi.ResourceClaim) map[string]types.UID {
-	out := map[string]types.UID{}
-	for _, podClaim := range pod.Spec.ResourceClaims {
-		for _, claim := range claims {
-			if podClaim.ResourceClaimName != nil && *podClaim.ResourceClaimName == claim.Name {
-				out[podClaim.Name] = claim.UID
-			}
-		}
-	}
-	return out
-}
-
-//go:linkname nodeFitsResources k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources.(*DynamicResources).nodeFitsResources
-func nodeFitsResources(pl *dynamicresources.DynamicResources, nodeInfo fwk.NodeInfo, podRequest *framework.Resource) *fwk.Status
-
-// nodeFits is the plugin's nodeFitsResources for the Pod's demand on the node with the bound Pods
-// (framework.NewNodeInfo sums their requests as the scheduler's cache does).
-func nodeFits(node *v1.Node, bound []*v1.Pod, demand v1.ResourceList) (bool, []string) {
-	nodeInfo := framework.NewNodeInfo(bound...)
-	nodeInfo.SetNode(node)
-	status := nodeFitsResources(nil, nodeInfo, framework.NewResource(demand))
-	if status.IsSuccess() {
-		return true, nil
-	}
-	return false, status.Reasons()
-}
-
-// requestsOf is PodRequests over the Pod with the claims' statuses (getPodNodeAllocatableResourceFootprint:
-// pod-level resources unless the PodLevelResources gate is off); the footprint alone is the same without
-// the containers' own requests and the pod-level ones.
-func requestsOf(pod *v1.Pod, statuses []v1.NodeAllocatableResourceClaimStatus) (footprint, demand v1.ResourceList) {
-	podCopy := pod.DeepCopy()
-	podCopy.Status.NodeAllocatableResourceClaimStatuses = statuses
-	demand = resourcehelper.PodRequests(podCopy, resourcehelper.PodResourcesOptions{
-		SkipPodLevelResources:                    !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
-		UseDRANodeAllocatableResourceClaimStatus: true})
-	bare := podCopy.DeepCopy()
-	bare.Spec.Resources, bare.Spec.Overhead = nil, nil
-	for _, containers := range [][]v1.Container{bare.Spec.InitContainers, bare.Spec.Containers} {
-		for i := range containers {
-			containers[i].Resources.Requests, containers[i].Resources.Limits = nil, nil
-		}
-	}
-	footprint = resourcehelper.PodRequests(bare, resourcehelper.PodResourcesOptions{
-		SkipPodLevelResources: true, UseDRANodeAllocatableResourceClaimStatus: true})
-	return footprint, demand
 }

@@ -1,11 +1,17 @@
 package main
 
 // What this release's dynamicresources plugin passes to structured.NewAllocator and cel.NewCache
-// (pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go at the tag).
+// (pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go at the tag), and what its scheduler
+// passes to the ResourceSlice tracker (pkg/scheduler/scheduler.go New; taintrules.go does the rest).
 
 import (
+	resourcerules "k8s.io/api/resource/v1"
+	"k8s.io/client-go/informers"
+	resourceinformers "k8s.io/client-go/informers/resource/v1"
 	"k8s.io/dynamic-resource-allocation/cel"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 )
 
@@ -35,3 +41,13 @@ func celFeatures(fts feature.Features) cel.Features {
 }
 
 func consumableCapacity(fts feature.Features) bool { return fts.EnableDRAConsumableCapacity }
+
+type deviceTaintRule = resourcerules.DeviceTaintRule
+
+const taintRulesGate = features.DRADeviceTaintRules
+
+// taintOptions sets the tracker's taint options; it gives the class informer when the tracker takes one.
+func taintOptions(opts *resourceslicetracker.Options, factory informers.SharedInformerFactory) resourceinformers.DeviceClassInformer {
+	opts.EnableDeviceTaintRules, opts.TaintInformer = true, factory.Resource().V1().DeviceTaintRules()
+	return nil // the tracker takes no class informer at this tag
+}
