@@ -19,8 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from webhook.allocation import noderesources
 from webhook.allocation.capacity import qty
-from webhook.allocation.footprint import Footprint, find_device
+from webhook.allocation.noderesources import Footprint, add, find_device
 from webhook.quantity import Quantity
 
 FIELD = "nodeAllocatableResources"
@@ -153,18 +154,6 @@ def users(pods: list, namespace: str, claim_name: str, template: bool) -> list:
     return out
 
 
-# The requests of Pods already on the node (PodRequests with UseDRANodeAllocatableResourceClaimStatus) ---
-
-def _add(total: dict, more: dict) -> None:
-    for name, value in more.items():
-        total[name] = total.get(name, Decimal(0)) + value
-
-
-def _requests(container: dict) -> dict:
-    return {name: qty(value).value for name, value in
-            ((container.get("resources") or {}).get("requests") or {}).items()}
-
-
 def _dra(pod: dict) -> tuple[dict, dict]:
     """getDRANodeAllocatableResources: (for the pod's lifetime, per container name)."""
     spec = pod.get("spec") or {}
@@ -174,55 +163,26 @@ def _dra(pod: dict) -> tuple[dict, dict]:
     for status in (pod.get("status") or {}).get("nodeAllocatableResourceClaimStatuses") or []:
         for mapping in status.get("mapping") or []:
             if mapping.get("quantity") is not None:
-                _add(fixed, {mapping.get("name"): qty(mapping["quantity"]).value})
+                add(fixed, {mapping.get("name"): qty(mapping["quantity"]).value})
         overheads = status.get("overhead") or []
         for overhead in overheads:
             if overhead.get("perPod") is not None:
-                _add(fixed, {overhead.get("name"): qty(overhead["perPod"]).value})
+                add(fixed, {overhead.get("name"): qty(overhead["perPod"]).value})
         each = {o.get("name"): qty(o["perContainer"]).value for o in overheads if o.get("perContainer") is not None}
         if not each:
             continue
         users = status.get("containers") or []
         known = [name for name in names if name in users]
         for name in known:
-            _add(per_container.setdefault(name, {}), each)
+            add(per_container.setdefault(name, {}), each)
         # References to containers the pod does not have are charged for the pod's lifetime.
-        _add(fixed, {k: v * (len(users) - len(known)) for k, v in each.items()})
+        add(fixed, {k: v * (len(users) - len(known)) for k, v in each.items()})
     return fixed, per_container
 
 
 def pod_requests(pod: dict, dra=None) -> dict:
-    """Containers (with their perContainer overhead), init containers and sidecars as the scheduler sums
-    them (component-helpers PodRequests), plus the claims' mappings and perPod overhead, pod-level requests
-    and the pod overhead. `dra(pod)` -> (for the pod's lifetime, per container name) reads the claim
-    statuses (1.37's `_dra` by default)."""
-    spec = pod.get("spec") or {}
-    fixed, per_container = (dra or _dra)(pod)
-    total: dict = {}
-    for container in spec.get("containers") or []:
-        _add(total, _requests(container))
-        _add(total, per_container.get(container.get("name"), {}))
-    sidecars: dict = {}
-    peak: dict = {}
-    for container in spec.get("initContainers") or []:
-        use = _requests(container)
-        _add(use, per_container.get(container.get("name"), {}))
-        if container.get("restartPolicy") == "Always":
-            _add(total, use)
-            _add(sidecars, use)
-            use = dict(sidecars)
-        else:
-            _add(use, sidecars)
-        for name, value in use.items():
-            peak[name] = max(peak.get(name, value), value)
-    for name, value in peak.items():
-        total[name] = max(total.get(name, value), value)
-    _add(total, fixed)
-    for name, value in ((spec.get("resources") or {}).get("requests") or {}).items():
-        if name in ("cpu", "memory") or name.startswith("hugepages-"):
-            total[name] = qty(value).value
-    _add(total, {name: qty(value).value for name, value in (spec.get("overhead") or {}).items()})
-    return total
+    """noderesources.pod_requests with 1.37's claim statuses (`_dra`) unless told otherwise."""
+    return noderesources.pod_requests(pod, dra or _dra)
 
 
 # `review --explain` -----------------------------------------------------------------------------
