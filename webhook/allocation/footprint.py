@@ -91,6 +91,20 @@ def pod_requests(pod: dict) -> dict:
     return noderesources.pod_requests(pod, _claim_status_resources)
 
 
+def pod_level_problem(pod: dict) -> str | None:
+    """validatePodLevelRequestsCoverDRA (1.36): the pod-level requests must cover what the containers and
+    the claims' statuses (in `pod`) add up to; the refusal, or None."""
+    if not ((pod.get("spec") or {}).get("resources") or {}).get("requests"):
+        return None
+    with_pod_level = pod_requests(pod)
+    without = noderesources.pod_requests(pod, _claim_status_resources, pod_level=False)
+    for name in sorted(with_pod_level):
+        if name in without and without[name] > with_pod_level[name]:
+            return f"pod level request for {name} is insufficient to cover the aggregated container and " \
+                   "node-allocatable DRA requests"
+    return None
+
+
 def _claim_status_resources(pod: dict) -> tuple[dict, dict]:
     """1.36's claim statuses: `resources` for the pod's lifetime, nothing per container."""
     total: dict = {}

@@ -21,7 +21,7 @@ from decimal import Decimal
 
 from webhook.allocation import noderesources
 from webhook.allocation.capacity import qty
-from webhook.allocation.noderesources import Footprint, add, find_device
+from webhook.allocation.noderesources import Footprint, add, claim_entry_names, find_device
 from webhook.quantity import Quantity
 
 FIELD = "nodeAllocatableResources"
@@ -125,8 +125,7 @@ def containers_using(pod: dict, claim_name: str, template: bool) -> list:
     """The names of the Pod's containers (init containers first) that reference the claim, once per
     reference (buildNodeAllocatableDRAInfo's Containers)."""
     spec = pod.get("spec") or {}
-    key = "resourceClaimTemplateName" if template else "resourceClaimName"
-    names = {c.get("name") for c in spec.get("resourceClaims") or [] if c.get(key) == claim_name}
+    names = claim_entry_names(pod, claim_name, template)
     return [container.get("name") for container in (spec.get("initContainers") or []) + (spec.get("containers") or [])
             for c in (container.get("resources") or {}).get("claims") or [] if c.get("name") in names]
 
@@ -145,8 +144,7 @@ def users(pods: list, namespace: str, claim_name: str, template: bool) -> list:
         if (meta.get("namespace") or "default") != (namespace or "default"):
             continue
         spec = pod.get("spec") or {}
-        key = "resourceClaimTemplateName" if template else "resourceClaimName"
-        names = {c.get("name") for c in spec.get("resourceClaims") or [] if c.get(key) == claim_name}
+        names = claim_entry_names(pod, claim_name, template)
         if names:
             out.append((meta.get("name") or "", sum(
                 1 for container in (spec.get("initContainers") or []) + (spec.get("containers") or [])
@@ -183,6 +181,49 @@ def _dra(pod: dict) -> tuple[dict, dict]:
 def pod_requests(pod: dict, dra=None) -> dict:
     """noderesources.pod_requests with 1.37's claim statuses (`_dra`) unless told otherwise."""
     return noderesources.pod_requests(pod, dra or _dra)
+
+
+def container_dra_allocations(pod: dict, container: str) -> dict:
+    """GetContainerDRAAllocations: every amount (mapping, perPod, perContainer) of the claim statuses that
+    name the container."""
+    out: dict = {}
+    for status in (pod.get("status") or {}).get("nodeAllocatableResourceClaimStatuses") or []:
+        if container not in (status.get("containers") or []):
+            continue
+        for mapping in status.get("mapping") or []:
+            if mapping.get("quantity") is not None:
+                add(out, {mapping.get("name"): qty(mapping["quantity"]).value})
+        for overhead in status.get("overhead") or []:
+            for part in ("perPod", "perContainer"):
+                if overhead.get(part) is not None:
+                    add(out, {overhead.get("name"): qty(overhead[part]).value})
+    return out
+
+
+def pod_level_problem(pod: dict) -> str | None:
+    """validatePodLevelResourcesCoverDRA (1.37), on the Pod with its claims' statuses: pod-level requests
+    at least the containers' and claims' aggregate; each container's limit plus what its claims add within
+    the pod-level limit. The refusal, or None. (Not modelled: its hugepages limits check.)"""
+    spec = pod.get("spec") or {}
+    resources = spec.get("resources")
+    if not isinstance(resources, dict) or not (pod.get("status") or {}).get("nodeAllocatableResourceClaimStatuses"):
+        return None
+    requests = resources.get("requests") or {}
+    aggregate = noderesources.aggregate_requests(pod, _dra) if requests else {}
+    for name in sorted(requests):
+        if noderesources.pod_level_resource(name) and name in aggregate and aggregate[name] > qty(requests[name]).value:
+            return f"pod level request for {name} is insufficient to cover the aggregated container and " \
+                   "node-allocatable DRA requests"
+    limits = resources.get("limits") or {}
+    for container in spec.get("containers") or [] if limits else ():
+        dra = container_dra_allocations(pod, container.get("name"))
+        for name, limit in sorted(((container.get("resources") or {}).get("limits") or {}).items()):
+            if name.startswith("hugepages-") or name not in limits:
+                continue
+            if qty(limit).value + dra.get(name, Decimal(0)) > qty(limits[name]).value:
+                return f"pod level limit for {name} is insufficient to cover the limit and DRA overhead for " \
+                       f"container {container.get('name')}"
+    return None
 
 
 # `review --explain` -----------------------------------------------------------------------------

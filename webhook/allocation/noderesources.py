@@ -51,10 +51,15 @@ def container_requests(container: dict) -> dict:
             ((container.get("resources") or {}).get("requests") or {}).items()}
 
 
-def pod_requests(pod: dict, dra) -> dict:
-    """Containers (with their perContainer overhead), init containers and sidecars as the scheduler sums
-    them (component-helpers PodRequests), plus the claims' mappings and perPod overhead, pod-level requests
-    and the pod overhead. `dra(pod)` -> (for the pod's lifetime, per container name) reads the claim
+def pod_level_resource(name: str) -> bool:
+    """IsSupportedPodLevelResource."""
+    return name in ("cpu", "memory") or name.startswith("hugepages-")
+
+
+def aggregate_requests(pod: dict, dra) -> dict:
+    """AggregateContainerRequests with UseDRANodeAllocatableResourceClaimStatus: containers (with their
+    perContainer overhead), init containers and sidecars as the scheduler sums them, plus the claims'
+    mappings and perPod overhead. `dra(pod)` -> (for the pod's lifetime, per container name) reads the claim
     statuses (each release's model has its own)."""
     spec = pod.get("spec") or {}
     fixed, per_container = dra(pod)
@@ -78,8 +83,30 @@ def pod_requests(pod: dict, dra) -> dict:
     for name, value in peak.items():
         total[name] = max(total.get(name, value), value)
     add(total, fixed)
-    for name, value in ((spec.get("resources") or {}).get("requests") or {}).items():
-        if name in ("cpu", "memory") or name.startswith("hugepages-"):
+    return total
+
+
+def pod_requests(pod: dict, dra, pod_level: bool = True) -> dict:
+    """PodRequests: aggregate_requests, replaced by the pod-level requests where set (unless `pod_level`
+    is off: SkipPodLevelResources), plus the pod overhead."""
+    spec = pod.get("spec") or {}
+    total = aggregate_requests(pod, dra)
+    for name, value in ((spec.get("resources") or {}).get("requests") or {}).items() if pod_level else ():
+        if pod_level_resource(name):
             total[name] = qty(value).value
     add(total, {name: qty(value).value for name, value in (spec.get("overhead") or {}).items()})
     return total
+
+
+def claim_entry_names(pod: dict, claim_name: str, template: bool) -> set:
+    """The names of the Pod's resourceClaims entries that stand for the claim: resourceclaim.Name (its
+    resourceClaimName, or for a template the generated claim's name in status.resourceClaimStatuses);
+    `template`: the claim is a template's own (no claim generated yet), named by resourceClaimTemplateName."""
+    entries = [e for e in (pod.get("spec") or {}).get("resourceClaims") or [] if isinstance(e, dict)]
+    if template:
+        return {e.get("name") for e in entries if e.get("resourceClaimTemplateName") == claim_name}
+    generated = {s.get("name"): s.get("resourceClaimName")
+                 for s in (pod.get("status") or {}).get("resourceClaimStatuses") or [] if isinstance(s, dict)}
+    return {e.get("name") for e in entries
+            if (e.get("resourceClaimName") or (generated.get(e.get("name")) if e.get("resourceClaimTemplateName")
+                                               else None)) == claim_name}

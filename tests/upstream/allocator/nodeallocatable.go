@@ -6,27 +6,54 @@ package main
 // claims' statuses).
 
 import (
-	_ "unsafe" // go:linkname
+	"reflect"
+	"unsafe" // go:linkname, and the plugin's unexported fields
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	resourcehelper "k8s.io/component-helpers/resource"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 )
 
+// plugin is the plugin as far as these functions read it: its features from the scheduler's gates (fts) and
+// the other fields given, all unexported (set by reflection).
+func plugin(fields map[string]any) *dynamicresources.DynamicResources {
+	pl := &dynamicresources.DynamicResources{}
+	fields["fts"] = feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+	for name, value := range fields {
+		field := reflect.ValueOf(pl).Elem().FieldByName(name)
+		reflect.NewAt(field.Type(), unsafe.Pointer(field.UnsafeAddr())).Elem().Set(reflect.ValueOf(value))
+	}
+	return pl
+}
+
+// withStatuses is the Pod with its claims' NodeAllocatableResourceClaimStatus, as the plugin's podCopy.
+func withStatuses(pod *v1.Pod, statuses []v1.NodeAllocatableResourceClaimStatus) *v1.Pod {
+	podCopy := pod.DeepCopy()
+	podCopy.Status.NodeAllocatableResourceClaimStatuses = statuses
+	return podCopy
+}
+
 // claimNameToUID is what foreachPodResourceClaim gives: the Pod's claim names with the UIDs of the claims
-// they name (resourceClaimName; the scenarios use no templates).
+// they name (resourceclaim.Name: resourceClaimName, or for a template the generated claim's name in the
+// Pod's status).
 func claimNameToUID(pod *v1.Pod, claims []*resourceapi.ResourceClaim) map[string]types.UID {
 	out := map[string]types.UID{}
-	for _, podClaim := range pod.Spec.ResourceClaims {
+	for i := range pod.Spec.ResourceClaims {
+		name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i])
+		if err != nil || name == nil {
+			continue
+		}
 		for _, claim := range claims {
-			if podClaim.ResourceClaimName != nil && *podClaim.ResourceClaimName == claim.Name {
-				out[podClaim.Name] = claim.UID
+			if claim.Name == *name {
+				out[pod.Spec.ResourceClaims[i].Name] = claim.UID
 			}
 		}
 	}
@@ -52,8 +79,7 @@ func nodeFits(node *v1.Node, bound []*v1.Pod, demand v1.ResourceList) (bool, []s
 // pod-level resources unless the PodLevelResources gate is off); the footprint alone is the same without
 // the containers' own requests and the pod-level ones.
 func requestsOf(pod *v1.Pod, statuses []v1.NodeAllocatableResourceClaimStatus) (footprint, demand v1.ResourceList) {
-	podCopy := pod.DeepCopy()
-	podCopy.Status.NodeAllocatableResourceClaimStatuses = statuses
+	podCopy := withStatuses(pod, statuses)
 	demand = resourcehelper.PodRequests(podCopy, resourcehelper.PodResourcesOptions{
 		SkipPodLevelResources:                    !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
 		UseDRANodeAllocatableResourceClaimStatus: true})

@@ -7,17 +7,19 @@ package main
 // getPodNodeAllocatableResourceFootprint builds their NodeAllocatableResourceClaimStatus with the plugin's
 // own buildNodeAllocatableDRAInfo (reached by linkname: it is unexported; it reads the slices through the
 // plugin's DRA manager, set here to one over the tracker's slices), refuses a claim no container
-// references, and sums the Pod with resourcehelper.PodRequests.
+// references, sums the Pod with resourcehelper.PodRequests and refuses pod-level requests below that
+// (validatePodLevelRequestsCoverDRA).
 
 import (
+	"errors"
 	"fmt"
-	"reflect"
-	"unsafe" // go:linkname, and the plugin's unexported DRA manager
+	_ "unsafe" // go:linkname
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
@@ -43,6 +45,10 @@ func (m sliceManager) ListWithDeviceTaintRules() ([]*resourceapi.ResourceSlice, 
 	return m.slices, nil
 }
 
+//go:linkname validatePodLevelRequestsCoverDRA k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources.(*DynamicResources).validatePodLevelRequestsCoverDRA
+func validatePodLevelRequestsCoverDRA(pl *dynamicresources.DynamicResources, logger klog.Logger, pod *v1.Pod,
+	requestWithPodLevel v1.ResourceList) *fwk.Status
+
 func nodeAllocatableEnabled() bool {
 	return utilfeature.DefaultFeatureGate.Enabled(features.DRANodeAllocatableResources)
 }
@@ -63,9 +69,7 @@ func podFootprint(pod *v1.Pod, claims []*resourceapi.ResourceClaim, results []re
 	if len(allocations) == 0 {
 		return nil, nil, nil
 	}
-	pl := &dynamicresources.DynamicResources{}
-	field := reflect.ValueOf(pl).Elem().FieldByName("draManager")
-	reflect.NewAt(field.Type(), unsafe.Pointer(field.UnsafeAddr())).Elem().Set(reflect.ValueOf(fwk.SharedDRAManager(manager)))
+	pl := plugin(map[string]any{"draManager": fwk.SharedDRAManager(manager)})
 	statuses, err := buildNodeAllocatableDRAInfo(pl, pod, allocations, claimNameToUID(pod, claims))
 	if err != nil {
 		return nil, nil, err
@@ -76,5 +80,8 @@ func podFootprint(pod *v1.Pod, claims []*resourceapi.ResourceClaim, results []re
 		}
 	}
 	footprint, demand := requestsOf(pod, statuses)
+	if status := validatePodLevelRequestsCoverDRA(pl, klog.Background(), withStatuses(pod, statuses), demand); status != nil {
+		return nil, nil, errors.New(status.Message())
+	}
 	return footprint, demand, nil
 }

@@ -5,9 +5,11 @@ package main
 // calculateAndCheckNodeAllocatableResources picks the claims with a device that declares
 // nodeAllocatableResources (among the node's slices), getPodNodeAllocatableResourceFootprint builds their
 // NodeAllocatableResourceClaimStatus with the plugin's own buildNodeAllocatableDRAInfo (reached by
-// linkname: it is unexported) and sums the Pod with resourcehelper.PodRequests.
+// linkname: it is unexported), sums the Pod with resourcehelper.PodRequests and refuses pod-level
+// resources that do not cover that (validatePodLevelResourcesCoverDRA).
 
 import (
+	"errors"
 	_ "unsafe" // go:linkname
 
 	v1 "k8s.io/api/core/v1"
@@ -15,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 )
@@ -27,6 +30,9 @@ func buildNodeAllocatableDRAInfo(pl *dynamicresources.DynamicResources, pod *v1.
 //go:linkname getDeviceFromSlices k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources.getDeviceFromSlices
 func getDeviceFromSlices(slices []*resourceapi.ResourceSlice, result *resourceapi.DeviceRequestAllocationResult,
 	node *v1.Node) (*resourceapi.Device, error)
+
+//go:linkname validatePodLevelResourcesCoverDRA k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources.(*DynamicResources).validatePodLevelResourcesCoverDRA
+func validatePodLevelResourcesCoverDRA(pl *dynamicresources.DynamicResources, pod *v1.Pod) *fwk.Status
 
 func nodeAllocatableEnabled() bool {
 	return utilfeature.DefaultFeatureGate.Enabled(features.DRANodeAllocatableResources)
@@ -48,11 +54,15 @@ func podFootprint(pod *v1.Pod, claims []*resourceapi.ResourceClaim, results []re
 	if len(allocations) == 0 {
 		return nil, nil, nil
 	}
-	statuses, err := buildNodeAllocatableDRAInfo(nil, pod, allocations, claimNameToUID(pod, claims), nodeSlices, node)
+	pl := plugin(map[string]any{})
+	statuses, err := buildNodeAllocatableDRAInfo(pl, pod, allocations, claimNameToUID(pod, claims), nodeSlices, node)
 	if err != nil {
 		return nil, nil, err
 	}
 	footprint, demand := requestsOf(pod, statuses)
+	if status := validatePodLevelResourcesCoverDRA(pl, withStatuses(pod, statuses)); status != nil {
+		return nil, nil, errors.New(status.Message())
+	}
 	return footprint, demand, nil
 }
 
