@@ -105,13 +105,13 @@ def pod_level_problem(pod: dict) -> str | None:
     return None
 
 
-def _claim_status_resources(pod: dict) -> tuple[dict, dict]:
-    """1.36's claim statuses: `resources` for the pod's lifetime, nothing per container."""
+def _claim_status_resources(pod: dict) -> dict:
+    """1.36's claim statuses: `resources`, for the pod's lifetime."""
     total: dict = {}
     for status in (pod.get("status") or {}).get("nodeAllocatableResourceClaimStatuses") or []:
         for name, value in (status.get("resources") or {}).items():
             total[name] = total.get(name, Decimal(0)) + qty(value).value
-    return total, {}
+    return total
 
 
 def fit(total: Footprint, node: dict, pods: list, requests=None) -> dict | None:

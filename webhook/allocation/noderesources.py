@@ -57,21 +57,17 @@ def pod_level_resource(name: str) -> bool:
 
 
 def aggregate_requests(pod: dict, dra) -> dict:
-    """AggregateContainerRequests with UseDRANodeAllocatableResourceClaimStatus: containers (with their
-    perContainer overhead), init containers and sidecars as the scheduler sums them, plus the claims'
-    mappings and perPod overhead. `dra(pod)` -> (for the pod's lifetime, per container name) reads the claim
-    statuses (each release's model has its own)."""
+    """AggregateContainerRequests with UseDRANodeAllocatableResourceClaimStatus: containers, init containers
+    and sidecars as the scheduler sums them, plus what the claims' statuses add for the pod's lifetime
+    (`dra(pod)`: each release's model reads them its own way)."""
     spec = pod.get("spec") or {}
-    fixed, per_container = dra(pod)
     total: dict = {}
     for container in spec.get("containers") or []:
         add(total, container_requests(container))
-        add(total, per_container.get(container.get("name"), {}))
     sidecars: dict = {}
     peak: dict = {}
     for container in spec.get("initContainers") or []:
         use = container_requests(container)
-        add(use, per_container.get(container.get("name"), {}))
         if container.get("restartPolicy") == "Always":
             add(total, use)
             add(sidecars, use)
@@ -82,7 +78,7 @@ def aggregate_requests(pod: dict, dra) -> dict:
             peak[name] = max(peak.get(name, value), value)
     for name, value in peak.items():
         total[name] = max(total.get(name, value), value)
-    add(total, fixed)
+    add(total, dra(pod))
     return total
 
 
