@@ -71,6 +71,21 @@ def test_1_37_a_container_limit_plus_its_claims_must_stay_within_the_pod_level_l
     assert "nodeAllocatableProblems" not in report["claims"][0] and report["nodeAllocatableFit"]["fits"]
 
 
+def test_1_37_hugepages_limits_of_the_containers_and_claims_within_the_pod_level_limit(tmp_path, capsys):
+    devices = resource_slice("s", [{"name": "dev-0", "nodeAllocatableResources": {
+        "hugepages-2Mi": {"mapping": {"deviceMultiplier": "20Mi"}}}}])
+    objects = [CLASS, devices, claim("c", request("r", "dev")), HOST]
+    pod = pending({"requests": {"cpu": "1"}, "limits": {"hugepages-2Mi": "40Mi"}},
+                  limits={"hugepages-2Mi": "30Mi"})
+    code, report = run(capsys, tmp_path, objects + [pod], "1.37")  # 30Mi + 20Mi > 40Mi
+    assert report["claims"][0]["nodeAllocatableProblems"] == [
+        "Pod default/app: pod level limit for hugepages-2Mi is insufficient to cover the aggregated container and "
+        "node-allocatable DRA limits: the scheduler refuses the Pod"]
+    pod["spec"]["resources"]["limits"]["hugepages-2Mi"] = "50Mi"
+    code, report = run(capsys, tmp_path, objects + [pod], "1.37")
+    assert "nodeAllocatableProblems" not in report["claims"][0]
+
+
 def generated(pod: dict, claim_obj: dict) -> tuple[dict, dict]:
     """The Pod takes the claim through a template: the claim is the one generated for it."""
     pod["spec"]["resourceClaims"] = [{"name": "gpus", "resourceClaimTemplateName": "t"}]

@@ -195,7 +195,7 @@ def container_dra_allocations(pod: dict, container: str) -> dict:
 def pod_level_problem(pod: dict) -> str | None:
     """validatePodLevelResourcesCoverDRA (1.37), on the Pod with its claims' statuses: pod-level requests
     at least the containers' and claims' aggregate; each container's limit plus what its claims add within
-    the pod-level limit. The refusal, or None. (Not modelled: its hugepages limits check.)"""
+    the pod-level limit, hugepages within it summed over the containers. The refusal, or None."""
     spec = pod.get("spec") or {}
     resources = spec.get("resources")
     if not isinstance(resources, dict) or not (pod.get("status") or {}).get("nodeAllocatableResourceClaimStatuses"):
@@ -207,6 +207,14 @@ def pod_level_problem(pod: dict) -> str | None:
             return f"pod level request for {name} is insufficient to cover the aggregated container and " \
                    "node-allocatable DRA requests"
     limits = resources.get("limits") or {}
+    # Hugepages: the containers' aggregated limits plus every hugepages amount of the claims
+    # (addDRANodeAllocatableLimits), within the pod-level limit.
+    aggregate = noderesources.containers_aggregate(pod, "limits") if limits else {}
+    add(aggregate, {name: value for name, value in _dra(pod).items() if name.startswith("hugepages-")})
+    for name in sorted(aggregate):
+        if name.startswith("hugepages-") and name in limits and aggregate[name] > qty(limits[name]).value:
+            return f"pod level limit for {name} is insufficient to cover the aggregated container and " \
+                   "node-allocatable DRA limits"
     for container in spec.get("containers") or [] if limits else ():
         dra = container_dra_allocations(pod, container.get("name"))
         for name, limit in sorted(((container.get("resources") or {}).get("limits") or {}).items()):

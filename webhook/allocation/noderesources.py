@@ -46,28 +46,22 @@ def add(total: dict, more: dict) -> None:
         total[name] = total.get(name, Decimal(0)) + value
 
 
-def container_requests(container: dict) -> dict:
+def container_amounts(container: dict, field: str = "requests") -> dict:
     return {name: qty(value).value for name, value in
-            ((container.get("resources") or {}).get("requests") or {}).items()}
+            ((container.get("resources") or {}).get(field) or {}).items()}
 
 
-def pod_level_resource(name: str) -> bool:
-    """IsSupportedPodLevelResource."""
-    return name in ("cpu", "memory") or name.startswith("hugepages-")
-
-
-def aggregate_requests(pod: dict, dra) -> dict:
-    """AggregateContainerRequests with UseDRANodeAllocatableResourceClaimStatus: containers, init containers
-    and sidecars as the scheduler sums them, plus what the claims' statuses add for the pod's lifetime
-    (`dra(pod)`: each release's model reads them its own way)."""
+def containers_aggregate(pod: dict, field: str = "requests") -> dict:
+    """aggregateContainerResourcesByFn: the containers' requests (or limits), init containers and sidecars
+    as the scheduler sums them (the sidecars run next to the containers and to later init containers)."""
     spec = pod.get("spec") or {}
     total: dict = {}
     for container in spec.get("containers") or []:
-        add(total, container_requests(container))
+        add(total, container_amounts(container, field))
     sidecars: dict = {}
     peak: dict = {}
     for container in spec.get("initContainers") or []:
-        use = container_requests(container)
+        use = container_amounts(container, field)
         if container.get("restartPolicy") == "Always":
             add(total, use)
             add(sidecars, use)
@@ -78,6 +72,19 @@ def aggregate_requests(pod: dict, dra) -> dict:
             peak[name] = max(peak.get(name, value), value)
     for name, value in peak.items():
         total[name] = max(total.get(name, value), value)
+    return total
+
+
+def pod_level_resource(name: str) -> bool:
+    """IsSupportedPodLevelResource."""
+    return name in ("cpu", "memory") or name.startswith("hugepages-")
+
+
+def aggregate_requests(pod: dict, dra) -> dict:
+    """AggregateContainerRequests with UseDRANodeAllocatableResourceClaimStatus: the containers' requests
+    plus what the claims' statuses add for the pod's lifetime (`dra(pod)`: each release's model reads them
+    its own way)."""
+    total = containers_aggregate(pod)
     add(total, dra(pod))
     return total
 
