@@ -7,7 +7,6 @@ package main
 import (
 	resourcerules "k8s.io/api/resource/v1alpha3"
 	"k8s.io/client-go/informers"
-	resourceinformers "k8s.io/client-go/informers/resource/v1"
 	"k8s.io/dynamic-resource-allocation/cel"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/dynamic-resource-allocation/structured"
@@ -36,9 +35,6 @@ type deviceTaintRule = resourcerules.DeviceTaintRule
 
 const taintRulesGate = features.DRADeviceTaintRules
 
-// taintOptions sets the tracker's taint options; it gives the class informer when the tracker takes one.
-func taintOptions(opts *resourceslicetracker.Options, factory informers.SharedInformerFactory) resourceinformers.DeviceClassInformer {
-	opts.EnableDeviceTaintRules, opts.ClassInformer = true, factory.Resource().V1().DeviceClasses()
-	opts.TaintInformer = factory.Resource().V1alpha3().DeviceTaintRules()
-	return opts.ClassInformer
+func taintRuleOptions(opts *resourceslicetracker.Options, f informers.SharedInformerFactory) {
+	opts.EnableDeviceTaintRules, opts.TaintInformer = true, f.Resource().V1alpha3().DeviceTaintRules()
 }

@@ -7,7 +7,6 @@ package main
 import (
 	resourcerules "k8s.io/api/resource/v1"
 	"k8s.io/client-go/informers"
-	resourceinformers "k8s.io/client-go/informers/resource/v1"
 	"k8s.io/dynamic-resource-allocation/cel"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/dynamic-resource-allocation/structured"
@@ -46,8 +45,6 @@ type deviceTaintRule = resourcerules.DeviceTaintRule
 
 const taintRulesGate = features.DRADeviceTaintRules
 
-// taintOptions sets the tracker's taint options; it gives the class informer when the tracker takes one.
-func taintOptions(opts *resourceslicetracker.Options, factory informers.SharedInformerFactory) resourceinformers.DeviceClassInformer {
-	opts.EnableDeviceTaintRules, opts.TaintInformer = true, factory.Resource().V1().DeviceTaintRules()
-	return nil // the tracker takes no class informer at this tag
+func taintRuleOptions(opts *resourceslicetracker.Options, f informers.SharedInformerFactory) {
+	opts.EnableDeviceTaintRules, opts.TaintInformer = true, f.Resource().V1().DeviceTaintRules()
 }
