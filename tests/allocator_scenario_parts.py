@@ -25,22 +25,29 @@ class Streams:
         self.rules = random.Random(f"{version}/{seed}/taint-rules")
         self.alpha = random.Random(f"{version}/{seed}/1.37-alpha")
         self.footprint = random.Random(f"{version}/{seed}/node-allocatable")
+        self.fits = random.Random(f"{version}/{seed}/node-fit")  # more scenarios whose node fit is compared
+        self.pod_level = random.Random(f"{version}/{seed}/pod-level")
+        self.templates = random.Random(f"{version}/{seed}/claim-templates")
 
 
-def node_allocatable(rng, device: dict, driver: str, version: str) -> None:
+def node_allocatable(rng, device: dict, driver: str, version: str, fitting: bool = False) -> None:
     """What the device takes from its node per allocation: 1.36's mappings, 1.37's resources (a capacity
-    key on a device that is not shared, or not consumed under that name, included)."""
+    key on a device that is not shared, or not consumed under that name, included unless `fitting`: then a
+    capacity key only on a shared device, whose allocations consume capacity)."""
     key = rng.choice(("memory", "memory", f"{driver}/memory", "cores"))
+    by_capacity = not fitting or device.get("allowMultipleAllocations")
     if version == "1.36":
         device["nodeAllocatableResourceMappings"] = rng.choice((
             {"cpu": {"allocationMultiplier": rng.choice(("1", "2", "500m"))}},
-            {"memory": {"capacityKey": key}},
-            {"memory": {"capacityKey": key, "allocationMultiplier": rng.choice(("2", "500m"))},
-             "cpu": {"allocationMultiplier": "1"}}))
+            *(({"memory": {"capacityKey": key}},
+               {"memory": {"capacityKey": key, "allocationMultiplier": rng.choice(("2", "500m"))},
+                "cpu": {"allocationMultiplier": "1"}}) if by_capacity else ())))
         return
     device["nodeAllocatableResources"] = rng.choice((
         {"cpu": {"mapping": {"deviceMultiplier": rng.choice(("1", "2", "500m"))}}},
-        {"memory": {"mapping": {"capacityKey": key, **({"capacityMultiplier": "2"} if rng.random() < 0.5 else {})}}},
+        *(({"memory": {"mapping": {"capacityKey": key,
+                                   **({"capacityMultiplier": "2"} if rng.random() < 0.5 else {})}}},) if by_capacity
+          else ()),
         {"memory": {"overhead": {"perPod": "100Mi", "perContainer": "10Mi"}}},
         {"cpu": {"mapping": {"deviceMultiplier": "1"}, "overhead": {"perContainer": rng.choice(("100m", "1"))}},
          "memory": {"overhead": {"perPod": "1Gi"}}}))
@@ -115,6 +122,72 @@ def taint_rules(rng, version: str, slices: list) -> list:
         rules.append({"apiVersion": f"resource.k8s.io/{TAINT_RULE_API[version]}", "kind": "DeviceTaintRule",
                       "metadata": {"name": f"rule-{i}"}, "spec": spec})
     return rules
+
+
+def _milli(quantity: str) -> int:
+    return int(quantity[:-1]) if quantity.endswith("m") else int(quantity) * 1000
+
+
+def _mebi(quantity: str) -> int:
+    return int(quantity[:-2]) * (1024 if quantity.endswith("Gi") else 1)
+
+
+def pod_level(rng, pod: dict) -> None:
+    """Pod-level resources (spec.resources) now and then, valid as the API server wants them (requests at
+    least the containers' sum, container limits within the pod's): whether they also cover what the claims
+    add is the scheduler's check (validatePodLevel...CoverDRA)."""
+    if rng.random() >= 0.45:
+        return
+    containers = pod["spec"]["containers"]
+    cpu = sum(_milli(c["resources"].get("requests", {}).get("cpu", "0")) for c in containers)
+    memory = sum(_mebi(c["resources"].get("requests", {}).get("memory", "0Mi")) for c in containers)
+    requests = {}
+    if rng.random() < 0.8:
+        requests["cpu"] = f"{max(cpu, 100) + rng.choice((0, 0, 500, 1000, 8000))}m"
+    if rng.random() < 0.6:
+        requests["memory"] = f"{max(memory, 256) + rng.choice((0, 512, 2048, 16384))}Mi"
+    resources = {"requests": requests} if requests else {}
+    if "cpu" in requests and rng.random() < 0.4:
+        limit = _milli(requests["cpu"]) + rng.choice((0, 1000))
+        resources["limits"] = {"cpu": f"{limit}m"}
+        for container in containers:
+            own = container["resources"].get("requests", {}).get("cpu")
+            if own and rng.random() < 0.7:
+                container["resources"]["limits"] = {"cpu": own}
+    if resources:
+        pod["spec"]["resources"] = resources
+
+
+def claim_templates(rng, pod: dict, claims: list) -> None:
+    """Now and then the Pod takes a claim through a ResourceClaimTemplate: the claim is the one generated for
+    it (owned by the Pod, named in its status.resourceClaimStatuses)."""
+    statuses = []
+    for entry, claim in zip(pod["spec"]["resourceClaims"], claims):
+        if rng.random() >= 0.4:
+            continue
+        entry.pop("resourceClaimName")
+        entry["resourceClaimTemplateName"] = f"template-{claim['metadata']['name']}"
+        claim["metadata"]["annotations"] = {"resource.kubernetes.io/pod-claim-name": entry["name"]}
+        claim["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": pod["metadata"]["name"],
+                                                 "uid": pod["metadata"]["uid"], "controller": True,
+                                                 "blockOwnerDeletion": True}]
+        statuses.append({"name": entry["name"], "resourceClaimName": claim["metadata"]["name"]})
+    if statuses:
+        pod["status"] = {"resourceClaimStatuses": statuses}
+
+
+def fit_inputs(rng, pod: dict, node: dict) -> None:
+    """More scenarios whose node fit is compared: a claim no container references (which the 1.36
+    scheduler refuses before the fit) mostly gets a container, a node without allocatable mostly gets one."""
+    containers = pod["spec"]["containers"]
+    used = {c["name"] for container in containers for c in container["resources"]["claims"]}
+    used |= {c["name"] for init in pod["spec"].get("initContainers", []) for c in init["resources"]["claims"]}
+    for entry in pod["spec"]["resourceClaims"]:
+        if entry["name"] not in used and rng.random() < 0.8:
+            rng.choice(containers)["resources"]["claims"].append({"name": entry["name"]})
+    if "allocatable" not in node.get("status", {}) and rng.random() < 0.7:
+        node["status"] = {**node.get("status", {}), "allocatable": {
+            "cpu": rng.choice(("4", "8", "16")), "memory": rng.choice(("8Gi", "32Gi")), "pods": "110"}}
 
 
 def node_room(rng, version: str, node: dict) -> list:

@@ -25,6 +25,7 @@ import uuid
 
 from allocator_scenario_parts import (DRIVERS, TAINT_RULE_GATE, Streams, derived_attributes, node_allocatable,
                                       node_room, taint_rules)
+from allocator_scenario_parts import claim_templates, fit_inputs, pod_level
 from allocator_scenario_parts import pod as pod_of
 
 NODE = "n1"
@@ -78,8 +79,10 @@ def _device(rng, driver: str, index: int, feats: set, version: str, counter_sets
             "default": alpha.choice(("250m", "500m")),
             "validRange": {"min": alpha.choice(("100m", "250m")), "max": alpha.choice(("1", "1500m")),
                            **({"step": alpha.choice(("250m", "100m"))} if alpha.random() < 0.7 else {})}}}
-    if "nodeAllocatable" in feats and streams.footprint.random() < 0.6:
+    if "nodeAllocatable" in feats and "nodeFit" not in feats and streams.footprint.random() < 0.6:
         node_allocatable(streams.footprint, device, driver, version)
+    elif "nodeAllocatable" in feats and streams.fits.random() < (0.8 if "nodeFit" in feats else 0.5):
+        node_allocatable(streams.fits, device, driver, version, fitting=True)
     if "listAttributes" in feats and lists.random() < 0.7:  # a list attribute (1.36+), drawn apart
         device["attributes"]["numas"] = {"ints": sorted(lists.sample(range(3), lists.randint(1, 2)))}
     return device
@@ -263,6 +266,8 @@ def scenario(seed: int, version: str, enabled: dict) -> dict:
         feats.add("listAttributes")
     if version >= "1.36" and _has(enabled, streams.footprint, "nodeAllocatable", 0.3):
         feats.add("nodeAllocatable")
+    elif version >= "1.36" and enabled.get(GATED["nodeAllocatable"]) and streams.fits.random() < 0.9:
+        feats |= {"nodeAllocatable", "nodeFit"}  # drawn apart, so that the seeds' earlier scenarios stay
     rule_gate = TAINT_RULE_GATE.get(version, "DRADeviceTaintRules")
     if streams.rules.random() < (0.35 if enabled.get(rule_gate) else 0.1):
         feats.add("taintRules")
@@ -303,6 +308,14 @@ def scenario(seed: int, version: str, enabled: dict) -> dict:
     rules = taint_rules(streams.rules, version, slices) if "taintRules" in feats else []
     pod = pod_of(streams.footprint, claims) if "nodeAllocatable" in feats else None
     bound = node_room(streams.footprint, version, node) if pod else []
+    if pod:
+        fit_inputs(streams.fits, pod, node)
+        pod_level(streams.pod_level, pod)
+        claim_templates(streams.templates, pod, claims)
+        if pod["spec"].get("resources"):
+            tags.add("podLevelResources")
+        if pod.get("status"):
+            tags.add("claimTemplates")
     return {"id": f"{version}/{seed}", "node": node, "classes": classes, "slices": slices, "claims": claims,
             "allocated": _in_use(rng, slices, feats, tags), "taintRules": rules, "pod": pod, "boundPods": bound,
             "tags": sorted(tags)}

@@ -140,15 +140,25 @@ def _c(name: str, cpu: str, **extra) -> dict:
 
 
 def test_pod_requests_with_sidecars_init_containers_and_claim_overhead():
-    # app 1 + sidecar (1 + its claim's 500m perContainer) run together: 2.5; the init container runs
-    # next to the sidecar: 3 + 1.5 = 4.5 is the peak. The claim's perPod 1 and mapping 2 add for the
-    # pod's lifetime, a reference to an unknown container adds its perContainer too, then pod overhead.
+    # app 1 + sidecar 1 run together: 2; the init container runs next to the sidecar: 3 + 1 = 4 is the
+    # peak. The claim's mapping 2, perPod 1 and perContainer 500m for each container it names (the sidecar
+    # and one the pod does not have) add for the pod's lifetime (addDRANodeAllocatableClaimResources at
+    # 1.37: no peak for init containers' claims), then pod overhead.
     pod = {"spec": {"initContainers": [_c("sidecar", "1", restartPolicy="Always"), _c("setup", "3")],
                     "containers": [_c("app", "1")], "overhead": {"cpu": "100m"}},
            "status": {"nodeAllocatableResourceClaimStatuses": [
                {"containers": ["sidecar", "gone"], "mapping": [{"name": "cpu", "quantity": "2"}],
                 "overhead": [{"name": "cpu", "perPod": "1", "perContainer": "500m"}]}]}}
-    assert pod_requests(pod) == {"cpu": Decimal("4.5") + 1 + 2 + Decimal("0.5") + Decimal("0.1")}
+    assert pod_requests(pod) == {"cpu": 4 + 2 + 1 + 2 * Decimal("0.5") + Decimal("0.1")}
+
+
+def test_an_init_container_claims_overhead_counts_for_the_pods_lifetime():
+    # Allocator differential 1.37/1507: the init container's claim adds its perContainer 1 next to the
+    # app's 2 (3), where the init container's own peak (1) would have hidden it.
+    pod = {"spec": {"initContainers": [{"name": "init", "resources": {}}], "containers": [_c("app", "2")]},
+           "status": {"nodeAllocatableResourceClaimStatuses": [
+               {"containers": ["init"], "overhead": [{"name": "cpu", "perContainer": "1"}]}]}}
+    assert pod_requests(pod) == {"cpu": Decimal(3)}
 
 
 def test_pod_level_requests_replace_the_container_sum():

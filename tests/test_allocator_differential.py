@@ -60,6 +60,11 @@ def test_fixed_seed_subset_agrees(allocators, version, gate_set):
     assert {f for f in features if result["tally"][f]["scenarios"]} == features
     if gate_set == "dra-on" and version in ("1.36", "1.37"):
         assert tally["footprints compared"]
+        # and pending Pods with pod-level resources and with claims generated from templates, whose fit on
+        # the node is compared (in a tenth of the full run's scenarios with every DRA gate on).
+        assert result["tally"]["podLevelResources"]["footprints compared"]
+        assert result["tally"]["claimTemplates"]["footprints compared"]
+        assert tally["fits compared"] >= SUBSET // 20
 
 
 def test_command_answers_as_in_process(allocators, tmp_path, capsys):

@@ -16,46 +16,14 @@ informer lists in no fixed order).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from decimal import Decimal
 
+from webhook.allocation import noderesources
 from webhook.allocation.capacity import qty
-from webhook.allocation.nodes import NodeSelectorError, node_matches
-from webhook.behaviours import RESOURCES
-from webhook.profile import DEFAULT
+from webhook.allocation.noderesources import Footprint
 from webhook.quantity import BINARY_SI, DECIMAL_SI, Quantity
 
 GATE = "DRANodeAllocatableResources"
-
-
-@dataclass
-class Footprint:
-    amounts: dict = field(default_factory=dict)  # resource -> Quantity
-    problems: list = field(default_factory=list)
-
-    def add(self, name: str, amount: Quantity) -> None:
-        current = self.amounts.get(name)
-        self.amounts[name] = amount if current is None else current.add(amount)
-
-    def to_dict(self) -> dict:
-        return {name: str(self.amounts[name]) for name in sorted(self.amounts)}
-
-
-def find_device(slices: list, result: dict, node: dict) -> dict | None:
-    for s in slices:
-        if s.driver != result.get("driver") or s.pool != result.get("pool"):
-            continue
-        for device in s.devices:
-            if device.get("name") == result.get("device"):
-                if s.per_device:
-                    try:
-                        if not node_matches(node, device.get("nodeName") or "", bool(device.get("allNodes")),
-                                            device.get("nodeSelector")):
-                            return None
-                    except NodeSelectorError:
-                        return None
-                return device
-    return None
 
 
 def find_device_by_pool(slices: list, result: dict) -> dict | None:
@@ -120,19 +88,30 @@ def pod_requests(pod: dict) -> dict:
     """The pod's requests as the 1.36 scheduler sums them (PodRequests with
     UseDRANodeAllocatableResourceClaimStatus): containers, init containers and sidecars, pod-level requests
     and overhead as in 1.37, plus every `resources` amount of its `nodeAllocatableResourceClaimStatuses`."""
-    from webhook.allocation import nodeallocatable
-
-    return nodeallocatable.pod_requests(pod, _claim_status_resources)
+    return noderesources.pod_requests(pod, _claim_status_resources)
 
 
-def _claim_status_resources(pod: dict) -> tuple[dict, dict]:
-    """Claim statuses as the 1.36 scheduler reads them: `resources` for the pod's lifetime, nothing per
-    container."""
+def pod_level_problem(pod: dict) -> str | None:
+    """validatePodLevelRequestsCoverDRA (1.36): the pod-level requests must cover what the containers and
+    the claims' statuses (in `pod`) add up to; the refusal, or None."""
+    if not ((pod.get("spec") or {}).get("resources") or {}).get("requests"):
+        return None
+    with_pod_level = pod_requests(pod)
+    without = noderesources.pod_requests(pod, _claim_status_resources, pod_level=False)
+    for name in sorted(with_pod_level):
+        if name in without and without[name] > with_pod_level[name]:
+            return f"pod level request for {name} is insufficient to cover the aggregated container and " \
+                   "node-allocatable DRA requests"
+    return None
+
+
+def _claim_status_resources(pod: dict) -> dict:
+    """Claim statuses as the 1.36 scheduler reads them: `resources`, for the pod's lifetime."""
     total: dict = {}
     for status in (pod.get("status") or {}).get("nodeAllocatableResourceClaimStatuses") or []:
         for name, value in (status.get("resources") or {}).items():
             total[name] = total.get(name, Decimal(0)) + qty(value).value
-    return total, {}
+    return total
 
 
 def fit(total: Footprint, node: dict, pods: list, requests=None) -> dict | None:
@@ -197,35 +176,3 @@ def describe_device(device: dict) -> list:
             "its accounting)"
         lines.append(f"{name} = consumed {key} x {multiplier}{most}{shared}")
     return lines
-
-
-def describe_slice(obj: dict, profile=DEFAULT) -> list:
-    """`device: what it takes` lines for the devices of a v1 ResourceSlice that map node resources."""
-    from webhook.allocation import nodeallocatable
-
-    field_name = profile.behaviours.node_allocatable_model
-    describe = nodeallocatable.describe_device if field_name == RESOURCES else describe_device
-    out = []
-    for device in ((obj.get("spec") or {}).get("devices") or []):
-        if isinstance(device, dict) and isinstance(device.get(field_name), dict):
-            try:
-                parts = describe(device)
-            except (TypeError, ValueError, AttributeError):
-                continue
-            if parts:
-                out.append(f"device {device.get('name')} takes from its node per allocation: {'; '.join(parts)}")
-    return out
-
-
-def explain(obj: dict, profile=DEFAULT) -> list:
-    """`review --explain`: what each device of a ResourceSlice (any served version) takes from its node."""
-    from webhook import kinds
-
-    if not isinstance(obj, dict) or obj.get("kind") != "ResourceSlice" or \
-            not str(obj.get("apiVersion") or "").startswith("resource.k8s.io/"):
-        return []
-    try:
-        v1, _ = kinds.to_v1("ResourceSlice", str(obj["apiVersion"]).rpartition("/")[2], obj, profile)
-    except (TypeError, ValueError, AttributeError, KeyError):
-        return []
-    return describe_slice(v1, profile)

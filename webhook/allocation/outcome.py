@@ -229,7 +229,14 @@ def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome, 
     elif not any(c.footprint.problems for c in done.claims):  # else the plugin refuses the Pod before
         with_claims = {**pending, "status": {**(pending.get("status") or {}),
                                              "nodeAllocatableResourceClaimStatuses": statuses}}
-        done.fit = footprint.node_fit(requests(with_claims), node, pods, requests)
+        refusal = (nodeallocatable if reshaped else footprint).pod_level_problem(with_claims)
+        if refusal and done.claims:  # getPodNodeAllocatableResourceFootprint: before the node's fit
+            meta = pending.get("metadata") or {}
+            done.claims[0].footprint.problems.append(
+                f"Pod {meta.get('namespace') or 'default'}/{meta.get('name') or ''}: {refusal}: the scheduler "
+                "refuses the Pod")
+        else:
+            done.fit = footprint.node_fit(requests(with_claims), node, pods, requests)
 
 
 def _claim_name(o: ClaimOutcome) -> str:

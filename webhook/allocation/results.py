@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import uuid
 
+from webhook.allocation.errors import AllocationError
+
 
 def _device_result(run, claim: dict, item: dict) -> dict:
     c = item["candidate"]
@@ -122,8 +124,6 @@ def node_selector(items: list, node_name: str) -> dict | None:
 
 
 def build_results(run) -> list:
-    from webhook.allocation.allocator import AllocationError
-
     node_name = ((run.node or {}).get("metadata") or {}).get("name") or ""
     out = []
     for claim_i, claim in enumerate(run.claims):

@@ -282,9 +282,9 @@ def review_document(file: str, document: str, line: int | None, value: Any, opti
     wire = response.to_dict(with_patch=False)  # the patch is reported decoded, not as base64
     notes, context = [], None
     if not recorded:
-        from webhook.allocation import footprint, poolcheck
+        from webhook.allocation import poolcheck, slicenotes
 
-        notes = footprint.explain(value, options.profile) if options.explain else []
+        notes = slicenotes.explain(value, options.profile) if options.explain else []
         context = poolcheck.essentials(value)
     warnings = list(response.warnings)
     if dumped and not options.from_cluster and not response.allowed:

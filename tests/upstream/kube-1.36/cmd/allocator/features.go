@@ -1,12 +1,17 @@
 package main
 
 // What this release's dynamicresources plugin passes to structured.NewAllocator and cel.NewCache
-// (pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go at the tag).
+// (pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go at the tag), and what its scheduler
+// passes to the ResourceSlice tracker (pkg/scheduler/scheduler.go New; taintrules.go does the rest).
 // 1.36 compiles CEL with list-type attributes but does not pass ListTypeAttributes to the allocator.
 
 import (
+	resourcerules "k8s.io/api/resource/v1beta2"
+	"k8s.io/client-go/informers"
 	"k8s.io/dynamic-resource-allocation/cel"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 )
 
@@ -29,3 +34,11 @@ func celFeatures(fts feature.Features) cel.Features {
 }
 
 func consumableCapacity(fts feature.Features) bool { return fts.EnableDRAConsumableCapacity }
+
+type deviceTaintRule = resourcerules.DeviceTaintRule
+
+const taintRulesGate = features.DRADeviceTaintRules
+
+func taintRuleOptions(opts *resourceslicetracker.Options, f informers.SharedInformerFactory) {
+	opts.EnableDeviceTaintRules, opts.TaintInformer = true, f.Resource().V1beta2().DeviceTaintRules()
+}

@@ -5,20 +5,20 @@ package main
 // calculateAndCheckNodeAllocatableResources picks the claims with a device that declares
 // nodeAllocatableResources (among the node's slices), getPodNodeAllocatableResourceFootprint builds their
 // NodeAllocatableResourceClaimStatus with the plugin's own buildNodeAllocatableDRAInfo (reached by
-// linkname: it is unexported) and sums the Pod with resourcehelper.PodRequests.
+// linkname: it is unexported), sums the Pod with resourcehelper.PodRequests and refuses pod-level
+// resources that do not cover that (validatePodLevelResourcesCoverDRA).
 
 import (
+	"errors"
 	_ "unsafe" // go:linkname
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 )
 
@@ -30,6 +30,9 @@ func buildNodeAllocatableDRAInfo(pl *dynamicresources.DynamicResources, pod *v1.
 //go:linkname getDeviceFromSlices k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources.getDeviceFromSlices
 func getDeviceFromSlices(slices []*resourceapi.ResourceSlice, result *resourceapi.DeviceRequestAllocationResult,
 	node *v1.Node) (*resourceapi.Device, error)
+
+//go:linkname validatePodLevelResourcesCoverDRA k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources.(*DynamicResources).validatePodLevelResourcesCoverDRA
+func validatePodLevelResourcesCoverDRA(pl *dynamicresources.DynamicResources, pod *v1.Pod) *fwk.Status
 
 func nodeAllocatableEnabled() bool {
 	return utilfeature.DefaultFeatureGate.Enabled(features.DRANodeAllocatableResources)
@@ -51,11 +54,15 @@ func podFootprint(pod *v1.Pod, claims []*resourceapi.ResourceClaim, results []re
 	if len(allocations) == 0 {
 		return nil, nil, nil
 	}
-	statuses, err := buildNodeAllocatableDRAInfo(nil, pod, allocations, claimNameToUID(pod, claims), nodeSlices, node)
+	pl := plugin(map[string]any{})
+	statuses, err := buildNodeAllocatableDRAInfo(pl, pod, allocations, claimNameToUID(pod, claims), nodeSlices, node)
 	if err != nil {
 		return nil, nil, err
 	}
 	footprint, demand := requestsOf(pod, statuses)
+	if status := validatePodLevelResourcesCoverDRA(pl, withStatuses(pod, statuses)); status != nil {
+		return nil, nil, errors.New(status.Message())
+	}
 	return footprint, demand, nil
 }
 
@@ -74,54 +81,4 @@ func slicesForNode(slices []*resourceapi.ResourceSlice, node *v1.Node) []*resour
 		}
 	}
 	return out
-}
-
-// claimNameToUID is what foreachPodResourceClaim gives: the Pod's claim names with the UIDs of the claims
-// they name (resourceClaimName; the scenarios use no templates).
-func claimNameToUID(pod *v1.Pod, claims []*resourceapi.ResourceClaim) map[string]types.UID {
-	out := map[string]types.UID{}
-	for _, podClaim := range pod.Spec.ResourceClaims {
-		for _, claim := range claims {
-			if podClaim.ResourceClaimName != nil && *podClaim.ResourceClaimName == claim.Name {
-				out[podClaim.Name] = claim.UID
-			}
-		}
-	}
-	return out
-}
-
-//go:linkname nodeFitsResources k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources.(*DynamicResources).nodeFitsResources
-func nodeFitsResources(pl *dynamicresources.DynamicResources, nodeInfo fwk.NodeInfo, podRequest *framework.Resource) *fwk.Status
-
-// nodeFits is the plugin's nodeFitsResources for the Pod's demand on the node with the bound Pods
-// (framework.NewNodeInfo sums their requests as the scheduler's cache does).
-func nodeFits(node *v1.Node, bound []*v1.Pod, demand v1.ResourceList) (bool, []string) {
-	nodeInfo := framework.NewNodeInfo(bound...)
-	nodeInfo.SetNode(node)
-	status := nodeFitsResources(nil, nodeInfo, framework.NewResource(demand))
-	if status.IsSuccess() {
-		return true, nil
-	}
-	return false, status.Reasons()
-}
-
-// requestsOf is PodRequests over the Pod with the claims' statuses (getPodNodeAllocatableResourceFootprint:
-// pod-level resources unless the PodLevelResources gate is off); the footprint alone is the same without
-// the containers' own requests and the pod-level ones.
-func requestsOf(pod *v1.Pod, statuses []v1.NodeAllocatableResourceClaimStatus) (footprint, demand v1.ResourceList) {
-	podCopy := pod.DeepCopy()
-	podCopy.Status.NodeAllocatableResourceClaimStatuses = statuses
-	demand = resourcehelper.PodRequests(podCopy, resourcehelper.PodResourcesOptions{
-		SkipPodLevelResources:                    !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
-		UseDRANodeAllocatableResourceClaimStatus: true})
-	bare := podCopy.DeepCopy()
-	bare.Spec.Resources, bare.Spec.Overhead = nil, nil
-	for _, containers := range [][]v1.Container{bare.Spec.InitContainers, bare.Spec.Containers} {
-		for i := range containers {
-			containers[i].Resources.Requests, containers[i].Resources.Limits = nil, nil
-		}
-	}
-	footprint = resourcehelper.PodRequests(bare, resourcehelper.PodResourcesOptions{
-		SkipPodLevelResources: true, UseDRANodeAllocatableResourceClaimStatus: true})
-	return footprint, demand
 }
