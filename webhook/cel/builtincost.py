@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from webhook.cel import callcost
 from webhook.cel.checked import Expr
+from webhook.cel.coststate import CostState  # what the estimates read of the cost walk (cost.Coster)
 from webhook.cel.estimates import (
     MAX_UINT64,
     ONE,
@@ -23,7 +24,6 @@ from webhook.cel.estimates import (
 )
 
 if TYPE_CHECKING:
-    from webhook.cel.cost import Coster
     from webhook.cel.costnodes import Node
 
 CallEstimate = tuple[Estimate, Estimate | None]  # (cost, result size)
@@ -36,7 +36,7 @@ _SIZED_COMPARISONS = frozenset({
 })
 
 
-def builtin_cost(coster: Coster, e: Expr, overload: str, target: Node | None, args: list[Node],
+def builtin_cost(coster: CostState, e: Expr, overload: str, target: Node | None, args: list[Node],
                  arg_costs: list[Estimate]) -> CallEstimate:
     """cel-go functionCost's default switch: the builtins it prices by argument sizes, else 1 + arguments."""
     arg_sum = total(arg_costs)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from webhook.cel.coststate import CostState  # what the estimates read of the cost walk (cost.Coster)
 from webhook.cel.estimates import (
     LIST_CREATE_BASE_COST,
     MAX_UINT64,
@@ -26,7 +27,6 @@ from webhook.cel.estimates import (
 from webhook.cel.sizes import RESOURCE_SLICE_MAX_ATTRIBUTE_VALUES_PER_DEVICE
 
 if TYPE_CHECKING:
-    from webhook.cel.cost import Coster
     from webhook.cel.costnodes import Node
 
 REGEX_FACTOR = REGEX_STRING_LENGTH_COST_FACTOR
@@ -45,7 +45,7 @@ _SORTABLE = ("int", "uint", "double", "bool", "google.protobuf.Duration", "googl
              "duration", "timestamp", "string", "bytes")
 
 
-def _size(coster: Coster, node: Node) -> Estimate:
+def _size(coster: CostState, node: Node) -> Estimate:
     """apiserver `sizeEstimate` / cel-go ext `estimateSize`: computed, then the DRA sizes, else unknown."""
     if node.computed_size is not None:
         return node.computed_size
@@ -65,13 +65,13 @@ def _allocating_list_call(factor: float, list_size: Estimate) -> CallEstimate:
     return cost, list_size
 
 
-def _list_sort(coster: Coster, node: Node, elem_type: str) -> CallEstimate:
+def _list_sort(coster: CostState, node: Node, elem_type: str) -> CallEstimate:
     size = _size(coster, node)
     factor = 2.0 + (STRING_TRAVERSAL_COST_FACTOR if elem_type in ("string", "bytes") else 0.0)
     return _allocating_list_call(factor, multiply(size, size))
 
 
-def overload_estimate(coster: Coster, overload: str, target: Node | None, args: list[Node]) -> CallEstimate | None:
+def overload_estimate(coster: CostState, overload: str, target: Node | None, args: list[Node]) -> CallEstimate | None:
     """cel-go ext.Sets and ext.Lists(v3) overload estimators."""
     if not overload.startswith(("list_", "lists_")):  # all of their overload ids do
         return None
@@ -131,7 +131,7 @@ def _string_traversal(size: Estimate, factor: float = STRING_TRAVERSAL_COST_FACT
     return by_factor(size, factor)
 
 
-def library_estimate(coster: Coster, function: str, overload: str, target: Node | None,
+def library_estimate(coster: CostState, function: str, overload: str, target: Node | None,
                      args: list[Node]) -> CallEstimate | None:
     """DRA's `includes`, then apiserver's library.CostEstimator.EstimateCallCost."""
     if function == "includes" and overload == "dra_includes_dyn_dyn" and target is not None:
