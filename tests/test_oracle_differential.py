@@ -14,6 +14,7 @@ import os
 import pytest
 
 from upstream import compare, corpus, differential, oracle
+from support import need_oracle
 from webhook.profile import GATES
 
 # The generated sample per release and gate set in `make test`; the documented command runs 20,000.
@@ -30,18 +31,10 @@ if all(_MISSING):  # no oracle at all: one line, not one per test
     pytest.skip(f"upstream oracles not built: {oracle.HOW_TO_GET}", allow_module_level=True)
 
 
-def _need(release: str) -> None:
-    problem = oracle.missing(release)
-    if problem:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI never skips the upstream differential: {problem}")
-        pytest.skip(problem)
-
-
 @pytest.mark.parametrize("release", oracle.RELEASES)
 def test_gates_are_upstreams(release):
     """The profile's DRA gate table is the release's own: names, defaults, locks."""
-    _need(release)
+    need_oracle(release)
     upstream = {g["name"]: (g["default"], g["locked"]) for g in oracle.gates(release)}
     ours = {name: (spec.default, spec.locked) for name, spec in GATES[release].items()}
     assert ours == upstream
@@ -49,7 +42,7 @@ def test_gates_are_upstreams(release):
 
 @pytest.mark.parametrize("release", oracle.RELEASES)
 def test_verdicts_agree_with_upstream(release):
-    _need(release)
+    need_oracle(release)
     report = differential.run((release,), count=SAMPLE, seed=SEED, decoding_every=DECODING_EVERY)
     checked = sum(report.counts.values())
     assert checked > 0
@@ -80,7 +73,7 @@ def test_a_disagreement_is_seen():
 def test_warn_mode_verdicts_agree_with_upstream():
     """fieldValidation=Warn (the API server's default): unknown fields are warnings in the strict decoder's order and
     the object is validated without them; a sample of 1.36 (the command: --field-validation Warn)."""
-    _need("1.36")
+    need_oracle("1.36")
     report = differential.run(("1.36",), sources=("examples", "generated"), count=SAMPLE, seed=SEED,
                               field_validation="Warn")
     warned = sum(n for key, n in report.counts.items() if key[-1] != "disagree")
@@ -99,7 +92,7 @@ def test_the_decoding_corpus_rewrites_seeds_faithfully(release):
     """Each seed rewritten into v1beta2 and v1beta1 (tests/upstream/decoding.py) gets from upstream the verdict and
     causes of the v1 seed it came from (with every DRA gate on), and every seed is accepted: what a variant's null or
     timestamp breaks (and what a generated mutation breaks) is the variant's doing, in every version."""
-    _need(release)
+    need_oracle(release)
     from upstream import decoding, seeds
 
     requests, seed_of = [], []
