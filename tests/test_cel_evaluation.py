@@ -91,3 +91,25 @@ def test_includes_of_each_release():
     for features in (gated_136, gated_137):  # CEL equality: a bool is no number, numbers compare by value
         assert not matches("[1].includes(true)", features=features)
         assert matches("[1.0].includes(1)", features=features)
+
+
+def test_map_equality_looks_keys_up(monkeypatch):
+    """`includes`/`indexOf` compare maps by CEL equality: a tenant's 300-key map literal against the same map in
+    another order takes one comparison per key and value, not one per pair of keys (quadratic: seconds per
+    device). Counted, not timed."""
+    from webhook.cel import library
+
+    calls = 0
+    equal = library.cel_equal
+
+    def counting(a, b):
+        nonlocal calls
+        calls += 1
+        return equal(a, b)
+
+    monkeypatch.setattr(library, "cel_equal", counting)
+    a = {i: 0 for i in range(300)}
+    assert library.cel_equal(a, dict(reversed(list(a.items()))))
+    assert calls <= 2 * len(a) + 1
+    assert not library.cel_equal({True: 1}, {1: 1})  # a bool key is not a number's
+    assert library.cel_equal({"a": [1]}, {"a": [1.0]}) and not library.cel_equal({1: 1}, {2: 1})

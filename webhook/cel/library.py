@@ -86,8 +86,16 @@ def cel_equal(a, b) -> bool:
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(cel_equal(x, y) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
-        return len(a) == len(b) and all(any(cel_equal(k, j) and cel_equal(v, b[j]) for j in b) for k, v in a.items())
+        # Keys are int, uint, bool or string: looked up, not scanned (linear in the map's size); a bool key is
+        # never a number's.
+        keyed = {_map_key(k): v for k, v in b.items()}
+        return len(a) == len(b) and all(_map_key(k) in keyed and cel_equal(v, keyed[_map_key(k)])
+                                        for k, v in a.items())
     return type(a) is type(b) and a == b
+
+
+def _map_key(key) -> tuple:
+    return isinstance(key, bool), key
 
 
 def _index_of(values, x) -> int:
