@@ -191,3 +191,20 @@ def test_a_1_34_rule_that_selects_by_class_follows_the_class():
     [warning] = _check(store, matching, claim("one"))
     assert warning.startswith("[unsatisfiable] ResourceClaim request gpus: no device in the cluster can satisfy it "
                               "while the taints stay"), warning
+
+
+@pytest.mark.parametrize("flags, code", [
+    (["--kubernetes-version", "1.36", "--feature-gates", "DRADeviceTaintRules=true"], "unsatisfiable"),  # all
+    (["--kubernetes-version", "1.37"], None),  # 1.37's tracker: a rule without deviceSelector taints none
+])
+def test_a_rule_without_a_device_selector_follows_the_release(tmp_path, flags, code):
+    rule = taint_rule()
+    del rule["spec"]["deviceSelector"]
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all([gpu_class(), tainted_slice(), rule, NODE]))
+    (tmp_path / "plain.yaml").write_text(yaml.safe_dump(claim("plain")))
+    result = cli("review", *flags, "--cluster-state", str(tmp_path / "cluster.yaml"), "-o", "json",
+                 str(tmp_path / "plain.yaml"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert state_codes(result.stdout)["plain"] == ([code] if code else [])
+    allocated = cli("allocate", *flags, "--node", "node-1", str(tmp_path / "cluster.yaml"), str(tmp_path / "plain.yaml"))
+    assert allocated.returncode == (1 if code else 0), allocated.stdout + allocated.stderr

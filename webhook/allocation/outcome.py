@@ -107,7 +107,8 @@ def build_allocator(inputs, profile, deadline: Deadline = NO_DEADLINE) -> Alloca
         for s, source in inputs.slices:
             deadline.check()
             patched = taintrules.apply_patches(
-                s, rules, selectors, profile.behaviours.taint_rule_no_selector_matches_all) if rules else s
+                s, rules, selectors,
+                no_selector_matches_all=profile.behaviours.taint_rule_no_selector_matches_all) if rules else s
             slices.append(Slice.from_object(patched, source))
     finally:
         selection.deadline = NO_DEADLINE

@@ -53,8 +53,7 @@ def _cel(selectors) -> list:
             if isinstance(s, dict) and isinstance(s.get("cel"), dict)]
 
 
-def apply_patches(slice_: dict, rules: list, selectors: Selectors | None = None,
-                  no_selector_matches_all: bool = True) -> dict:
+def apply_patches(slice_: dict, rules: list, selectors: Selectors | None, *, no_selector_matches_all: bool) -> dict:
     """applyPatches: the v1 slice with the rules' taints appended to matching devices (a copy when any
     matches; the slice itself otherwise). `selectors`: 1.34's CEL selection, None in later releases.
     `no_selector_matches_all`: a rule without `deviceSelector` taints every device (behaviour

@@ -277,7 +277,9 @@ class Matching:
             if rules:  # as the scheduler's tracker shows the slice
                 shown = {"spec": {"driver": record.driver, "pool": {"name": record.pool}, "devices": devices}}
                 selectors = taintrules.Selectors(classes, selection) if cel_rules else None
-                devices = taintrules.apply_patches(shown, rules, selectors)["spec"]["devices"]
+                no_selector = self.store.profile.behaviours.taint_rule_no_selector_matches_all
+                devices = taintrules.apply_patches(shown, rules, selectors,
+                                                   no_selector_matches_all=no_selector)["spec"]["devices"]
             for device in devices:
                 label = f"{record.driver}/{record.pool}/{device.get('name')}"
                 failed, why = selector_verdict(selection, device, record.driver, class_selectors,
