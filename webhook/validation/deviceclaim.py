@@ -60,7 +60,7 @@ def validate_device_claim(device_claim: Any, path: Path, opts: Options) -> Error
 
 
 def _unchanged(device_claim: dict, old: dict | None, field: str) -> bool:
-    return old is not None and semantic_equal(device_claim.get(field), as_dict(old).get(field))
+    return old is not None and semantic_equal(device_claim.get(field), as_dict(old).get(field), "DeviceClaim", field)
 
 
 def _declarative_ratchet(device_claim: dict, opts: Options):
@@ -74,7 +74,8 @@ def _declarative_ratchet(device_claim: dict, opts: Options):
         return lambda request: ratcheted
     old_requests = {_name_key(r): r for r in as_list(as_dict(old).get("requests"))}
     return lambda request: opts.with_declarative_ratcheted(
-        _name_key(request) in old_requests and semantic_equal(request, old_requests[_name_key(request)]))
+        _name_key(request) in old_requests and semantic_equal(request, old_requests[_name_key(request)],
+                                                               "DeviceRequest"))
 
 
 def validate_device_request(request: Any, path: Path, opts: Options, state: ClaimState | None = None) -> ErrorList:

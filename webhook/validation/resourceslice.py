@@ -176,7 +176,7 @@ def validate_resource_slice_spec(spec: dict, old_spec: dict | None, path: Path,
                                  lambda counter_set: as_str(as_dict(counter_set).get("name")),
                                  path.child("sharedCounters")))
         if behaviours.declarative_validation and (old_spec is None or not semantic_equal(
-                shared_counters, as_list(old_spec.get("sharedCounters")))):
+                shared_counters, as_list(old_spec.get("sharedCounters")), "ResourceSliceSpec", "sharedCounters")):
             errs.extend(devicedeclarative.shared_counters_past_the_limit(shared_counters, path.child("sharedCounters")))
     if behaviours.partition_type_attribute or behaviours.skip_node_operations:
         errs.extend(_validate_spec_1_37(spec, old_spec, path, opts))
