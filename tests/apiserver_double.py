@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import copy
 import json
-import socket
 import ssl
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
+
+from support import free_port
 
 GROUP = "resource.k8s.io"
 KINDS = {"deviceclasses": "DeviceClass", "resourceslices": "ResourceSlice", "devicetaintrules": "DeviceTaintRule",
@@ -49,7 +50,7 @@ class ApiServerDouble:
         self.stream_epoch = 0
         self._changed = threading.Condition()
         self._server: ThreadingHTTPServer | None = None
-        self.port = port or _free_port()
+        self.port = port or free_port()
 
     # State -----------------------------------------------------------------------------------
 
@@ -129,12 +130,6 @@ class ApiServerDouble:
             self._server = None
 
     _server_stopping = False
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _handler(double: ApiServerDouble):

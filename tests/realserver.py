@@ -49,7 +49,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from support import UPSTREAM_CACHE, free_port
+from support import UPSTREAM_CACHE, free_port, in_ci
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
@@ -114,7 +114,7 @@ def upstream_missing() -> str:
 def skip_or_fail(reason: str) -> None:
     """A failure in CI, which never skips the upstream tests; elsewhere a skip whose text is the same for every
     upstream test (pytest -ra then shows them as one line: how to get them), the `reason` aside."""
-    if os.environ.get("CI", "").lower() == "true":
+    if in_ci():
         pytest.fail(f"CI=true and {reason}: {HOW_TO_GET}", pytrace=False)
     pytest.skip(f"upstream tests skipped: {HOW_TO_GET}")
 

@@ -9,17 +9,17 @@ Without Go these tests skip with one line saying how to get them; with CI=true t
 from __future__ import annotations
 
 import json
-import os
 import shutil
 
 import pytest
 
 import allocator_differential as differential
 import allocator_scenarios
+from support import in_ci
 from webhook import cli
 
 SUBSET = 150  # scenarios per release and gate set (the seeds 0..149): about 10 s for all four releases
-IN_CI = os.environ.get("CI", "").lower() == "true"
+IN_CI = in_ci()
 
 if shutil.which("go") is None and not IN_CI:
     pytest.skip(f"allocator differential: Go is not installed: {differential.HOW_TO_GET}", allow_module_level=True)

@@ -5,12 +5,11 @@ token, /version, discovery, /metrics), through the real client library."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
 from apiserver_double import ApiServerDouble
-from support import cli, review_body, start_server
+from support import cli, review_body, start_server, wait_for
 from test_profile_mismatch import counters_beside_devices
 
 GATES_1_34 = {"DRAPartitionableDevices": True, "DRAAdminAccess": True, "DRAPrioritizedList": True,
@@ -137,21 +136,15 @@ def test_serve_started_before_the_api_server_follows_it_once_reachable(certs, tm
     server = start_server(tmp_path, "--kubeconfig", str(kubeconfig), "--cluster-profile-interval", "0.5",
                           enforce=False)
     try:
-        started = time.monotonic()
         response = server.review("/validate", review_body(counters_beside_devices()))
         assert response["allowed"] is True  # the 1.36 fallback refuses it: allowed with a warning
         assert any("profile-mismatch" in w for w in response["warnings"])
         assert "cannot read the profile from the cluster yet" in server.log_text()
         double.start()
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            response = server.review("/validate", review_body(counters_beside_devices()))
-            if not any("profile-mismatch" in w for w in response.get("warnings", [])):
-                break
-            time.sleep(0.2)
-        assert not any("profile-mismatch" in w for w in response.get("warnings", [])), response
+        wait_for(lambda: not any("profile-mismatch" in w for w in server.review(
+            "/validate", review_body(counters_beside_devices())).get("warnings", [])),
+            "the profile followed the cluster once it was reachable", poll=0.2)
         assert "the cluster's profile changed" in server.log_text()
-        assert time.monotonic() - started < 30
     finally:
         server.stop()
         double.stop()

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from webhook.kinds import GROUP
 from webhook.manifest import type_meta
 
 if TYPE_CHECKING:
     from webhook.profile import Profile
-
-GROUP = "resource.k8s.io"
 
 
 def warning(profile: Profile, version: str, kind: str) -> str | None:

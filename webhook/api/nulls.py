@@ -18,6 +18,8 @@ import typing
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Union
 
+from webhook.api.go_types import is_quantity
+
 if TYPE_CHECKING:  # pydantic loads only when a null is found (a warm review never imports it)
     from pydantic import BaseModel
 
@@ -95,10 +97,9 @@ def _shape(annotation: Any) -> tuple[str, Any]:
             annotation = args[0]
             continue
         if origin in (Union, types.UnionType):
-            real = [a for a in args if a is not type(None)]
-            if len(real) != 1:
-                return "quantity", None  # the wire models' only union of scalars: resource.Quantity
-            annotation = real[0]
+            if is_quantity(annotation):
+                return "quantity", None
+            annotation = next(a for a in args if a is not type(None))
             continue
         break
     from pydantic import BaseModel

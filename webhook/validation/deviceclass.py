@@ -27,9 +27,9 @@ from webhook.validation.selectors import validate_selector
 
 def is_extended_resource_name(name: str) -> bool:
     """core/v1 helper IsExtendedResourceName."""
-    if is_native_resource(name) or name.startswith(declarative.DEFAULT_RESOURCE_REQUESTS_PREFIX):
+    if is_native_resource(name) or name.startswith(DEFAULT_RESOURCE_REQUESTS_PREFIX):
         return False
-    return not is_qualified_name(declarative.DEFAULT_RESOURCE_REQUESTS_PREFIX + name)
+    return not is_qualified_name(DEFAULT_RESOURCE_REQUESTS_PREFIX + name)
 
 
 def validate_device_class_spec(spec: Any, old_spec: Any, path: Path, opts: Options) -> ErrorList:
