@@ -208,3 +208,27 @@ def test_a_rule_without_a_device_selector_follows_the_release(tmp_path, flags, c
     assert state_codes(result.stdout)["plain"] == ([code] if code else [])
     allocated = cli("allocate", *flags, "--node", "node-1", str(tmp_path / "cluster.yaml"), str(tmp_path / "plain.yaml"))
     assert allocated.returncode == (1 if code else 0), allocated.stdout + allocated.stderr
+
+
+def test_the_budget_holds_inside_a_selector(monkeypatch):
+    """The request's budget is checked by CEL too, not only between slices: a tenant's costly selector cannot run
+    over the whole of a slice past it. With the budget's clock past its end inside the selector (a counter, not the
+    machine's speed), the slice stays pending and nothing half-evaluated is recorded; with time, it completes."""
+    import time
+
+    from webhook.allocation import deadline
+    from webhook.clusterstate.matching import Matching
+    from webhook.clusterstate.store import Store
+    from webhook.profile import make_profile
+
+    store = Store(make_profile("1.37"))
+    for obj in (gpu_class(), valid_slice(2)):
+        store.put(obj["kind"], obj)
+    matching = Matching(store)
+    selectors = ('device.driver == "gpu.example.com"',)
+    monkeypatch.setattr(deadline, "clock", lambda: float("inf"))  # every budget is over once CEL looks
+    result = matching.result("gpu", selectors, time.monotonic() + 3600)
+    assert result.pending and not result.slices and matching.evaluated_slices == 0
+    monkeypatch.undo()
+    result = matching.result("gpu", selectors, time.monotonic() + 3600)
+    assert not result.pending and result.matching == 2

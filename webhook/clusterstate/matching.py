@@ -23,6 +23,7 @@ from types import MappingProxyType
 from webhook.allocation import taintrules
 from webhook.allocation.explain import CLASS_SELECTOR, EXAMPLES, REQUEST_SELECTOR, SELECTOR_ERROR, TAINTED, \
     RequestExplanation, selector_verdict
+from webhook.allocation.deadline import Deadline, GaveUp
 from webhook.allocation.features import Features
 from webhook.allocation.requests import Request, blocking_taint
 from webhook.allocation.selection import Selection
@@ -271,43 +272,56 @@ class Matching:
             record = self.store.slices.get(name)
             if record is None:
                 continue
-            selection = Selection(features)  # its cache lives as long as this slice's evaluation
-            matching, attributes, capacity, removed, tainted = 0, set(), set(), {}, {}
-            devices = record.device_list()
-            if rules:  # as the scheduler's tracker shows the slice
-                shown = {"spec": {"driver": record.driver, "pool": {"name": record.pool}, "devices": devices}}
-                selectors = taintrules.Selectors(classes, selection) if cel_rules else None
-                no_selector = self.store.profile.behaviours.taint_rule_no_selector_matches_all
-                devices = taintrules.apply_patches(shown, rules, selectors,
-                                                   no_selector_matches_all=no_selector)["spec"]["devices"]
-            for device in devices:
-                label = f"{record.driver}/{record.pool}/{device.get('name')}"
-                failed, why = selector_verdict(selection, device, record.driver, class_selectors,
-                                               f"class {result.class_name}")
-                reason = (failed or CLASS_SELECTOR) if why else ""
-                if not why and request_selectors:
-                    failed, why = selector_verdict(selection, device, record.driver, request_selectors, "request")
-                    reason = (failed or REQUEST_SELECTOR) if why else ""
-                if why:
-                    count, examples = removed.get(reason, (0, []))
-                    if len(examples) < EXAMPLES:
-                        examples.append((label, why))
-                    removed[reason] = (count + 1, examples)
-                    continue
-                matching += 1
-                if tainted is not None and device.get("taints"):
-                    entry = tainted.setdefault(_taint_set(device), [0, label])
-                    entry[0] += 1
-                    if len(tainted) > MAX_TAINT_SETS:
-                        tainted = None
-                attributes.update(qualified(n, record.driver) for n in device.get("attributes") or ())
-                capacity.update(qualified(n, record.driver) for n in device.get("capacity") or ())
-            result.changed()
-            result.slices[name] = _PerSlice(matching, self._shared(attributes), self._shared(capacity), removed,
-                                            tainted if tainted != {} else NO_TAINTS)
-            result.matching += matching
-            result.considered += record.device_count
-            self.evaluated_slices += 1
+            try:
+                self._evaluate_slice(result, name, record, class_selectors, request_selectors, rules, classes,
+                                     features, deadline)
+            except GaveUp:  # the budget ran out inside a selector: the slice stays to evaluate, nothing recorded
+                result.pending.add(name)
+                return
+
+    def _evaluate_slice(self, result: Result, name: str, record, class_selectors: list, request_selectors: list,
+                        rules: list, classes: dict, features: Features, deadline: float) -> None:
+        """One slice's matching devices into `result`; GaveUp (before anything is recorded) past `deadline`,
+        which CEL checks too, so a tenant's costly selectors cannot hold the server past the budget."""
+        cel_rules = self.store.profile.behaviours.taint_rule_cel_selectors
+        selection = Selection(features)  # its cache lives as long as this slice's evaluation
+        selection.deadline = Deadline(None, total_end=deadline)
+        matching, attributes, capacity, removed, tainted = 0, set(), set(), {}, {}
+        devices = record.device_list()
+        if rules:  # as the scheduler's tracker shows the slice
+            shown = {"spec": {"driver": record.driver, "pool": {"name": record.pool}, "devices": devices}}
+            selectors = taintrules.Selectors(classes, selection) if cel_rules else None
+            no_selector = self.store.profile.behaviours.taint_rule_no_selector_matches_all
+            devices = taintrules.apply_patches(shown, rules, selectors,
+                                               no_selector_matches_all=no_selector)["spec"]["devices"]
+        for device in devices:
+            label = f"{record.driver}/{record.pool}/{device.get('name')}"
+            failed, why = selector_verdict(selection, device, record.driver, class_selectors,
+                                           f"class {result.class_name}")
+            reason = (failed or CLASS_SELECTOR) if why else ""
+            if not why and request_selectors:
+                failed, why = selector_verdict(selection, device, record.driver, request_selectors, "request")
+                reason = (failed or REQUEST_SELECTOR) if why else ""
+            if why:
+                count, examples = removed.get(reason, (0, []))
+                if len(examples) < EXAMPLES:
+                    examples.append((label, why))
+                removed[reason] = (count + 1, examples)
+                continue
+            matching += 1
+            if tainted is not None and device.get("taints"):
+                entry = tainted.setdefault(_taint_set(device), [0, label])
+                entry[0] += 1
+                if len(tainted) > MAX_TAINT_SETS:
+                    tainted = None
+            attributes.update(qualified(n, record.driver) for n in device.get("attributes") or ())
+            capacity.update(qualified(n, record.driver) for n in device.get("capacity") or ())
+        result.changed()
+        result.slices[name] = _PerSlice(matching, self._shared(attributes), self._shared(capacity), removed,
+                                        tainted if tainted != {} else NO_TAINTS)
+        result.matching += matching
+        result.considered += record.device_count
+        self.evaluated_slices += 1
 
 
 def _d(value) -> dict:
