@@ -15,6 +15,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from webhook.quantity import BINARY_SI, DECIMAL_SI, Quantity, parse_quantity
+from webhook.validation.requestpolicy import milli_value  # safeMilliValue: whole milli-units within int64
 
 
 @lru_cache(maxsize=65536)
@@ -92,7 +93,7 @@ def round_up_range(requested: Quantity, valid_range: dict, fractional: bool = Fa
         return requested
     step_q = qty(valid_range["step"])
     if use_milli(valid_range, fractional):
-        wanted = safe_milli(requested)
+        wanted = milli_value(requested)
         if wanted is None:
             raise CapacityArithmeticError(
                 f'capacity "{name}": capacity request cannot be represented in the device\'s range arithmetic: '
@@ -121,20 +122,14 @@ def milli(q: Quantity) -> int:
     return Quantity(q.value * 1000).value_int()
 
 
-def safe_milli(q: Quantity) -> int | None:
-    """safeMilliValue: the value in milli-units, None when it is no whole number of them."""
-    scaled = q.value * 1000
-    return int(scaled) if scaled == scaled.to_integral_value() and abs(scaled) < 2 ** 63 else None
-
-
 def use_milli(valid_range: dict, fractional: bool) -> bool:
     """useMilli: with the feature, a range whose bounds and step are whole milli-units (step >= 1m)."""
     if not fractional:
         return False
     for key in ("min", "max", "step"):
-        if valid_range.get(key) is not None and safe_milli(qty(valid_range[key])) is None:
+        if valid_range.get(key) is not None and milli_value(qty(valid_range[key])) is None:
             return False
-    return valid_range.get("step") is None or safe_milli(qty(valid_range["step"])) >= 1
+    return valid_range.get("step") is None or milli_value(qty(valid_range["step"])) >= 1
 
 
 def violates_policy(requested: Quantity, policy: dict | None, fractional: bool = False) -> bool:
@@ -148,7 +143,7 @@ def violates_policy(requested: Quantity, policy: dict | None, fractional: bool =
             return True
         if valid_range.get("step") is not None:
             if use_milli(valid_range, fractional):
-                wanted = safe_milli(requested)
+                wanted = milli_value(requested)
                 if wanted is None:
                     return True
                 step = milli(qty(valid_range["step"]))

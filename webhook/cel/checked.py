@@ -65,6 +65,20 @@ class _Comprehension(Expr):
                  "result")
 
 
+def children(e: Expr):
+    """The nodes right below `e`: operand, arguments, map and struct entries (a struct's field names are not
+    nodes), a comprehension's parts."""
+    if e.operand is not None:
+        yield e.operand
+    yield from e.args
+    for key, value in e.entries:
+        if isinstance(key, Expr):
+            yield key
+        yield value
+    if e.kind == COMPREHENSION:
+        yield from (e.iter_range, e.accu_init, e.loop_condition, e.loop_step, e.result)
+
+
 class CheckedAst:
     __slots__ = ("root", "notable", "types", "_checked", "_serialized", "_positions")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from google.protobuf.message import DecodeError
 
-from webhook.cel.checked import CALL, COMPREHENSION, IDENT, SELECT, CheckedAst, build, parse
+from webhook.cel.checked import CALL, COMPREHENSION, IDENT, SELECT, CheckedAst, build, children, parse
 from webhook.cel.environment import Environment
 
 
@@ -43,16 +43,17 @@ def _any_result(text: str, env: Environment) -> bool:
         stack = [(ast.root, None)]
         while stack:
             node, parent = stack.pop()
-            if _has_any(ast.type_of(node)) and not _absorbs(ast, parent, node):
+            if _has(ast.type_of(node), "any") and not _absorbs(ast, parent, node):
                 return True
-            stack.extend((child, node) for child in _children(node))
+            stack.extend((child, node) for child in children(node))
     except (DecodeError, RecursionError):
         return True
     return False
 
 
-def _has_any(t: tuple) -> bool:
-    return t == ("any",) or any(isinstance(p, tuple) and _has_any(p) for p in t[1:])
+def _has(t: tuple, kind: str) -> bool:
+    """Whether type `t` is, or holds somewhere inside, the bare type `kind` ("any", "dyn")."""
+    return t == (kind,) or any(isinstance(p, tuple) and _has(p, kind) for p in t[1:])
 
 
 def _absorbs(ast: CheckedAst, parent, child) -> bool:
@@ -64,7 +65,7 @@ def _absorbs(ast: CheckedAst, parent, child) -> bool:
     if parent is None:
         return False
     result = ast.type_of(parent)
-    if _has_any(result) or not _has_dyn(result):
+    if _has(result, "any") or not _has(result, "dyn"):
         return True
     if parent.kind == SELECT:
         return True
@@ -82,17 +83,3 @@ def _absorbs(ast: CheckedAst, parent, child) -> bool:
     return False
 
 
-def _has_dyn(t: tuple) -> bool:
-    return t == ("dyn",) or any(isinstance(p, tuple) and _has_dyn(p) for p in t[1:])
-
-
-def _children(e):
-    if e.operand is not None:
-        yield e.operand
-    yield from e.args
-    for key, value in e.entries:
-        if not isinstance(key, str):
-            yield key
-        yield value
-    if e.kind == COMPREHENSION:
-        yield from (e.iter_range, e.accu_init, e.loop_condition, e.loop_step, e.result)

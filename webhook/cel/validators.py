@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from webhook.cel.checked import CALL, COMPREHENSION, LIST, LITERAL, MAP, CheckedAst, Expr, type_name
+from webhook.cel.checked import CALL, COMPREHENSION, LIST, LITERAL, MAP, CheckedAst, Expr, children, type_name
 from webhook.cel.formatcheck import format_call_issues
 from webhook.cel.sizes import DeviceSizes
 
@@ -21,27 +21,17 @@ _MAX_DURATION_SECONDS = 315576000000  # CEL's +/- 10000 years
 _ANY = ("any",)
 
 
-def _children(e: Expr):
-    if e.operand is not None:
-        yield e.operand
-    yield from e.args
-    for key, value in e.entries:
-        if isinstance(key, Expr):
-            yield key
-        yield value
-    if e.kind == COMPREHENSION:
-        yield from (e.iter_range, e.accu_init, e.loop_condition, e.loop_step, e.result)
 
 
 def _exempt_ids(ast: CheckedAst) -> set[int]:
     """Ids of the nodes below a `format` call (rare: walked only when there is one)."""
     ids: set[int] = set()
-    stack = [c for n in ast.notable if n.kind == CALL and n.value in _EXEMPT_FROM_HOMOGENEITY for c in _children(n)]
+    stack = [c for n in ast.notable if n.kind == CALL and n.value in _EXEMPT_FROM_HOMOGENEITY for c in children(n)]
     while stack:
         node = stack.pop()
         if node.id not in ids:
             ids.add(node.id)
-            stack.extend(_children(node))
+            stack.extend(children(node))
     return ids
 
 
