@@ -232,3 +232,28 @@ def test_the_budget_holds_inside_a_selector(monkeypatch):
     monkeypatch.undo()
     result = matching.result("gpu", selectors, time.monotonic() + 3600)
     assert not result.pending and result.matching == 2
+
+
+def test_a_relist_of_unchanged_objects_keeps_what_was_evaluated():
+    """A relist (after 410 Gone or a silent watch) brings every slice and class again: unchanged, they leave every
+    evaluated result in place; a changed slice is evaluated again, alone."""
+    from webhook.clusterstate.matching import Matching
+    from webhook.clusterstate.store import Store
+    from webhook.profile import make_profile
+
+    store = Store(make_profile("1.36"))
+    slices = [valid_slice(2), _other_pool()]
+    for obj in (gpu_class(), *slices):
+        store.put(obj["kind"], obj)
+    matching = Matching(store)
+    [warning] = _check(store, matching, claim("five", count=5))
+    evaluated = matching.evaluated_slices
+    store.replace("DeviceClass", [gpu_class()])
+    store.replace("ResourceSlice", [valid_slice(2), _other_pool()])
+    assert _check(store, matching, claim("five", count=5)) == [warning]
+    assert matching.evaluated_slices == evaluated
+    grown = _other_pool()
+    grown["spec"]["devices"].append({**grown["spec"]["devices"][0], "name": "gpu-2"})
+    store.replace("ResourceSlice", [valid_slice(2), grown])
+    _check(store, matching, claim("five", count=5))
+    assert matching.evaluated_slices == evaluated + 1

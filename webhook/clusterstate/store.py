@@ -9,6 +9,8 @@ Objects arrive in any served version and are converted to v1 first. Pure: no I/O
 
 from __future__ import annotations
 
+import copy
+
 from dataclasses import dataclass
 from typing import Callable
 
@@ -133,18 +135,25 @@ class Store:
         v1 = to_v1(kind, obj, self.profile)
         if v1 is None:
             return
+        # A relist brings every object again: what did not change invalidates nothing (no evaluated result lost).
         if kind == CLASS:
-            self.classes[name] = [s for s in _l(_d(v1.get("spec")).get("selectors")) if isinstance(s, dict)]
+            # A copy: kept apart from the object it came in (which its sender may change), compared on the next put.
+            selectors = copy.deepcopy([s for s in _l(_d(v1.get("spec")).get("selectors")) if isinstance(s, dict)])
+            if self.classes.get(name) == selectors:
+                return
+            self.classes[name] = selectors
         elif kind == SLICE:
-            self._drop_slice(name)
             record = slice_record(v1)
+            if self.slices.get(name) == record:
+                return
+            self._drop_slice(name)
             self.slices[name] = record
             self.pools.setdefault((record.driver, record.pool), set()).add(name)
             self.devices += record.device_count
         elif kind == TAINT_RULE:
-            spec, version = _d(v1.get("spec")), api_version(obj)
+            spec, version = copy.deepcopy(_d(v1.get("spec"))), api_version(obj)
             if self.taint_rules.get(name) == spec and self.taint_rule_versions.get(name) == version:
-                return  # a relist brings every rule again: what did not change invalidates nothing
+                return
             self.taint_rules[name] = spec
             self.taint_rule_versions[name] = version
         self._tell(kind, name)
