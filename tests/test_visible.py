@@ -49,4 +49,9 @@ def test_no_hidden_character_reaches_any_output_format(tmp_path, capsys, output)
     out = capsys.readouterr().out
     assert code == 1, out
     assert "gpu" in out
+    if output == "json":  # the names exactly as written, every character outside ASCII escaped by JSON itself
+        assert out.isascii() and "gpu" + HIDDEN + "class" in json.dumps(json.loads(out), ensure_ascii=False)
+        return
+    if output == "sarif":  # read its strings as a SARIF viewer does: JSON's escapes undone
+        out = json.dumps(json.loads(out), ensure_ascii=False)
     assert not [f"U+{ord(c):04X}" for c in HIDDEN if c in out]
