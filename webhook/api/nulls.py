@@ -18,8 +18,6 @@ import typing
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Union
 
-from webhook.api.go_types import is_quantity
-
 if TYPE_CHECKING:  # pydantic loads only when a null is found (a warm review never imports it)
     from pydantic import BaseModel
 
@@ -97,6 +95,8 @@ def _shape(annotation: Any) -> tuple[str, Any]:
             annotation = args[0]
             continue
         if origin in (Union, types.UnionType):
+            from webhook.api.go_types import is_quantity  # with the models (pydantic): not on a warm review
+
             if is_quantity(annotation):
                 return "quantity", None
             annotation = next(a for a in args if a is not type(None))
