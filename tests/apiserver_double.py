@@ -242,6 +242,11 @@ def _handler(double: ApiServerDouble):
                         pending = [e for e in double.events if e[0] > since and e[2] == plural]
                         if not pending:
                             double._changed.wait(BOOKMARK_SECONDS / 2)
+                            # Checked again after the wait: a compaction during it ends the stream before
+                            # any event or bookmark after it is sent (a bookmark at the new revision would
+                            # carry the watch past the compaction, and the client would never see 410).
+                            if since < double.compacted:
+                                break
                             pending = [e for e in double.events if e[0] > since and e[2] == plural]
                         revision = double.revision
                     for rv, kind, _, obj in pending:
