@@ -235,7 +235,7 @@ def test_bytes_beyond_the_budget_get_429(server_with):
     sock.sendall(b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                  b"Content-Length: 95000\r\n\r\n" + b" " * 90000)
     wait_for(lambda: in_flight(server) == 1)
-    time.sleep(0.5)  # the server has read what was sent (no way to observe it from here)
+    wait_for(lambda: metric(server, "dra_webhook_bytes_in_flight") >= 90000)  # the server holds what was sent
     body = review_body(valid_slice(devices=128))
     assert len(json.dumps(body, separators=(",", ":"))) > 10000
     reply = server.post("/validate", body)
@@ -243,6 +243,7 @@ def test_bytes_beyond_the_budget_get_429(server_with):
     assert reply.headers["connection"] == "close"  # refused mid-body: the rest is not read
     sock.close()
     wait_for(lambda: in_flight(server) == 0)
+    wait_for(lambda: metric(server, "dra_webhook_bytes_in_flight") == 0)  # all given back
     assert server.review("/validate", body)["allowed"] is True
 
 
@@ -509,10 +510,9 @@ def test_a_burst_of_connections_is_counted_as_it_is_accepted(server_with):
     finally:
         os.kill(server.process.pid, signal.SIGCONT)
     try:
-        time.sleep(2)  # refused connections are aborted as soon as they are accepted
-        closed, _, _ = select.select(burst, [], [], 0)  # readable: EOF or reset
-        assert len(burst) - len(closed) <= 20, f"{len(burst) - len(closed)} connections held"
-        assert len(closed) >= 40
+        # Refused connections are aborted as soon as they are accepted (readable: EOF or reset): at most 20
+        # of the 60 are held, so 40 close (a cap counted too late holds them all, and this never ends).
+        wait_for(lambda: len(select.select(burst, [], [], 0)[0]) >= 40)
     finally:
         for sock in burst:
             sock.close()

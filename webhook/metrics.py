@@ -101,6 +101,11 @@ class Metrics:
         Gauge("dra_webhook_workers_ready", "Worker processes started and able to review.",
               registry=self.registry).set_function(ready)
 
+    def watch_budget(self, used) -> None:
+        """The bytes held against --max-bytes-in-flight, read at scrape time."""
+        Gauge("dra_webhook_bytes_in_flight", "Request body bytes received and reply bytes not yet sent, held "
+              "against --max-bytes-in-flight.", registry=self.registry).set_function(used)
+
     def _per_path(self, path: str):
         # Label lookups take a lock and build a key: done once per path, not per request. The
         # in-flight gauges read a plain per-path count at scrape time (no lock per request).

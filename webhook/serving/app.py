@@ -109,6 +109,7 @@ class Admission:
         self.read_watch = timeouts.ReadWatch()
         self.requests_in_flight = 0  # reviews under way: their body is complete
         self.budget = ByteBudget(settings.max_bytes_in_flight)
+        metrics.watch_budget(lambda: self.budget.used)
 
     async def endpoint(self, request: Request) -> Response:
         path = request.scope["path"]
