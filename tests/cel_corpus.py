@@ -255,3 +255,53 @@ def expressions(count: int, seed: int = 12) -> list[str]:
             expression = g.bool_(g.r.randrange(0, 4))
         seen.setdefault(expression)
     return list(seen)
+
+
+# --- type joins: where attribute values (`any` without list-type attributes) meet `dyn` and other types
+
+_JOIN_LEAVES = ('device.attributes["dra.example.com"].isGPU', 'device.attributes["dra.example.com"]["isGPU"]',
+                'device.attributes["dra.example.com"].model', 'device.attributes["dra.example.com"].cores',
+                "dyn(1)", "dyn(true)", "true", "false", "1", '"s"')
+
+
+def _join(r: random.Random, shape: tuple, depth: int) -> str:
+    """An expression of `shape` ("s": a value, ("l", s): a list of s, ("m", s): a map to s) built from
+    the constructs whose result types cel-go joins: conditionals, list and map literals, indexes,
+    selections, dyn(), binds, map and filter macros, optionals."""
+    kind, draw = shape[0], r.random()
+    if kind == "s":
+        if depth <= 0 or draw < 0.3:
+            return r.choice(_JOIN_LEAVES)
+        forms = ((0.45, lambda: f"(true ? {_join(r, shape, depth - 1)} : {_join(r, shape, depth - 1)})"),
+                 (0.58, lambda: f"{_join(r, ('l', shape), depth - 1)}[0]"),
+                 (0.66, lambda: f'{_join(r, ("m", shape), depth - 1)}["a"]'),
+                 (0.72, lambda: f"{_join(r, ('m', shape), depth - 1)}.a"),
+                 (0.78, lambda: f"cel.bind(v, {_join(r, shape, depth - 1)}, v)"),
+                 (0.84, lambda: f"{_join(r, ('l', shape), depth - 1)}.map(y, y)[0]"),
+                 (0.88, lambda: f"optional.of({_join(r, shape, depth - 1)}).value()"),
+                 (0.92, lambda: f"{_join(r, ('l', shape), depth - 1)}[?0].orValue({_join(r, shape, depth - 1)})"),
+                 (0.96, lambda: f"{_join(r, ('l', shape), depth - 1)}.filter(y, true)[0]"),
+                 (1.0, lambda: f"dyn({_join(r, shape, depth - 1)})"))
+        return next(form for limit, form in forms if draw < limit)()
+    if depth <= 0 or draw < 0.4:
+        if kind == "l":
+            return "[" + ", ".join(_join(r, shape[1], depth - 1) for _ in range(r.choice((1, 1, 2, 2, 3)))) + "]"
+        keys = ("a",) if r.random() < 0.5 else ("a", "b")
+        return "{" + ", ".join(f'"{k}": {_join(r, shape[1], depth - 1)}' for k in keys) + "}"
+    if draw < 0.7:
+        return f"(true ? {_join(r, shape, depth - 1)} : {_join(r, shape, depth - 1)})"
+    if draw < 0.8 or kind == "m":
+        return f"dyn({_join(r, shape, depth - 1)})"
+    if draw < 0.9:
+        return f"{_join(r, shape, depth - 1)}.map(z, z)"
+    return f"{_join(r, ('l', shape), depth - 1)}[0]"
+
+
+def joins(count: int, seed: int = 12) -> list[str]:
+    """`count` distinct expressions of joined types (a value, sometimes compared with `true`)."""
+    r = random.Random(seed)
+    seen: dict[str, None] = {}
+    while len(seen) < count:
+        expression = _join(r, ("s",), r.choice((2, 3, 4)))
+        seen.setdefault(f"{expression} == true" if r.random() < 0.2 else expression)
+    return list(seen)

@@ -61,6 +61,9 @@ def test_the_rewrite_does_not_show_in_messages_or_string_literals():
     "[][215]", "dyn(1)", f"{A}.gpu.model", f"{A}.gpu[0]", f"-{A}.gpu", f"{A}.a + {A}.b",
     f"cel.bind(x, {A}, x.y.z)", '{"x": dyn(1)}.x', f"true ? {A}.isGPU : dyn(1)",
     f"cel.bind(x, true ? {A}.isGPU : dyn(1), x)",
+    # cel-go joins `any` and `dyn` inside lists and maps too (mostGeneral: the later branch's, a literal's first)
+    f"(true ? [{A}.isGPU] : [dyn(1)])[0]", f'(true ? {{"a": {A}.isGPU}} : {{"a": dyn(1)}})["a"]',
+    f"(true ? dyn([1]) : [{A}.isGPU])[0]", f"([{A}.isGPU] + [dyn(1)])[0]", f"[dyn({A}.isGPU)].map(y, y)[0]",
 ])
 def test_a_dyn_result_is_refused_where_attribute_values_are_any(expression):
     v = verdict(expression)
@@ -73,12 +76,19 @@ def test_a_dyn_result_is_refused_where_attribute_values_are_any(expression):
     f"{A}.isGPU", f'{A}["isGPU"]', f"cel.bind(x, {A}.isGPU, x)", f"[{A}.isGPU][0]", f"true ? {A}.isGPU : false",
     f"[[{A}.isGPU]].flatten()[0]", f'{A}[?"isGPU"].orValue(false)', f"optional.of({A}.isGPU).value()",
     f"[{A}.isGPU].map(x, x)[0]", f"true ? dyn(1) : {A}.isGPU",  # (the later branch's type wins)
-    # cel-go types this dyn; joined inside a list, the probe is not trusted: accepted (never a refusal
-    # upstream does not give).
-    f"(true ? [{A}.isGPU] : [dyn(1)])[0]",
+    f"(true ? [dyn(1)] : [{A}.isGPU])[0]", f"[{A}.isGPU].filter(y, true)[0]", f"[dyn(1)][?0].orValue({A}.isGPU)",
+    f"(true ? [{A}.isGPU] : [true])[0]",
 ])
 def test_an_attribute_value_result_is_any_and_accepted(expression):
     assert outcome(expression) == "ok"
+
+
+def test_literal_elements_are_compared_with_cel_go_types():
+    """An element that indexes a list of attribute values is `any` in cel-go, as the attribute value beside it (the
+    faithful engine types it `dyn`: refused before); a comprehension's variable takes its range's element type."""
+    assert outcome(f'[[{A}["isGPU"], {A}.isGPU][0], {A}.isGPU][0]') == "ok"
+    assert outcome(f"[[{A}.model, {A}.cores].map(y, y)[0], cel.bind(v, {A}.isGPU, v)][0] == true") == "ok"
+    assert "expected type 'any' but found 'dyn'" in verdict(f"[[{A}.model][0], dyn(1)][0] == true").detail
 
 
 def test_non_bool_results_are_still_refused():

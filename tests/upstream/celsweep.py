@@ -1,7 +1,7 @@
 """The CEL sweep: every expression of the selector corpus (tests/cel_corpus.py) as a DeviceClass selector,
 product against each release's registry oracle, with the release's default gates and with every DRA gate on.
 
-    python -m tests.upstream.celsweep                          # 2,500 expressions, every release
+    python -m tests.upstream.celsweep                          # 2,500 + 1,500 type joins, every release
     python -m tests.upstream.celsweep --release 1.36 --count 500 --show 20
 
 Each expression goes to both CEL environments: a create compiles it as a new expression, an update that
@@ -65,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gates", action="append", choices=GATE_SETS)
     parser.add_argument("--count", type=int, default=2500, help="corpus expressions (default 2500)")
     parser.add_argument("--seed", type=int, default=12, help="corpus seed (default 12, the tests' corpus)")
+    parser.add_argument("--joins", type=int, default=1500,
+                        help="type-join expressions besides (cel_corpus.joins; default 1500)")
     parser.add_argument("--expressions", help="a file of expressions, one a line, instead of the corpus")
     parser.add_argument("--show", type=int, default=10)
     parser.add_argument("--dump", help="write every disagreement as JSON lines to this file")
@@ -83,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.expressions, encoding="utf-8") as lines:
             expressions = [line.rstrip("\n") for line in lines if line.strip()]
     else:
-        expressions = cel_corpus.expressions(args.count, seed=args.seed)
+        expressions = cel_corpus.expressions(args.count, seed=args.seed) + cel_corpus.joins(args.joins, seed=args.seed)
     found = sweep(releases, expressions, gate_sets)
     found.sort(key=lambda d: not false_positive(d))
     for release in releases:

@@ -12,6 +12,7 @@ from google.protobuf.message import DecodeError
 
 from webhook.cel.checked import CALL, COMPREHENSION, IDENT, SELECT, CheckedAst, build, children, parse
 from webhook.cel.environment import Environment
+from webhook.cel.gotyping import go_types
 
 
 def accepts_result(root_type: tuple, env: Environment, text: str) -> bool:
@@ -40,6 +41,9 @@ def _any_result(text: str, env: Environment) -> bool:
         ast = build(parse(serialized), serialized)
         if ast.type_of(ast.root)[0] != "dyn":
             return True
+        joined = go_types(ast).get(ast.root.id)  # cel-go's joins of `any` and `dyn`, where it can say
+        if joined is not None:
+            return joined[0] != "dyn"
         stack = [(ast.root, None)]
         while stack:
             node, parent = stack.pop()

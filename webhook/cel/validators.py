@@ -13,6 +13,7 @@ from datetime import datetime
 
 from webhook.cel.checked import CALL, COMPREHENSION, LIST, LITERAL, MAP, CheckedAst, Expr, children, type_name
 from webhook.cel.formatcheck import format_call_issues
+from webhook.cel.gotyping import go_types
 from webhook.cel.sizes import DeviceSizes
 
 _EXEMPT_FROM_HOMOGENEITY = ("format",)  # cel-go exempts string.format() arguments
@@ -98,10 +99,20 @@ def find_issues(ast: CheckedAst, sizes: DeviceSizes, attribute_values_are_any: b
             issues.append((call.args[0].id, "invalid matches argument"))
     exempt = _exempt_ids(ast) if calls else ()
 
+    def is_attribute_value(e: Expr) -> bool:
+        return sizes.resolve(attribute_paths.get(e.id)) is sizes.attribute
+
+    joined: dict | None = None  # cel-go's types where an attribute value (`any`) reaches (gotyping)
+
     def type_of(e: Expr) -> tuple:
-        if attribute_values_are_any and sizes.resolve(attribute_paths.get(e.id)) is sizes.attribute:
-            return _ANY  # an attribute value
-        return ast.type_of(e)
+        nonlocal joined
+        if not attribute_values_are_any:
+            return ast.type_of(e)
+        if is_attribute_value(e):
+            return _ANY
+        if joined is None:
+            joined = go_types(ast, is_attribute_value)
+        return joined.get(e.id) or ast.type_of(e)
 
     for node in notable:
         if node.kind != LIST or len(node.args) < 2 or node.id in exempt:
