@@ -273,13 +273,8 @@ def _assignable(a: tuple, b: tuple) -> bool:
     """cel-go's isAssignable for the types joined here (a free parameter takes the other type)."""
     if a[0] in _DYN_LIKE or b[0] in _DYN_LIKE or a[0] in ("error", "param") or b[0] in ("error", "param"):
         return True
-    if a[0] != b[0] or len(a) != len(b):
-        return False
-    if a[0] in ("list", "map"):
-        return all(_assignable(p, q) for p, q in zip(a[1:], b[1:]))
-    if a[0] == "abstract":
-        return a[1] == b[1] and all(_assignable(p, q) for p, q in zip(a[2:], b[2:]))
-    return a == b
+    agree = _parameters_agree(a, b, _assignable)
+    return a == b if agree is None else agree
 
 
 def _less_specific(a: tuple, b: tuple) -> bool:
@@ -292,15 +287,22 @@ def _less_specific(a: tuple, b: tuple) -> bool:
         return True
     if b[0] in _DYN_LIKE:
         return False
+    agree = _parameters_agree(a, b, _less_specific)
+    if agree is not None:
+        return agree
+    return a[0] == b[0] == "type" or a == b
+
+
+def _parameters_agree(a: tuple, b: tuple, relation) -> bool | None:
+    """For two lists, maps or abstract types: the same kind and name, and `relation` parameter by
+    parameter; False for types of different kinds; None for two types of another same kind."""
     if a[0] != b[0] or len(a) != len(b):
         return False
     if a[0] in ("list", "map"):
-        return all(_less_specific(p, q) for p, q in zip(a[1:], b[1:]))
+        return all(relation(p, q) for p, q in zip(a[1:], b[1:]))
     if a[0] == "abstract":
-        return a[1] == b[1] and all(_less_specific(p, q) for p, q in zip(a[2:], b[2:]))
-    if a[0] == "type":
-        return True
-    return a == b
+        return a[1] == b[1] and all(relation(p, q) for p, q in zip(a[2:], b[2:]))
+    return None
 
 
 def _most_general(a: tuple, b: tuple) -> tuple:
