@@ -128,3 +128,28 @@ def test_a_tenants_selector_is_escaped_and_bounded_in_the_warning():
     assert warning.startswith("[unsatisfiable] ")
     assert "\x1b" not in warning and "\n" not in warning and "\\x1b[31m\\n" in warning
     assert len(warning) <= checks.MAX_WARNING_CHARS + len("...(truncated)") and warning.endswith("...(truncated)")
+
+
+def _nested(depth: int):
+    value: object = "x"
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize("kind", ["DeviceClass", "DeviceTaintRule"])
+def test_a_dump_nested_past_the_copy_is_left_out_not_a_traceback(tmp_path, kind):
+    """A dump of untrusted objects nested as deep as the loader allows: each such object is unusable (as one
+    that does not convert), the others are used, and the run answers with no traceback."""
+    deep = gpu_class("deep") if kind == "DeviceClass" else {
+        "apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule", "metadata": {"name": "deep"},
+        "spec": {"taint": {"key": "k", "effect": "NoSchedule"}}}
+    (deep["spec"]["selectors"][0] if kind == "DeviceClass" else deep["spec"])["x"] = _nested(600)
+    path = tmp_path / "cluster.json"  # JSON: its loader has no anchors, so the depth is really there
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [deep, gpu_class(), valid_slice(2)]}))
+    claims = tmp_path / "claims.yaml"
+    claims.write_text(yaml.safe_dump(gpu_claim("gpu", count=3, name="three")))
+    result = cli("review", "--cluster-state", str(path), str(claims))
+    assert "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "asks for 3 devices, 2 in the whole cluster match" in result.stdout

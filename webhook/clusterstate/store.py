@@ -132,6 +132,14 @@ class Store:
         name = _d(obj.get("metadata")).get("name")
         if not isinstance(name, str) or not name:
             return
+        try:
+            self._put(kind, name, obj)
+        except (RecursionError, orjson.JSONEncodeError):
+            # Nested deeper than it can be converted, copied or compared: unusable, as an object that does
+            # not convert (nothing is changed before these steps).
+            return
+
+    def _put(self, kind: str, name: str, obj: dict) -> None:
         v1 = to_v1(kind, obj, self.profile)
         if v1 is None:
             return
