@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Mapping
 
-from webhook.behaviours import BEHAVIOURS
+from webhook.behaviours import BEHAVIOURS, VERSIONS
 from webhook.conversion import claims as claim_conversion
 from webhook.conversion import resourceslice as slice_conversion
 from webhook.mutation import claims as claim_defaults
@@ -59,7 +59,7 @@ def _delta(base: Mapping[str, ApiVersion], **changes: ApiVersion) -> dict[str, A
 
 def every_release(value: Any) -> dict[str, Any]:
     """A wire model or drop step that no supported Kubernetes version changed."""
-    return {"1.34": value, "1.35": value, "1.36": value, "1.37": value}
+    return dict.fromkeys(VERSIONS, value)
 
 
 _SLICE_1_35 = _on_beta_apis(

@@ -57,6 +57,7 @@ def convert(model: type[BaseModel], obj: dict, exc: ValidationError,
     `decoder_names_embedded_structs`)."""
     found: dict[str, tuple[tuple, FieldError]] = {}
     unknown: list[tuple[str | int, ...]] = []
+    positions = _Positions(obj)
     for err in exc.errors(include_url=False):
         loc = err["loc"]
         located = _locate(model, loc, version, embedded)
@@ -67,7 +68,7 @@ def convert(model: type[BaseModel], obj: dict, exc: ValidationError,
             elif isinstance(basic, dict):  # what the conversion did not lift: unknown BasicDevice fields
                 unknown.extend(located.steps + (key,) for key in basic)
             else:
-                found[located.path] = ((True, _position(obj, loc)), type_invalid(
+                found[located.path] = ((True, positions.of(loc)), type_invalid(
                     located.path, "<value omitted>" if isinstance(basic, list) else basic,
                     f"json: cannot unmarshal {_json_kind(basic, '')} into Go struct field {located.struct}."
                     f"{'.'.join(located.fields)} of type {version}.{go_types.BASIC_DEVICE}"))
@@ -75,7 +76,7 @@ def convert(model: type[BaseModel], obj: dict, exc: ValidationError,
         if located.path in found:  # one error per value: a quantity's union reports each member
             continue
         error, stops = _error(located, _value_at(obj, loc[:located.depth]), err, version)
-        found[located.path] = ((not stops, _position(obj, loc[:located.depth])), error)
+        found[located.path] = ((not stops, positions.of(loc[:located.depth])), error)
     ordered = sorted(found.values(), key=lambda item: item[0])
     return [error for _, error in ordered], strict_warnings(unknown, obj if sent is None else sent)
 
@@ -184,20 +185,6 @@ def _value_at(obj: Any, loc: tuple) -> Any:
         except (KeyError, IndexError, TypeError):
             return None
     return node
-
-
-def _position(obj: Any, loc: tuple) -> tuple:
-    """The error's place in the document: key and index positions along its location."""
-    node, place = obj, []
-    for part in loc:
-        if isinstance(node, dict) and part in node:
-            place.append(list(node).index(part))
-        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
-            place.append(part)
-        else:
-            break
-        node = node[part]
-    return tuple(place)
 
 
 def _field_type(model: type[BaseModel], alias: str) -> Any:

@@ -65,11 +65,11 @@ def validate_conditions(conditions: Any, path: Path, profile: Profile = DEFAULT)
     """A repeated type is a Duplicate at the item's `type` (before v0.37) or at the item."""
     errs: ErrorList = []
     seen: set[str] = set()
-    key_field = "" if profile.behaviours.conditions_declarative_form else "type"
+    declarative_form = profile.behaviours.conditions_declarative_form
     for i, condition in enumerate(as_list(conditions)):
         ctype = as_str(condition.get("type")) if isinstance(condition, dict) else ""
         if ctype in seen:
-            errs.append(duplicate(path.index(i).child(key_field) if key_field else path.index(i), ctype))
+            errs.append(duplicate(path.index(i) if declarative_form else path.index(i).child("type"), ctype))
         else:
             seen.add(ctype)
         errs.extend(validate_condition(condition, path.index(i), profile))

@@ -349,6 +349,8 @@ def _taint_key(taint: Any) -> tuple:
 def taints_equal(a: Any, b: Any) -> bool:
     """Semantic deep-equal of two taint lists (nil and empty are equal; timeAdded the same instant)."""
     a, b = as_list(a), as_list(b)
+    if a == b:  # unchanged: no time to parse
+        return True
     return len(a) == len(b) and all(_taint_key(x) == _taint_key(y) for x, y in zip(a, b))
 
 

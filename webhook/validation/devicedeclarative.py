@@ -62,14 +62,11 @@ def declarative_device_rules(device: dict, path: Path, common_attributes: bool =
                                                       .child("compatibilityGroups")))
         counters = as_dict(consumption.get("counters"))
         # maxItems stops a list of more than 2 consumptions first.
-        if len(counters) > RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION and \
-                len(consumes) <= RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE:
+        if len(consumes) <= RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE:
             errs.extend(counter_keys_past_the_limit(counters, RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION,
                                                     path.child("consumesCounters").index(j).child("counters")))
     if not common_attributes:
-        for key, attribute in as_dict(device.get("attributes")).items():
-            if not _one_value(attribute):
-                errs.extend(_attribute_rules(attribute, path.child("attributes").key(key)))
+        errs.extend(_attributes_rules(device, path))
     return errs
 
 
@@ -92,11 +89,15 @@ def _one_value(attribute: Any) -> bool:
     return False
 
 
+def _attributes_rules(device: dict, path: Path) -> ErrorList:
+    """`_attribute_rules` of each attribute that does not hold one value (the common case: no path built)."""
+    return [error for key, attribute in as_dict(device.get("attributes")).items() if not _one_value(attribute)
+            for error in _attribute_rules(attribute, path.child("attributes").key(key))]
+
+
 def _attribute_rules(attribute: Any, path: Path) -> ErrorList:
     """Validate_DeviceAttribute: the value union (a list counts when not empty). Its `strings[i]` maxBytes 64 is
     alpha (MarkAlpha), not enforced."""
-    if _one_value(attribute):
-        return []
     attribute = as_dict(attribute)
     return declarative.union({name: (len(as_list(attribute.get(name))) != 0 if name in _LIST_VALUE_FIELDS
                                      else attribute.get(name) is not None)
@@ -125,9 +126,7 @@ def validate_device_declaratively(device: Any, path: Path) -> ErrorList:
     """Validate_Device as enforced declarative validation runs it: every rule of one device, for a device
     hand-written validation did not look at (the slice is over its device limit)."""
     device = as_dict(device)
-    errs: ErrorList = []
-    for key, attribute in as_dict(device.get("attributes")).items():
-        errs.extend(_attribute_rules(attribute, path.child("attributes").key(key)))
+    errs = _attributes_rules(device, path)
     consumes = as_list(device.get("consumesCounters"))
     consumes_path = path.child("consumesCounters")
     too_many = declarative.max_items(consumes, RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
