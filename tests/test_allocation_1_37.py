@@ -438,3 +438,25 @@ def test_skip_node_operations_needs_the_gate_and_a_node_declaring_it(tmp_path, c
     assert code == 1
     code, report = allocate(capsys, tmp_path, [GPU, skipping, claim("c", request("gpu")), declaring], *V137)
     assert code == 0 and "skipNodeOperations" not in report["claims"][0]["allocation"]["devices"]["results"][0]
+
+
+def test_an_incomplete_pools_reason_is_worked_out_once_per_slice(tmp_path, capsys, monkeypatch):
+    """The "pool not usable" explanation looked at every slice of the cluster for each device of an incomplete
+    pool (and on every release): quadratic in a dump's size. It is now asked once per slice, and the cluster's
+    slices are walked only where the skew can apply. Counted, not timed."""
+    from webhook.allocation import compatibility
+
+    calls = []
+    real = compatibility.slice_uses_groups
+    monkeypatch.setattr(compatibility, "slice_uses_groups", lambda s: calls.append(s) or real(s))
+    slices = [resource_slice(f"node-1-{i}", [{"name": f"dev-{i}-{j}"} for j in range(8)], node="node-1",
+                             pool="node-1", count=20) for i in range(6)]  # 6 of 20 slices: incomplete
+    objects = [GPU, *slices, claim("c", request("gpu")), node("node-1")]
+    code, report = allocate(capsys, tmp_path, objects, *V137)
+    assert code == 1 and "pool not usable" in removed(report)
+    explained = len(calls)
+    assert explained <= 6 * 6 * 2, explained  # at most every slice, once per slice (and the allocator's own)
+    calls.clear()
+    code, report = allocate(capsys, tmp_path, objects, "--kubernetes-version", "1.36")
+    assert code == 1 and "pool not usable" in removed(report)
+    assert len(calls) <= 6 * 2, len(calls)  # no skew in 1.36: the explanation does not walk the slices

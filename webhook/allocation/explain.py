@@ -146,9 +146,10 @@ def _pool_reason(run, s, pools: dict) -> str:
     if pool is None:
         return f"pool {s.driver}/{s.pool} is being replaced by a newer generation"
     if pool.incomplete:
+        skew = run.features.compatibility_group_skew and not run.features.compatibility_groups
         grouped = [g.name for g in run.a.all_slices if (g.driver, g.pool) == (s.driver, s.pool)
-                   and g.generation == s.generation and compatibility.slice_uses_groups(g)]
-        if grouped and run.features.compatibility_group_skew and not run.features.compatibility_groups:
+                   and g.generation == s.generation and compatibility.slice_uses_groups(g)] if skew else []
+        if grouped:
             return (f"pool {pool.id} is incomplete: the scheduler ignores slice {grouped[0]}, whose devices declare "
                     "compatibility groups, with DRADeviceCompatibilityGroups off")
         given = generations[s.generation]
@@ -172,6 +173,7 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
     node_name = ((run.node or {}).get("metadata") or {}).get("name") or ""
     _count_other_nodes(run, node_name, out)
     for s in run.a.slices_for(node_name):
+        pool_reason = None  # the same for every device of the slice: worked out once, when first asked
         for device in s.devices:
             device_id = (s.driver, s.pool, device.get("name"))
             label = "/".join(device_id)
@@ -189,9 +191,10 @@ def explain_request(run, key: tuple, data, claim_allocated: bool) -> RequestExpl
                 if not here:
                     out.remove(ON_ANOTHER_NODE, label, reason or "the device's node selection does not match")
                     continue
-            reason = _pool_reason(run, s, pools)
-            if reason:
-                out.remove(POOL_UNUSABLE, label, reason)
+            if pool_reason is None:
+                pool_reason = _pool_reason(run, s, pools)
+            if pool_reason:
+                out.remove(POOL_UNUSABLE, label, pool_reason)
                 continue
             if not run.features.device_binding_and_status and device.get("bindingConditions"):
                 out.remove(FEATURE_OFF, label, "has binding conditions, DRADeviceBindingConditions is off")
