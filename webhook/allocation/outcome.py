@@ -116,9 +116,9 @@ def build_allocator(inputs, profile, deadline: Deadline = NO_DEADLINE) -> Alloca
 
 
 def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True,
-                deadline: Deadline = NO_DEADLINE, pending: list | None = None, pod: str | None = None) -> NodeOutcome:
+                deadline: Deadline = NO_DEADLINE, pending: list | None = None, pod: dict | None = None) -> NodeOutcome:
     """`pending`: the [(claim, source)] allocated together (one pod's); all of the inputs' by default.
-    `pod`: "namespace/name" of the pod whose claims they are (its requests count in the node's fit)."""
+    `pod`: the Pod whose claims they are (its requests count in the node's fit)."""
     pending = inputs.claims if pending is None else pending
     claims = [c for c, _ in pending]
     outcomes = []
@@ -145,7 +145,7 @@ def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True,
         for outcome, result in zip(outcomes, results):
             outcome.allocation = result
         done = NodeOutcome(name, True, None, outcomes)
-        _add_footprint(allocator, node, inputs, done, _pod_object(inputs, pod))
+        _add_footprint(allocator, node, inputs, done, pod)
         return done
     notes = []
     if explain:
@@ -165,14 +165,6 @@ def allocate_on(allocator: Allocator, node: dict, inputs, explain: bool = True,
     return NodeOutcome(name, False, None, outcomes, notes=notes)
 
 
-def _pod_object(inputs, key: str | None) -> dict | None:
-    for pod, _ in getattr(inputs, "pods", []) if key else ():
-        meta = pod.get("metadata") or {}
-        if f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}" == key:
-            return pod
-    return None
-
-
 def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome, pending: dict | None = None) -> None:
     """The claims' footprint, and whether the node has room: for the pending Pod's requests with its claims'
     NodeAllocatableResourceClaimStatus as the plugin's nodeFitsResources checks them (when its claims have
@@ -182,9 +174,10 @@ def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome, 
     reshaped = allocator.features.node_allocatable_model == RESOURCES
     if allocator.features.node_allocatable_model is None:  # the release has no such field (1.35)
         return
+    declares = nodeallocatable.has_resources(allocations, slices, node) if reshaped else \
+        footprint.has_mappings(allocations, allocator.all_slices)
     if not allocator.features.node_allocatable_resources:
-        if nodeallocatable.has_resources(allocations, slices, node) if reshaped else \
-                footprint.has_mappings(allocations, allocator.all_slices):
+        if declares:
             what = "declare node-allocatable resources" if reshaped else "map node-allocatable resources"
             done.notes.append(f"devices {what}, but the footprint is not counted: "
                               f"{footprint.GATE} is off (enable it with --feature-gates {footprint.GATE}=true)")
@@ -223,8 +216,6 @@ def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome, 
     statuses = [status for status in statuses if status]
     # The plugin checks the Pod's fit once one of its claims has a device that declares node resources,
     # even if none of them applies to the allocation (calculateAndCheckNodeAllocatableResources).
-    declares = nodeallocatable.has_resources(allocations, slices, node) if reshaped else \
-        footprint.has_mappings(allocations, allocator.all_slices)
     if pending is None or not declares:
         done.fit = footprint.fit(total, node, pods, requests)
     elif not any(c.footprint.problems for c in done.claims):  # else the plugin refuses the Pod before

@@ -36,6 +36,7 @@ class Unit:
     problems: dict = field(default_factory=dict)  # stage -> its first problem
     settled: str = ""  # why nothing is pending for the pod (bound with its claims reserved, no claims)
     bind_problem: str = ""  # why PreBind fails on any node that fits (a claim cannot take one more consumer)
+    pod_object: dict | None = field(default=None, repr=False, compare=False)  # the Pod itself
 
 
 class FocusError(ValueError):
@@ -102,7 +103,7 @@ def pod_unit(pod: dict, pending: dict, in_use: dict, templates: dict, inputs=Non
     status = pod.get("status") if isinstance(pod.get("status"), dict) else {}
     generated = {s.get("name"): s.get("resourceClaimName") for s in status.get("resourceClaimStatuses") or []
                  if isinstance(s, dict)}
-    unit = Unit(f"{namespace}/{name}", node=spec.get("nodeName") or "")
+    unit = Unit(f"{namespace}/{name}", node=spec.get("nodeName") or "", pod_object=pod)
     gated = prefilter.scheduling_gates(pod)
     if gated:  # the SchedulingGates plugin: the pod is not even queued
         _refuse(unit, prefilter.PRE_ENQUEUE, gated)
@@ -280,7 +281,8 @@ def answer(allocator, inputs, unit: Unit, name: str, deadline):
     if refused:
         done = outcome.NodeOutcome(name, False, refused, [])
     else:
-        done = outcome.allocate_on(allocator, node, inputs, deadline=deadline, pending=unit.claims, pod=unit.pod)
+        done = outcome.allocate_on(allocator, node, inputs, deadline=deadline, pending=unit.claims,
+                                   pod=unit.pod_object)
         if done.allocated and unit.bind_problem:
             done = outcome.NodeOutcome(name, False, unit.bind_problem, done.claims)
     done.pod = unit.pod
