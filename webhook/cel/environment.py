@@ -17,7 +17,7 @@ calls of it are renamed to `flatte_`, declared as cel-go declares flatten (the c
 extension keeps `sortBy` and the rest). `restore()` maps messages back to the expression as written.
 
 Checking environments declare the strings extension and Kubernetes' list `indexOf`/`lastIndexOf`
-from cel-go's declarations (`signatures`). `any_result()` tells whether a `dyn` result is `any` in
+from cel-go's declarations (`signatures`). `resulttype` tells whether a `dyn` result is `any` in
 Kubernetes (an attribute value, without list-type attributes): the probe environment types
 attribute values as `google.protobuf.Any`. The compiled programs of the checking environments are
 never run: `runtime_env` (the compiler's own strings extension, which implements its functions)
@@ -75,7 +75,7 @@ _CHECKING_YAML = (_EXTENSIONS_YAML.replace(_STRINGS, "")
 _CHECKING_YAML_WITHOUT_LISTS = _CHECKING_YAML.replace(_LISTS, "")
 # For expressions calling flatten: cel-go's flatten declarations, under the name the call is renamed to.
 _TYPED_FLATTEN_YAML = signatures.functions_yaml(
-    tuple((TYPED_FLATTEN, *decl[1:]) for decl in signatures.LISTS if decl[0] == "flatten")).replace("functions:\n", "")
+    tuple((TYPED_FLATTEN, *decl[1:]) for decl in signatures.LISTS)).replace("functions:\n", "")
 _FLATTEN = re.compile(r"\bflatten\b")
 
 

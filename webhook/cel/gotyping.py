@@ -18,6 +18,7 @@ reading there. A node no attribute value reaches keeps the checker's type.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 
 from webhook.cel.checked import CALL, COMPREHENSION, IDENT, LIST, MAP, SELECT, CheckedAst, Expr, children
 
@@ -45,13 +46,14 @@ class _Typer:
         self.ast = ast
         self.attribute_value = attribute_value or self._read_from_any_map
         self.types: dict[int, tuple | None] = {}  # reached nodes only
-        self.reads = self._reads(ast.root)
 
-    def _reads(self, root: Expr) -> dict[int, tuple[bool, frozenset]]:
+    @cached_property
+    def reads(self) -> dict[int, tuple[bool, frozenset]]:
         """Node id -> (an attribute value is read below it, the identifiers below it): what can reach a
-        comprehension's loop, known before it is typed (so that each node is typed once)."""
+        comprehension's loop, known before it is typed (so that each node is typed once). Only an
+        expression with a comprehension asks."""
         reads: dict[int, tuple[bool, frozenset]] = {}
-        stack: list[tuple[Expr, bool]] = [(root, False)]
+        stack: list[tuple[Expr, bool]] = [(self.ast.root, False)]
         while stack:
             node, done = stack.pop()
             if not done:
@@ -83,7 +85,6 @@ class _Typer:
         if node.kind == COMPREHENSION:
             result = self._comprehension(node, scope)
             if result is False:
-                self.types.pop(node.id, None)
                 return False
         else:
             reached = [self.type(child, scope) is not False for child in children(node)]
@@ -179,8 +180,7 @@ class _Typer:
             accumulator = None if step is None or _has_param(step) else step
         if involved:
             inner[node.accu_var] = accumulator
-        result = self.type(node.result, inner)
-        return False if result is False else result
+        return self.type(node.result, inner)
 
 
 def _is_ident(node: Expr | None, name: str) -> bool:

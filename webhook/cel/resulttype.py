@@ -24,7 +24,7 @@ def accepts_result(root_type: tuple, env: Environment, text: str) -> bool:
         return True
     if kind != "dyn":
         return False
-    return env.features.list_type_attributes or _any_result(text, env)
+    return env.accepts_dyn_result or _any_result(text, env)
 
 
 def _any_result(text: str, env: Environment) -> bool:

@@ -8,8 +8,8 @@ next to them.
 
 The compiler's lists extension types `flatten()` as `list(dyn) -> list(dyn)`; cel-go declares
 `list(list(T)) -> list(T)`, so upstream refuses `[[1]].flatten()[0] == "a"` and `[1].flatten()`.
-`LISTS` is cel-go's lists extension (version 3) minus `sortBy`, whose macro only the compiler's
-own extension brings (`environment` uses these for expressions that call `flatten` but not `sortBy`).
+`LISTS` holds cel-go's flatten declarations (`environment` uses them for expressions that call
+`flatten`, under another name).
 
 Written in the compiler's configuration language: only there does it honour type parameters
 (declared from Python, a type parameter acts like dyn).
@@ -48,20 +48,11 @@ KUBERNETES_LIST_INDEX: tuple[Decl, ...] = (
     ("lastIndexOf", "list_a_last_index_of_int", True, ("list(~A)", "~A"), "int"),
 )
 
-# cel-go ext/lists.go comparableTypes, by the type name its overload ids carry.
-_COMPARABLE = (("int", "int"), ("uint", "uint"), ("double", "double"), ("bool", "bool"),
-               ("google.protobuf.Duration", "google.protobuf.Duration"),
-               ("google.protobuf.Timestamp", "google.protobuf.Timestamp"), ("string", "string"), ("bytes", "bytes"))
-
-# cel-go ext/lists.go at version 3, without slice (the compiler's version-0 extension declares it, with
-# the same type) and sortBy (a macro).
+# cel-go ext/lists.go's flatten (version 3 of its lists extension): the rest of that extension types alike
+# in the compiler's own.
 LISTS: tuple[Decl, ...] = (
     ("flatten", "list_flatten", True, ("list(list(~T))",), "list(~T)"),
     ("flatten", "list_flatten_int", True, ("list(dyn)", "int"), "list(dyn)"),
-    *(("sort", f"list_{name}_sort", True, (f"list({t})",), f"list({t})") for name, t in _COMPARABLE),
-    ("lists.range", "lists_range", False, ("int",), "list(int)"),
-    ("reverse", "list_reverse", True, ("list(~T)",), "list(~T)"),
-    ("distinct", "list_distinct", True, ("list(~T)",), "list(~T)"),
 )
 
 

@@ -13,13 +13,12 @@ from datetime import datetime
 
 from webhook.cel.checked import CALL, COMPREHENSION, LIST, LITERAL, MAP, CheckedAst, Expr, children, type_name
 from webhook.cel.formatcheck import format_call_issues
-from webhook.cel.gotyping import go_types
+from webhook.cel.gotyping import ANY, go_types
 from webhook.cel.sizes import DeviceSizes
 
 _EXEMPT_FROM_HOMOGENEITY = ("format",)  # cel-go exempts string.format() arguments
 _DURATION = re.compile(r"[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+|[-+]?0")
 _MAX_DURATION_SECONDS = 315576000000  # CEL's +/- 10000 years
-_ANY = ("any",)
 
 
 
@@ -106,10 +105,10 @@ def find_issues(ast: CheckedAst, sizes: DeviceSizes, attribute_values_are_any: b
 
     def type_of(e: Expr) -> tuple:
         nonlocal joined
-        if not attribute_values_are_any:
+        if not attribute_values_are_any or e.kind == LITERAL:  # (a literal is typed alike in both)
             return ast.type_of(e)
         if is_attribute_value(e):
-            return _ANY
+            return ANY
         if joined is None:
             joined = go_types(ast, is_attribute_value)
         return joined.get(e.id) or ast.type_of(e)
@@ -138,7 +137,7 @@ def find_issues(ast: CheckedAst, sizes: DeviceSizes, attribute_values_are_any: b
         issues += format_call_issues(ast, type_of)
     if attribute_values_are_any:
         for node in notable:
-            if node.kind == COMPREHENSION and sizes.resolve(attribute_paths.get(node.iter_range.id)) is sizes.attribute:
+            if node.kind == COMPREHENSION and is_attribute_value(node.iter_range):
                 issues.append((node.iter_range.id, "expression of type 'any' cannot be the range of a "
                                "comprehension (must be list, map, or dynamic)"))
     return issues
