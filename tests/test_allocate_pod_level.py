@@ -49,13 +49,15 @@ def test_pod_level_requests_must_cover_the_containers_and_the_claims(tmp_path, c
     objects = [CLASS, gpus(version), claim("c", request("r", "dev")), HOST]
     # The container asks 1 cpu, the claim adds 2: a pod-level request of 2 does not cover 3.
     code, report = run(capsys, tmp_path, objects + [pending({"requests": {"cpu": "2"}})], version)
+    assert code == 1  # allocated, but the Pod stays pending: not placeable
+    assert report["allocated"] is True
     problems = report["claims"][0]["nodeAllocatableProblems"]
     assert problems == ["Pod default/app: pod level request for cpu is insufficient to cover the aggregated "
                         "container and node-allocatable DRA requests: the scheduler refuses the Pod"]
-    assert "nodeAllocatableFit" not in report or report["nodeAllocatableFit"] is None
+    assert "nodeAllocatableFit" not in report
     # 3 covers it: the Pod asks its pod-level 3 of the node.
     code, report = run(capsys, tmp_path, objects + [pending({"requests": {"cpu": "3"}})], version)
-    assert "nodeAllocatableProblems" not in report["claims"][0]
+    assert code == 0 and "nodeAllocatableProblems" not in report["claims"][0]
     assert report["nodeAllocatableFit"] == {"fits": True, "free": {"cpu": "16"}, "short": {}}
 
 
@@ -63,12 +65,12 @@ def test_1_37_a_container_limit_plus_its_claims_must_stay_within_the_pod_level_l
     objects = [CLASS, gpus("1.37"), claim("c", request("r", "dev")), HOST]
     tight = pending({"requests": {"cpu": "3"}, "limits": {"cpu": "2500m"}}, limits={"cpu": "1"})
     code, report = run(capsys, tmp_path, objects + [tight], "1.37")
-    assert report["claims"][0]["nodeAllocatableProblems"] == [
+    assert code == 1 and report["claims"][0]["nodeAllocatableProblems"] == [
         "Pod default/app: pod level limit for cpu is insufficient to cover the limit and DRA overhead for container "
         "main: the scheduler refuses the Pod"]
     roomy = pending({"requests": {"cpu": "3"}, "limits": {"cpu": "3"}}, limits={"cpu": "1"})
     code, report = run(capsys, tmp_path, objects + [roomy], "1.37")
-    assert "nodeAllocatableProblems" not in report["claims"][0] and report["nodeAllocatableFit"]["fits"]
+    assert code == 0 and "nodeAllocatableProblems" not in report["claims"][0] and report["nodeAllocatableFit"]["fits"]
 
 
 def test_1_37_hugepages_limits_of_the_containers_and_claims_within_the_pod_level_limit(tmp_path, capsys):
@@ -78,12 +80,14 @@ def test_1_37_hugepages_limits_of_the_containers_and_claims_within_the_pod_level
     pod = pending({"requests": {"cpu": "1"}, "limits": {"hugepages-2Mi": "40Mi"}},
                   limits={"hugepages-2Mi": "30Mi"})
     code, report = run(capsys, tmp_path, objects + [pod], "1.37")  # 30Mi + 20Mi > 40Mi
-    assert report["claims"][0]["nodeAllocatableProblems"] == [
+    assert code == 1 and report["claims"][0]["nodeAllocatableProblems"] == [
         "Pod default/app: pod level limit for hugepages-2Mi is insufficient to cover the aggregated container and "
         "node-allocatable DRA limits: the scheduler refuses the Pod"]
     pod["spec"]["resources"]["limits"]["hugepages-2Mi"] = "50Mi"
     code, report = run(capsys, tmp_path, objects + [pod], "1.37")
     assert "nodeAllocatableProblems" not in report["claims"][0]
+    # Past the plugin's check, to the node's fit: this node has no hugepages to give.
+    assert code == 1 and report["nodeAllocatableFit"]["short"] == {"hugepages-2Mi": "20Mi"}
 
 
 def generated(pod: dict, claim_obj: dict) -> tuple[dict, dict]:
@@ -103,6 +107,7 @@ def test_a_claim_generated_from_a_template_counts_the_containers_that_reference_
     if version == "1.37":  # and 500m for each container that references the claim
         devices["spec"]["devices"][0]["nodeAllocatableResources"]["cpu"]["overhead"] = {"perContainer": "500m"}
     code, report = run(capsys, tmp_path, [CLASS, devices, gen, HOST, pod], version)
+    assert code == 0
     c = report["claims"][0]
     # Before: no container seemed to reference it (1.36 refused the Pod; 1.37 counted no container).
     assert "nodeAllocatableProblems" not in c
@@ -110,7 +115,8 @@ def test_a_claim_generated_from_a_template_counts_the_containers_that_reference_
     assert report["nodeAllocatableFit"] == {"fits": True, "free": {"cpu": "16"}, "short": {}}
     pod["spec"]["containers"][0]["resources"]["claims"] = []  # no container references it
     code, report = run(capsys, tmp_path, [CLASS, devices, gen, HOST, pod], version)
-    assert bool(report["claims"][0].get("nodeAllocatableProblems")) == (version == "1.36")
+    refused = version == "1.36"  # 1.36 refuses the Pod; 1.37 counts no container
+    assert bool(report["claims"][0].get("nodeAllocatableProblems")) == refused and code == (1 if refused else 0)
 
 
 def test_claim_entry_names_follow_resourceclaim_name():

@@ -296,6 +296,7 @@ def test_node_allocatable_footprint_of_the_1_36_plugin(case, tmp_path, capsys):
     assert node["nodeAllocatable"] == amounts
     problems = [p for c in node["claims"] for p in c.get("nodeAllocatableProblems") or []]
     assert (problem in problems[0]) if problem else not problems
+    assert code == (1 if problem else 0)  # a Pod the plugin refuses stays pending
 
 
 # nodeFitsResources (1.36, 1.37): the Pod fits when its requests with its claims' node-allocatable statuses

@@ -33,8 +33,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description="Allocate ResourceClaims (and claim templates) on a node the way the Kubernetes scheduler "
                     "does, from DeviceClasses, ResourceSlices, claims already in use and Node objects; when it "
                     "cannot, say per request which devices were removed and why. Exit code 0: allocated; "
-                    "1: not allocatable (or, with DRANodeAllocatableResources, the footprint does not fit); 2: usage "
-                    "error or unreadable input; 3: no node fits and the search gave up on some node (--timeout, "
+                    "1: not allocatable (or, with DRANodeAllocatableResources, the footprint does not fit or the "
+                    "scheduler refuses the Pod for it); 2: usage error or unreadable input; 3: no node fits and the search gave up on some node (--timeout, "
                     "--total-timeout).")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="file, directory, or - for stdin")
     where = parser.add_mutually_exclusive_group()

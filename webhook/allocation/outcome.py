@@ -71,11 +71,12 @@ class NodeOutcome:
     notes: list = field(default_factory=list)
     gave_up: bool = False  # the time ran out: neither allocated nor known not to be allocatable
     pod: str | None = None  # "namespace/name" of the pod whose claims these are (None: no pod)
+    refused: bool = False  # the plugin refuses the pending Pod for its claims' footprint (said in their problems)
 
     @property
     def fits(self) -> bool:
         """Allocated, and (with DRANodeAllocatableResources) the footprint fits what the node has left."""
-        return self.allocated and (self.fit is None or self.fit["fits"])
+        return self.allocated and not self.refused and (self.fit is None or self.fit["fits"])
 
     def to_dict(self) -> dict:
         out = {"node": self.node, "pod": self.pod, "allocated": self.allocated, "error": self.error,
@@ -218,11 +219,14 @@ def _add_footprint(allocator: Allocator, node: dict, inputs, done: NodeOutcome, 
     # even if none of them applies to the allocation (calculateAndCheckNodeAllocatableResources).
     if pending is None or not declares:
         done.fit = footprint.fit(total, node, pods, requests)
-    elif not any(c.footprint.problems for c in done.claims):  # else the plugin refuses the Pod before
+    elif any(c.footprint.problems for c in done.claims):  # the plugin refuses the Pod before its fit
+        done.refused = True
+    else:
         with_claims = {**pending, "status": {**(pending.get("status") or {}),
                                              "nodeAllocatableResourceClaimStatuses": statuses}}
         refusal = (nodeallocatable if reshaped else footprint).pod_level_problem(with_claims)
         if refusal and done.claims:  # getPodNodeAllocatableResourceFootprint: before the node's fit
+            done.refused = True
             meta = pending.get("metadata") or {}
             done.claims[0].footprint.problems.append(
                 f"Pod {meta.get('namespace') or 'default'}/{meta.get('name') or ''}: {refusal}: the scheduler "
